@@ -1,0 +1,2 @@
+export { SystemClock } from "./system-clock";
+export { ManualClock } from "./manual-clock";

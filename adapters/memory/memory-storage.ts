@@ -1,0 +1,351 @@
+import { compareKeys } from "../../src/ledger/ledger";
+import { isCustomerBook } from "../../src/ledger/postings";
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  BalanceKey,
+  BalanceRecord,
+  ClaimRequest,
+  DueWorkRecord,
+  EventRecord,
+  IdempotencyRecord,
+  KeysetQuery,
+  LedgerEntryRecord,
+  ReservationRecord,
+  ResourceRecord,
+  StorageAdapter,
+  StorageCapabilities,
+  StorageTx,
+} from "../../src/ports/storage";
+import { Mutex } from "../../src/concurrency/mutex";
+
+/** Everything the memory adapter keeps; `dump()` returns a deep copy for inspection. */
+export interface MemoryTables {
+  accounts: Map<string, AccountRecord>;
+  apiKeys: Map<string, ApiKeyRecord>;
+  balances: Map<string, BalanceRecord>;
+  entries: LedgerEntryRecord[];
+  reservations: Map<string, ReservationRecord>;
+  resources: Map<string, ResourceRecord>;
+  events: Map<string, EventRecord>;
+  idempotency: Map<string, IdempotencyRecord>;
+  work: Map<string, DueWorkRecord>;
+  meta: Map<string, string>;
+}
+
+const clone = <T>(value: T): T => structuredClone(value);
+const k2 = (a: string, b: string) => `${a}\u0000${b}`;
+const balanceKey = (k: BalanceKey) => `${k.accountId}\u0000${k.asset}\u0000${k.chain}\u0000${k.book}`;
+
+/**
+ * Storage in process memory: for tests, examples and single-process hosts that need no
+ * durability. Transactions run one at a time (a mutex), so they are serializable; a transaction
+ * that throws is undone from its undo log. Every record is copied in and out, so callers can
+ * never change stored state by mutating what they hold.
+ */
+export class MemoryStorage implements StorageAdapter {
+  readonly name = "memory";
+  readonly capabilities: StorageCapabilities = { concurrentTransactions: false, supportsSkipLocked: false };
+  private readonly t: MemoryTables = {
+    accounts: new Map(),
+    apiKeys: new Map(),
+    balances: new Map(),
+    entries: [],
+    reservations: new Map(),
+    resources: new Map(),
+    events: new Map(),
+    idempotency: new Map(),
+    work: new Map(),
+    meta: new Map(),
+  };
+  private readonly mutex = new Mutex();
+
+  async init(): Promise<void> {}
+
+  async close(): Promise<void> {}
+
+  /** A deep copy of every table: the conformance suite's independent read path. */
+  dump(): MemoryTables {
+    return clone(this.t);
+  }
+
+  transaction<T>(fn: (tx: StorageTx) => Promise<T>): Promise<T> {
+    return this.mutex.run(async () => {
+      const undo: (() => void)[] = [];
+      try {
+        return await fn(this.txView(undo));
+      } catch (e) {
+        for (let i = undo.length - 1; i >= 0; i--) undo[i]!();
+        throw e;
+      }
+    });
+  }
+
+  claimDueWork(request: ClaimRequest): Promise<DueWorkRecord[]> {
+    return this.mutex.run(async () => {
+      const due = [...this.t.work.values()]
+        .filter(
+          (w) =>
+            w.status === "ready" && w.runAt <= request.now && (w.leaseUntil === null || w.leaseUntil <= request.now),
+        )
+        .sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : 1))
+        .slice(0, request.limit);
+      for (const w of due) {
+        w.leaseOwner = request.owner;
+        w.leaseUntil = request.now + request.leaseMs;
+        w.attempts += 1;
+      }
+      return clone(due);
+    });
+  }
+
+  private txView(undo: (() => void)[]): StorageTx {
+    const t = this.t;
+    /** Sets map[key] = value, remembering how to undo it. */
+    const put = <V>(map: Map<string, V>, key: string, value: V) => {
+      const had = map.has(key);
+      const old = map.get(key);
+      map.set(key, value);
+      undo.push(() => (had ? map.set(key, old as V) : map.delete(key)));
+    };
+    const remove = <V>(map: Map<string, V>, key: string) => {
+      if (!map.has(key)) return;
+      const old = map.get(key) as V;
+      map.delete(key);
+      undo.push(() => map.set(key, old));
+    };
+
+    return {
+      accounts: {
+        async insertAccount(account) {
+          if (t.accounts.has(account.id)) throw new Error(`duplicate account ${account.id}`);
+          put(t.accounts, account.id, clone(account));
+        },
+        async getAccount(id) {
+          return clone(t.accounts.get(id) ?? null);
+        },
+        async updateAccountSettings(id, settings) {
+          const account = t.accounts.get(id);
+          if (!account) throw new Error(`no account ${id}`);
+          put(t.accounts, id, { ...account, settings: clone(settings) });
+        },
+        async insertApiKey(key) {
+          if (t.apiKeys.has(key.hash)) return false;
+          put(t.apiKeys, key.hash, clone(key));
+          return true;
+        },
+        async findApiKey(hash) {
+          return clone(t.apiKeys.get(hash) ?? null);
+        },
+      },
+
+      ledger: {
+        async lockBalances(keys) {
+          return [...keys].sort(compareKeys).map((key) => {
+            const k = balanceKey(key);
+            let row = t.balances.get(k);
+            if (!row) {
+              row = { ...key, amount: 0n };
+              put(t.balances, k, row);
+            }
+            return clone(row);
+          });
+        },
+        async appendEntries(entries) {
+          const next = new Map<string, BalanceRecord>();
+          for (const e of entries) {
+            const k = balanceKey(e);
+            const row = next.get(k) ?? t.balances.get(k);
+            if (!row) throw new Error(`balance row ${k} was not locked before appending`);
+            next.set(k, { ...row, amount: row.amount + e.amount });
+          }
+          for (const row of next.values()) {
+            if (isCustomerBook(row.book) && row.amount < 0n) {
+              throw new Error(`balance ${balanceKey(row)} would go negative`);
+            }
+          }
+          for (const [k, row] of next) put(t.balances, k, row);
+          const start = t.entries.length;
+          t.entries.push(...clone(entries));
+          undo.push(() => t.entries.splice(start));
+        },
+        async listBalances(accountId) {
+          return clone([...t.balances.values()].filter((b) => b.accountId === accountId).sort(compareKeys));
+        },
+        async listEntries(accountId, filter) {
+          const ids = filter.ids ? new Set(filter.ids) : null;
+          return clone(
+            t.entries.filter(
+              (e) =>
+                e.accountId === accountId &&
+                (filter.resource === undefined || e.resource === filter.resource) &&
+                (ids === null || ids.has(e.id)),
+            ),
+          );
+        },
+        async insertReservation(reservation) {
+          const k = k2(reservation.accountId, reservation.id);
+          if (t.reservations.has(k)) throw new Error(`duplicate reservation ${reservation.id}`);
+          put(t.reservations, k, clone(reservation));
+        },
+        async lockReservation(accountId, id) {
+          return clone(t.reservations.get(k2(accountId, id)) ?? null);
+        },
+        async updateReservation(reservation) {
+          const k = k2(reservation.accountId, reservation.id);
+          if (!t.reservations.has(k)) throw new Error(`no reservation ${reservation.id}`);
+          if (reservation.remaining < 0n) throw new Error("reservation remaining would go negative");
+          put(t.reservations, k, clone(reservation));
+        },
+      },
+
+      resources: {
+        async insert(records) {
+          for (const r of records) {
+            if (t.resources.has(k2(r.accountId, r.id))) throw new Error(`duplicate resource ${r.id}`);
+          }
+          for (const r of records) put(t.resources, k2(r.accountId, r.id), clone(r));
+        },
+        async get(accountId, id) {
+          return clone(t.resources.get(k2(accountId, id)) ?? null);
+        },
+        async update(record) {
+          const k = k2(record.accountId, record.id);
+          const current = t.resources.get(k);
+          if (!current || current.version !== record.version - 1) return false;
+          put(t.resources, k, clone(record));
+          return true;
+        },
+        async list(query) {
+          return clone(
+            keysetPage(
+              [...t.resources.values()].filter((r) => r.kind === query.kind),
+              query,
+              (r) => r.status,
+              (r) => r.reference,
+            ),
+          );
+        },
+      },
+
+      events: {
+        async insert(events) {
+          for (const e of events) put(t.events, k2(e.accountId, e.id), clone(e));
+        },
+        async get(accountId, id) {
+          return clone(t.events.get(k2(accountId, id)) ?? null);
+        },
+        async list(query) {
+          return clone(keysetPage([...t.events.values()], query, (e) => e.type, () => null));
+        },
+        async pruneBefore(before, limit) {
+          const old = [...t.events.entries()].filter(([, e]) => e.created < before).slice(0, limit);
+          for (const [k] of old) remove(t.events, k);
+          return old.length;
+        },
+      },
+
+      idempotency: {
+        async claim(record) {
+          const k = k2(record.accountId, record.key);
+          const existing = t.idempotency.get(k);
+          if (existing) return { inserted: false, existing: clone(existing) };
+          put(t.idempotency, k, clone(record));
+          return { inserted: true };
+        },
+        async put(record) {
+          put(t.idempotency, k2(record.accountId, record.key), clone(record));
+        },
+        async delete(accountId, key) {
+          remove(t.idempotency, k2(accountId, key));
+        },
+        async pruneExpired(now, limit) {
+          const old = [...t.idempotency.entries()].filter(([, r]) => r.expiresAt <= now).slice(0, limit);
+          for (const [k] of old) remove(t.idempotency, k);
+          return old.length;
+        },
+      },
+
+      work: {
+        async enqueue(items) {
+          const keys = new Set(
+            [...t.work.values()].map((w) => w.dedupeKey).filter((d): d is string => d !== null),
+          );
+          for (const item of items) {
+            if (item.dedupeKey !== null && keys.has(item.dedupeKey)) continue;
+            if (item.dedupeKey !== null) keys.add(item.dedupeKey);
+            put(t.work, item.id, clone(item));
+          }
+        },
+        async complete(id, owner) {
+          const item = t.work.get(id);
+          if (!item || item.leaseOwner !== owner) return false;
+          remove(t.work, id);
+          return true;
+        },
+        async release(id, owner, next) {
+          const item = t.work.get(id);
+          if (!item || item.leaseOwner !== owner) return false;
+          put(t.work, id, {
+            ...item,
+            runAt: next.runAt,
+            lastError: next.lastError,
+            status: next.dead ? "dead" : "ready",
+            attempts: next.resetAttempts ? 0 : item.attempts,
+            leaseOwner: null,
+            leaseUntil: null,
+          });
+          return true;
+        },
+        async get(id) {
+          return clone(t.work.get(id) ?? null);
+        },
+        async nextRunAt() {
+          let next: number | null = null;
+          for (const w of t.work.values()) {
+            if (w.status !== "ready") continue;
+            const at = Math.max(w.runAt, w.leaseUntil ?? 0);
+            if (next === null || at < next) next = at;
+          }
+          return next;
+        },
+      },
+
+      meta: {
+        async get(key) {
+          return t.meta.get(key) ?? null;
+        },
+        async setIfAbsent(key, value) {
+          const existing = t.meta.get(key);
+          if (existing !== undefined) return existing;
+          put(t.meta, key, value);
+          return value;
+        },
+        async set(key, value) {
+          put(t.meta, key, value);
+        },
+      },
+    };
+  }
+}
+
+/** The keyset page of `KeysetQuery` over rows in memory (newest first by created, then id). */
+function keysetPage<R extends { accountId: string; id: string; created: number }>(
+  rows: R[],
+  q: KeysetQuery,
+  status: (r: R) => string | null,
+  reference: (r: R) => string | null,
+): R[] {
+  return rows
+    .filter(
+      (r) =>
+        r.accountId === q.accountId &&
+        (q.status === undefined || status(r) === q.status) &&
+        (q.createdGte === undefined || r.created >= q.createdGte) &&
+        (q.createdLt === undefined || r.created < q.createdLt) &&
+        (q.search === undefined || r.id === q.search || (reference(r)?.startsWith(q.search) ?? false)) &&
+        (q.after === undefined || r.created < q.after.created || (r.created === q.after.created && r.id < q.after.id)),
+    )
+    .sort((a, b) => b.created - a.created || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    .slice(0, q.limit);
+}

@@ -1,0 +1,119 @@
+import { Mutex } from "../../src/concurrency/mutex";
+
+/** The part of a database session the adapter uses: one parameterised statement at a time. */
+export interface SqlClient {
+  query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number }>;
+  /** Several statements without parameters (migrations), through the simple query protocol. */
+  exec(text: string): Promise<void>;
+}
+
+/**
+ * How the PostgreSQL adapter reaches a database: a `pg` pool (a server, concurrent sessions) or
+ * PGlite (embedded, one session). The adapter's SQL is the same on both.
+ */
+export interface PostgresDriver {
+  /** `pg` or `pglite`, for error messages. */
+  readonly name: string;
+  /** Whether transactions can run at the same time (a pool) or one after another (PGlite). */
+  readonly concurrent: boolean;
+  /** One statement outside any transaction. */
+  query: SqlClient["query"];
+  /** Runs `fn` inside BEGIN … COMMIT on one session; ROLLBACK when it throws. */
+  transaction<T>(fn: (client: SqlClient) => Promise<T>): Promise<T>;
+  /** Ends the sessions, if the driver owns them. */
+  close(): Promise<void>;
+}
+
+/** The subset of `pg.Pool` the driver uses (so the core does not depend on pg's types). */
+export interface PgPoolLike {
+  connect(): Promise<PgPoolClientLike>;
+  query(text: string, params?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  end(): Promise<void>;
+}
+
+export interface PgPoolClientLike {
+  query(text: string, params?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  release(error?: Error | boolean): void;
+}
+
+/** Drives a `pg` Pool. `ownsPool` (default true) ends the pool on close. */
+export function pgPoolDriver(pool: PgPoolLike, options: { ownsPool?: boolean } = {}): PostgresDriver {
+  const ownsPool = options.ownsPool ?? true;
+  const wrap = (client: { query: PgPoolLike["query"] }): SqlClient => ({
+    async query(text, params) {
+      const r = await client.query(text, params);
+      return { rows: r.rows, rowCount: r.rowCount ?? 0 };
+    },
+    async exec(text) {
+      await client.query(text); // no parameters: pg uses the simple protocol
+    },
+  });
+  return {
+    name: "pg",
+    concurrent: true,
+    query: wrap(pool).query,
+    async transaction(fn) {
+      const client = await pool.connect();
+      let broken = false;
+      try {
+        await client.query("BEGIN");
+        const result = await fn(wrap(client));
+        await client.query("COMMIT");
+        return result;
+      } catch (e) {
+        try {
+          await client.query("ROLLBACK");
+        } catch {
+          broken = true; // the session is unusable; drop it from the pool
+        }
+        throw e;
+      } finally {
+        client.release(broken);
+      }
+    },
+    async close() {
+      if (ownsPool) await pool.end();
+    },
+  };
+}
+
+/** The subset of PGlite the driver uses. */
+export interface PGliteLike {
+  query<R>(text: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
+  exec(text: string): Promise<unknown>;
+  transaction<T>(fn: (tx: { query: PGliteLike["query"]; exec: PGliteLike["exec"] }) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+  readonly closed?: boolean;
+}
+
+/**
+ * Drives PGlite. PGlite has one session, so every statement and transaction here runs through one
+ * queue: a statement outside a transaction can never slip into another caller's open one.
+ */
+export function pgliteDriver(db: PGliteLike, options: { ownsDatabase?: boolean } = {}): PostgresDriver {
+  const ownsDatabase = options.ownsDatabase ?? true;
+  const mutex = new Mutex();
+  const wrap = (q: PGliteLike["query"]): SqlClient["query"] => async (text, params) => {
+    const r = await q(text, params);
+    return { rows: r.rows as never[], rowCount: r.affectedRows ?? 0 };
+  };
+  return {
+    name: "pglite",
+    concurrent: false,
+    query: (text, params) => mutex.run(() => wrap(db.query.bind(db))(text, params)),
+    transaction: (fn) =>
+      mutex.run(() =>
+        db.transaction((tx) =>
+          fn({
+            query: wrap(tx.query.bind(tx)),
+            exec: async (text) => {
+              await tx.exec(text);
+            },
+          }),
+        ),
+      ),
+    async close() {
+      if (ownsDatabase && !db.closed) await mutex.run(() => db.close());
+    },
+  };
+}

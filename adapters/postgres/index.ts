@@ -1,0 +1,50 @@
+import { pgliteDriver, pgPoolDriver, type PGliteLike, type PgPoolLike } from "./driver";
+import { PostgresStorage, type PostgresStorageOptions } from "./postgres-storage";
+
+export { PostgresStorage, sqlState, type PostgresStorageOptions } from "./postgres-storage";
+export {
+  pgPoolDriver,
+  pgliteDriver,
+  type PostgresDriver,
+  type SqlClient,
+  type PgPoolLike,
+  type PgPoolClientLike,
+  type PGliteLike,
+} from "./driver";
+export { MIGRATIONS, type Migration } from "./migrations";
+
+/** Storage on a driver you built (`pgPoolDriver(pool)` or `pgliteDriver(db)`). */
+export function createPostgresStorage(options: PostgresStorageOptions): PostgresStorage {
+  const { driver, ...rest } = options;
+  return new PostgresStorage(driver, rest);
+}
+
+/**
+ * Storage on a PostgreSQL server: opens a `pg` pool on `connectionString` (`pg` is an optional
+ * peer dependency, loaded only here).
+ */
+export async function connectPostgres(
+  connectionString: string,
+  options: Omit<PostgresStorageOptions, "driver"> & { maxConnections?: number } = {},
+): Promise<PostgresStorage> {
+  const pg = await import("pg");
+  const Pool = (pg.default?.Pool ?? (pg as unknown as { Pool: typeof pg.Pool }).Pool) as typeof pg.Pool;
+  const pool = new Pool({ connectionString, max: options.maxConnections ?? 10 });
+  pool.on("error", () => undefined); // an idle session dropped by the server; the pool replaces it
+  const { maxConnections: _, ...rest } = options;
+  return new PostgresStorage(pgPoolDriver(pool as unknown as PgPoolLike), rest);
+}
+
+/**
+ * Storage on embedded PGlite (`@electric-sql/pglite` is an optional peer dependency): in memory,
+ * or kept in `dataDir` so a restart keeps everything.
+ */
+export async function openPGlite(
+  dataDir?: string,
+  options: Omit<PostgresStorageOptions, "driver"> = {},
+): Promise<PostgresStorage> {
+  const { PGlite } = await import("@electric-sql/pglite");
+  const db = dataDir ? new PGlite(dataDir) : new PGlite();
+  await db.waitReady;
+  return new PostgresStorage(pgliteDriver(db as unknown as PGliteLike), options);
+}

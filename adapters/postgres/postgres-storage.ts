@@ -1,0 +1,647 @@
+import { compareKeys } from "../../src/ledger/ledger";
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  BalanceKey,
+  BalanceRecord,
+  Book,
+  ClaimRequest,
+  DueWorkRecord,
+  EventRecord,
+  IdempotencyRecord,
+  KeysetQuery,
+  LedgerEntryRecord,
+  ReservationRecord,
+  ResourceRecord,
+  StorageAdapter,
+  StorageCapabilities,
+  StorageTx,
+} from "../../src/ports/storage";
+import type { PostgresDriver, SqlClient } from "./driver";
+import { MIGRATIONS } from "./migrations";
+
+export interface PostgresStorageOptions {
+  driver: PostgresDriver;
+  /** Schema holding the tables (created if missing); default `payrail`. */
+  schema?: string;
+  /** Attempts of a transaction that hits a serialization failure or deadlock (default 5). */
+  maxAttempts?: number;
+}
+
+type Row = Record<string, any>;
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
+const RETRYABLE = new Set(["40001", "40P01"]);
+
+/** PostgreSQL's error code of `e`, looking through wrappers (`cause`). */
+export function sqlState(e: unknown): string | undefined {
+  for (let cur: any = e, depth = 0; cur && depth < 5; cur = cur.cause, depth++) {
+    if (typeof cur.code === "string" && /^[0-9A-Z]{5}$/.test(cur.code)) return cur.code;
+  }
+  return undefined;
+}
+
+/**
+ * Storage on PostgreSQL 15 (a server through `pg`, or embedded PGlite). Transactions run at READ
+ * COMMITTED; balance rows are locked with `SELECT … FOR UPDATE` in key order, a CHECK constraint
+ * keeps customer books non-negative as a second line of defence, and due work is claimed with
+ * `FOR UPDATE SKIP LOCKED`. Writes are buffered per transaction and flushed per table as one
+ * `unnest` statement before the next read and at commit, so a use case costs few round trips.
+ */
+export class PostgresStorage implements StorageAdapter {
+  readonly name = "postgres";
+  readonly capabilities: StorageCapabilities;
+  readonly schema: string;
+  private readonly s: string;
+  private readonly maxAttempts: number;
+
+  constructor(readonly driver: PostgresDriver, options: Omit<PostgresStorageOptions, "driver"> = {}) {
+    this.schema = options.schema ?? "payrail";
+    if (!SCHEMA_NAME.test(this.schema)) throw new TypeError(`invalid schema name ${this.schema}`);
+    this.s = `"${this.schema}"`;
+    this.maxAttempts = options.maxAttempts ?? 5;
+    this.capabilities = { concurrentTransactions: driver.concurrent, supportsSkipLocked: driver.concurrent };
+  }
+
+  async init(): Promise<void> {
+    await this.driver.transaction(async (c) => {
+      await c.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`payrail.migrate.${this.schema}`]);
+      await c.query(`CREATE SCHEMA IF NOT EXISTS ${this.s}`);
+      await c.query(
+        `CREATE TABLE IF NOT EXISTS ${this.s}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+      );
+      const applied = new Set(
+        (await c.query<Row>(`SELECT version FROM ${this.s}.schema_migrations`)).rows.map((r) => Number(r.version)),
+      );
+      for (const m of MIGRATIONS) {
+        if (applied.has(m.version)) continue;
+        await c.exec(m.sql.replaceAll("{s}", this.s));
+        await c.query(`INSERT INTO ${this.s}.schema_migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
+      }
+    });
+  }
+
+  async transaction<T>(fn: (tx: StorageTx) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.driver.transaction(async (client) => {
+          const tx = new PgTx(client, this.s);
+          const result = await fn(tx.view());
+          await tx.flush();
+          return result;
+        });
+      } catch (e) {
+        const state = sqlState(e);
+        if (attempt >= this.maxAttempts || state === undefined || !RETRYABLE.has(state)) throw e;
+        await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
+      }
+    }
+  }
+
+  async claimDueWork(request: ClaimRequest): Promise<DueWorkRecord[]> {
+    const { rows } = await this.driver.query<Row>(
+      `WITH due AS (
+         SELECT id FROM ${this.s}.due_work
+         WHERE status = 'ready' AND run_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)
+         ORDER BY run_at, id
+         LIMIT $2
+         FOR UPDATE SKIP LOCKED
+       )
+       UPDATE ${this.s}.due_work w
+       SET lease_owner = $3, lease_until = $4, attempts = w.attempts + 1
+       FROM due WHERE w.id = due.id
+       RETURNING w.*`,
+      [request.now, request.limit, request.owner, request.now + request.leaseMs],
+    );
+    return rows.map(toWork).sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : 1));
+  }
+
+  async close(): Promise<void> {
+    await this.driver.close();
+  }
+}
+
+/**
+ * One transaction: reads go straight to the session, inserts wait in buffers until needed.
+ * (Both drivers return numeric as text, which `BigInt` reads exactly.)
+ */
+class PgTx {
+  private resources: ResourceRecord[] = [];
+  private entries: LedgerEntryRecord[] = [];
+  private deltas = new Map<string, BalanceRecord>();
+  private events: EventRecord[] = [];
+  private work: DueWorkRecord[] = [];
+
+  constructor(
+    private readonly client: SqlClient,
+    private readonly s: string,
+  ) {}
+
+  /** Runs a statement after flushing the buffers, so it sees (and orders after) every write. */
+  private async run(text: string, params: unknown[] = []): Promise<{ rows: Row[]; rowCount: number }> {
+    await this.flush();
+    return this.client.query<Row>(text, params);
+  }
+
+  async flush(): Promise<void> {
+    const s = this.s;
+    if (this.resources.length) {
+      const rs = this.resources;
+      this.resources = [];
+      await this.client.query(
+        `INSERT INTO ${s}.resources (account_id, kind, id, created, status, reference, data, version, updated)
+         SELECT a, k, i, c, st, rf, d::jsonb, v, u
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::int[], $9::bigint[])
+           AS x(a, k, i, c, st, rf, d, v, u)`,
+        [
+          rs.map((r) => r.accountId),
+          rs.map((r) => r.kind),
+          rs.map((r) => r.id),
+          rs.map((r) => r.created),
+          rs.map((r) => r.status),
+          rs.map((r) => r.reference),
+          rs.map((r) => JSON.stringify(r.data)),
+          rs.map((r) => r.version),
+          rs.map((r) => r.updated),
+        ],
+      );
+    }
+    if (this.entries.length) {
+      const es = this.entries;
+      const deltas = [...this.deltas.values()];
+      this.entries = [];
+      this.deltas = new Map();
+      await this.client.query(
+        `INSERT INTO ${s}.ledger_entries (account_id, id, posting_id, asset, chain, book, amount, resource, created)
+         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::numeric[], $8::text[], $9::bigint[])`,
+        [
+          es.map((e) => e.accountId),
+          es.map((e) => e.id),
+          es.map((e) => e.postingId),
+          es.map((e) => e.asset),
+          es.map((e) => e.chain),
+          es.map((e) => e.book),
+          es.map((e) => e.amount.toString()),
+          es.map((e) => e.resource),
+          es.map((e) => e.created),
+        ],
+      );
+      const updated = await this.client.query(
+        `UPDATE ${s}.balances b SET amount = b.amount + d.delta
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::numeric[]) AS d(account_id, asset, chain, book, delta)
+         WHERE b.account_id = d.account_id AND b.asset = d.asset AND b.chain = d.chain AND b.book = d.book`,
+        [
+          deltas.map((d) => d.accountId),
+          deltas.map((d) => d.asset),
+          deltas.map((d) => d.chain),
+          deltas.map((d) => d.book),
+          deltas.map((d) => d.amount.toString()),
+        ],
+      );
+      if (updated.rowCount !== deltas.length) throw new Error("ledger entries touch a balance row that was not locked");
+    }
+    if (this.events.length) {
+      const ev = this.events;
+      this.events = [];
+      await this.client.query(
+        `INSERT INTO ${s}.events (account_id, id, type, created, livemode, data, request)
+         SELECT a, i, t, c, l, d::json, r::json
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::boolean[], $6::text[], $7::text[]) AS x(a, i, t, c, l, d, r)`,
+        [
+          ev.map((e) => e.accountId),
+          ev.map((e) => e.id),
+          ev.map((e) => e.type),
+          ev.map((e) => e.created),
+          ev.map((e) => e.livemode),
+          ev.map((e) => JSON.stringify(e.data)),
+          ev.map((e) => JSON.stringify(e.request)),
+        ],
+      );
+    }
+    if (this.work.length) {
+      const ws = this.work;
+      this.work = [];
+      await this.client.query(
+        `INSERT INTO ${s}.due_work (id, kind, account_id, payload, run_at, lease_owner, lease_until, attempts, last_error, status, dedupe_key, created)
+         SELECT i, k, a, p::jsonb, r, NULL, NULL, n, e, st, dk, c
+         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::int[], $7::text[], $8::text[], $9::text[], $10::bigint[])
+           AS x(i, k, a, p, r, n, e, st, dk, c)
+         ON CONFLICT (dedupe_key) DO NOTHING`,
+        [
+          ws.map((w) => w.id),
+          ws.map((w) => w.kind),
+          ws.map((w) => w.accountId),
+          ws.map((w) => JSON.stringify(w.payload)),
+          ws.map((w) => w.runAt),
+          ws.map((w) => w.attempts),
+          ws.map((w) => w.lastError),
+          ws.map((w) => w.status),
+          ws.map((w) => w.dedupeKey),
+          ws.map((w) => w.created),
+        ],
+      );
+    }
+  }
+
+  view(): StorageTx {
+    const s = this.s;
+    const run = this.run.bind(this);
+    const self = this;
+    return {
+      accounts: {
+        async insertAccount(a: AccountRecord) {
+          await run(`INSERT INTO ${s}.accounts (id, name, livemode, settings, created) VALUES ($1, $2, $3, $4::jsonb, $5)`, [
+            a.id,
+            a.name,
+            a.livemode,
+            JSON.stringify(a.settings),
+            a.created,
+          ]);
+        },
+        async getAccount(id) {
+          const { rows } = await run(`SELECT * FROM ${s}.accounts WHERE id = $1`, [id]);
+          return rows[0] ? toAccount(rows[0]) : null;
+        },
+        async updateAccountSettings(id, settings) {
+          const r = await run(`UPDATE ${s}.accounts SET settings = $2::jsonb WHERE id = $1`, [id, JSON.stringify(settings)]);
+          if (r.rowCount !== 1) throw new Error(`no account ${id}`);
+        },
+        async insertApiKey(k: ApiKeyRecord) {
+          const r = await run(
+            `INSERT INTO ${s}.api_keys (hash, account_id, livemode, scopes, redacted, created)
+             VALUES ($1, $2, $3, $4::text[], $5, $6) ON CONFLICT (hash) DO NOTHING`,
+            [k.hash, k.accountId, k.livemode, k.scopes, k.redacted, k.created],
+          );
+          return r.rowCount === 1;
+        },
+        async findApiKey(hash) {
+          const { rows } = await run(`SELECT * FROM ${s}.api_keys WHERE hash = $1`, [hash]);
+          return rows[0] ? toApiKey(rows[0]) : null;
+        },
+      },
+
+      ledger: {
+        async lockBalances(keys: BalanceKey[]) {
+          const sorted = [...keys].sort(compareKeys);
+          const params = [
+            sorted.map((k) => k.accountId),
+            sorted.map((k) => k.asset),
+            sorted.map((k) => k.chain),
+            sorted.map((k) => k.book),
+          ];
+          const select = `SELECT b.account_id, b.asset, b.chain, b.book, b.amount
+            FROM ${s}.balances b
+            JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(account_id, asset, chain, book)
+              USING (account_id, asset, chain, book)
+            ORDER BY b.account_id, b.asset, b.chain, b.book
+            FOR UPDATE OF b`;
+          let { rows } = await run(select, params);
+          if (rows.length < sorted.length) {
+            await run(
+              `INSERT INTO ${s}.balances (account_id, asset, chain, book, amount)
+               SELECT account_id, asset, chain, book, 0
+               FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(account_id, asset, chain, book)
+               ORDER BY account_id, asset, chain, book
+               ON CONFLICT DO NOTHING`,
+              params,
+            );
+            ({ rows } = await run(select, params));
+          }
+          return rows.map(toBalance);
+        },
+        async appendEntries(entries) {
+          for (const e of entries) {
+            self.entries.push(e);
+            const k = `${e.accountId}\u0000${e.asset}\u0000${e.chain}\u0000${e.book}`;
+            const d = self.deltas.get(k);
+            if (d) d.amount += e.amount;
+            else self.deltas.set(k, { accountId: e.accountId, asset: e.asset, chain: e.chain, book: e.book, amount: e.amount });
+          }
+        },
+        async listBalances(accountId) {
+          const { rows } = await run(
+            `SELECT account_id, asset, chain, book, amount FROM ${s}.balances WHERE account_id = $1
+             ORDER BY account_id, asset, chain, book`,
+            [accountId],
+          );
+          return rows.map(toBalance);
+        },
+        async listEntries(accountId, filter) {
+          const params: unknown[] = [accountId];
+          let where = "account_id = $1";
+          if (filter.resource !== undefined) {
+            params.push(filter.resource);
+            where += ` AND resource = $${params.length}`;
+          }
+          if (filter.ids !== undefined) {
+            params.push(filter.ids);
+            where += ` AND id = ANY($${params.length}::text[])`;
+          }
+          const { rows } = await run(
+            `SELECT * FROM ${s}.ledger_entries WHERE ${where} ORDER BY created, id`,
+            params,
+          );
+          return rows.map(toEntry);
+        },
+        async insertReservation(r: ReservationRecord) {
+          await run(
+            `INSERT INTO ${s}.reservations (account_id, id, asset, chain, amount, remaining, status, resource, created, resolved_at)
+             VALUES ($1, $2, $3, $4, $5::numeric, $6::numeric, $7, $8, $9, $10)`,
+            [r.accountId, r.id, r.asset, r.chain, r.amount.toString(), r.remaining.toString(), r.status, r.resource, r.created, r.resolvedAt],
+          );
+        },
+        async lockReservation(accountId, id) {
+          const { rows } = await run(
+            `SELECT * FROM ${s}.reservations WHERE account_id = $1 AND id = $2 FOR UPDATE`,
+            [accountId, id],
+          );
+          return rows[0] ? toReservation(rows[0]) : null;
+        },
+        async updateReservation(r) {
+          const u = await run(
+            `UPDATE ${s}.reservations SET remaining = $3::numeric, status = $4, resolved_at = $5
+             WHERE account_id = $1 AND id = $2`,
+            [r.accountId, r.id, r.remaining.toString(), r.status, r.resolvedAt],
+          );
+          if (u.rowCount !== 1) throw new Error(`no reservation ${r.id}`);
+        },
+      },
+
+      resources: {
+        async insert(records) {
+          self.resources.push(...records);
+        },
+        async get(accountId, id, options) {
+          const { rows } = await run(
+            `SELECT * FROM ${s}.resources WHERE account_id = $1 AND id = $2${options?.lock ? " FOR UPDATE" : ""}`,
+            [accountId, id],
+          );
+          return rows[0] ? toResource(rows[0]) : null;
+        },
+        async update(r) {
+          const u = await run(
+            `UPDATE ${s}.resources SET status = $3, reference = $4, data = $5::jsonb, version = $6, updated = $7
+             WHERE account_id = $1 AND id = $2 AND version = $6 - 1`,
+            [r.accountId, r.id, r.status, r.reference, JSON.stringify(r.data), r.version, r.updated],
+          );
+          return u.rowCount === 1;
+        },
+        async list(query) {
+          const { text, params } = keysetSql(`${s}.resources`, query, { kind: query.kind, statusColumn: "status", reference: true });
+          return (await run(text, params)).rows.map(toResource);
+        },
+      },
+
+      events: {
+        async insert(events) {
+          self.events.push(...events);
+        },
+        async get(accountId, id) {
+          const { rows } = await run(`SELECT * FROM ${s}.events WHERE account_id = $1 AND id = $2`, [accountId, id]);
+          return rows[0] ? toEvent(rows[0]) : null;
+        },
+        async list(query) {
+          const { text, params } = keysetSql(`${s}.events`, query, { statusColumn: "type", reference: false });
+          return (await run(text, params)).rows.map(toEvent);
+        },
+        async pruneBefore(before, limit) {
+          const r = await run(
+            `DELETE FROM ${s}.events WHERE (account_id, id) IN (SELECT account_id, id FROM ${s}.events WHERE created < $1 LIMIT $2)`,
+            [before, limit],
+          );
+          return r.rowCount;
+        },
+      },
+
+      idempotency: {
+        async claim(record: IdempotencyRecord) {
+          for (;;) {
+            const inserted = await run(
+              `INSERT INTO ${s}.idempotency_keys (account_id, key, fingerprint, locked_at, response, created, expires_at)
+               VALUES ($1, $2, $3, $4, $5::json, $6, $7) ON CONFLICT (account_id, key) DO NOTHING`,
+              idempotencyParams(record),
+            );
+            if (inserted.rowCount === 1) return { inserted: true as const };
+            const { rows } = await run(`SELECT * FROM ${s}.idempotency_keys WHERE account_id = $1 AND key = $2 FOR UPDATE`, [
+              record.accountId,
+              record.key,
+            ]);
+            if (rows[0]) return { inserted: false as const, existing: toIdempotency(rows[0]) };
+            // deleted between the two statements: try the insert again
+          }
+        },
+        async put(record) {
+          await run(
+            `INSERT INTO ${s}.idempotency_keys (account_id, key, fingerprint, locked_at, response, created, expires_at)
+             VALUES ($1, $2, $3, $4, $5::json, $6, $7)
+             ON CONFLICT (account_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint, locked_at = EXCLUDED.locked_at,
+               response = EXCLUDED.response, created = EXCLUDED.created, expires_at = EXCLUDED.expires_at`,
+            idempotencyParams(record),
+          );
+        },
+        async delete(accountId, key) {
+          await run(`DELETE FROM ${s}.idempotency_keys WHERE account_id = $1 AND key = $2`, [accountId, key]);
+        },
+        async pruneExpired(now, limit) {
+          const r = await run(
+            `DELETE FROM ${s}.idempotency_keys WHERE (account_id, key) IN
+               (SELECT account_id, key FROM ${s}.idempotency_keys WHERE expires_at <= $1 LIMIT $2)`,
+            [now, limit],
+          );
+          return r.rowCount;
+        },
+      },
+
+      work: {
+        async enqueue(items) {
+          self.work.push(...items);
+        },
+        async complete(id, owner) {
+          const r = await run(`DELETE FROM ${s}.due_work WHERE id = $1 AND lease_owner = $2`, [id, owner]);
+          return r.rowCount === 1;
+        },
+        async release(id, owner, next) {
+          const r = await run(
+            `UPDATE ${s}.due_work SET run_at = $3, last_error = $4, status = $5, lease_owner = NULL, lease_until = NULL,
+               attempts = CASE WHEN $6 THEN 0 ELSE attempts END
+             WHERE id = $1 AND lease_owner = $2`,
+            [id, owner, next.runAt, next.lastError, next.dead ? "dead" : "ready", next.resetAttempts ?? false],
+          );
+          return r.rowCount === 1;
+        },
+        async get(id) {
+          const { rows } = await run(`SELECT * FROM ${s}.due_work WHERE id = $1`, [id]);
+          return rows[0] ? toWork(rows[0]) : null;
+        },
+        async nextRunAt() {
+          const { rows } = await run(
+            `SELECT min(greatest(run_at, coalesce(lease_until, 0))) AS next FROM ${s}.due_work WHERE status = 'ready'`,
+          );
+          return rows[0]?.next === null || rows[0]?.next === undefined ? null : Number(rows[0].next);
+        },
+      },
+
+      meta: {
+        async get(key) {
+          const { rows } = await run(`SELECT value FROM ${s}.meta WHERE key = $1`, [key]);
+          return rows[0] ? String(rows[0].value) : null;
+        },
+        async setIfAbsent(key, value) {
+          await run(`INSERT INTO ${s}.meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`, [key, value]);
+          const { rows } = await run(`SELECT value FROM ${s}.meta WHERE key = $1`, [key]);
+          return String(rows[0]!.value);
+        },
+        async set(key, value) {
+          await run(
+            `INSERT INTO ${s}.meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+            [key, value],
+          );
+        },
+      },
+    };
+  }
+}
+
+/** The keyset page statement of `KeysetQuery` (newest first; row comparison uses the index). */
+function keysetSql(
+  table: string,
+  q: KeysetQuery,
+  opts: { kind?: string; statusColumn: "status" | "type"; reference: boolean },
+): { text: string; params: unknown[] } {
+  const params: unknown[] = [q.accountId];
+  const where = ["account_id = $1"];
+  const p = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  if (opts.kind !== undefined) where.push(`kind = ${p(opts.kind)}`);
+  if (q.status !== undefined) where.push(`${opts.statusColumn} = ${p(q.status)}`);
+  if (q.createdGte !== undefined) where.push(`created >= ${p(q.createdGte)}`);
+  if (q.createdLt !== undefined) where.push(`created < ${p(q.createdLt)}`);
+  if (q.search !== undefined) {
+    where.push(
+      opts.reference
+        ? `(id = ${p(q.search)} OR reference LIKE ${p(likePrefix(q.search))} ESCAPE '\\')`
+        : `id = ${p(q.search)}`,
+    );
+  }
+  if (q.after !== undefined) where.push(`(created, id) < (${p(q.after.created)}, ${p(q.after.id)})`);
+  return {
+    text: `SELECT * FROM ${table} WHERE ${where.join(" AND ")} ORDER BY created DESC, id DESC LIMIT ${p(q.limit)}`,
+    params,
+  };
+}
+
+function likePrefix(text: string): string {
+  return `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function idempotencyParams(r: IdempotencyRecord): unknown[] {
+  return [r.accountId, r.key, r.fingerprint, r.lockedAt, r.response === null ? null : JSON.stringify(r.response), r.created, r.expiresAt];
+}
+
+const num = (v: unknown): number => Number(v);
+const numOrNull = (v: unknown): number | null => (v === null || v === undefined ? null : Number(v));
+
+function toAccount(r: Row): AccountRecord {
+  return { id: r.id, name: r.name, livemode: r.livemode, settings: r.settings, created: num(r.created) };
+}
+
+function toApiKey(r: Row): ApiKeyRecord {
+  return {
+    hash: r.hash,
+    accountId: r.account_id,
+    livemode: r.livemode,
+    scopes: r.scopes ?? [],
+    redacted: r.redacted,
+    created: num(r.created),
+  };
+}
+
+function toBalance(r: Row): BalanceRecord {
+  return { accountId: r.account_id, asset: r.asset, chain: r.chain, book: r.book as Book, amount: BigInt(r.amount) };
+}
+
+function toEntry(r: Row): LedgerEntryRecord {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    postingId: r.posting_id,
+    asset: r.asset,
+    chain: r.chain,
+    book: r.book as Book,
+    amount: BigInt(r.amount),
+    resource: r.resource,
+    created: num(r.created),
+  };
+}
+
+function toReservation(r: Row): ReservationRecord {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    asset: r.asset,
+    chain: r.chain,
+    amount: BigInt(r.amount),
+    remaining: BigInt(r.remaining),
+    status: r.status,
+    resource: r.resource,
+    created: num(r.created),
+    resolvedAt: numOrNull(r.resolved_at),
+  };
+}
+
+function toResource(r: Row): ResourceRecord {
+  return {
+    accountId: r.account_id,
+    kind: r.kind,
+    id: r.id,
+    created: num(r.created),
+    status: r.status,
+    reference: r.reference,
+    data: r.data,
+    version: num(r.version),
+    updated: num(r.updated),
+  };
+}
+
+function toEvent(r: Row): EventRecord {
+  return {
+    accountId: r.account_id,
+    id: r.id,
+    type: r.type,
+    created: num(r.created),
+    livemode: r.livemode,
+    data: r.data,
+    request: r.request,
+  };
+}
+
+function toIdempotency(r: Row): IdempotencyRecord {
+  return {
+    accountId: r.account_id,
+    key: r.key,
+    fingerprint: r.fingerprint,
+    lockedAt: numOrNull(r.locked_at),
+    response: r.response,
+    created: num(r.created),
+    expiresAt: num(r.expires_at),
+  };
+}
+
+function toWork(r: Row): DueWorkRecord {
+  return {
+    id: r.id,
+    kind: r.kind,
+    accountId: r.account_id,
+    payload: r.payload,
+    runAt: num(r.run_at),
+    leaseOwner: r.lease_owner,
+    leaseUntil: numOrNull(r.lease_until),
+    attempts: num(r.attempts),
+    lastError: r.last_error,
+    status: r.status,
+    dedupeKey: r.dedupe_key,
+    created: num(r.created),
+  };
+}

@@ -1,0 +1,69 @@
+import { randomBytes } from "node:crypto";
+import type { Clock } from "./ports/clock";
+
+/** Id prefixes: the seed's, plus DECISIONS.md §1's, plus `pst_` for internal ledger postings. */
+export type IdPrefix =
+  | "po" | "rcp" | "qt" | "sw" | "lo" | "we" | "evt" | "pi" | "req" | "cur"
+  | "bat" | "le" | "dlv" | "rpt" | "fil" | "stl" | "acct"
+  | "pst" | "rsv" | "job" | "wrk";
+
+/** Bytes of randomness; the default reads the operating system's CSPRNG. */
+export type RandomSource = (size: number) => Uint8Array;
+
+export const cryptoRandom: RandomSource = (size) => randomBytes(size);
+
+const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lowercase
+const TIME_CHARS = 10; // 50 bits: milliseconds until the year 10889
+const RANDOM_CHARS = 16; // 80 bits
+
+/**
+ * Makes prefixed, time-ordered ids (DECISIONS.md §1): `<prefix>_` + 10 base32 characters of the
+ * clock's milliseconds + 16 of randomness. Within one millisecond the random part is incremented,
+ * so ids from one generator are strictly increasing and `(created, id)` is a total order.
+ */
+export class IdGenerator {
+  private lastTime = -1;
+  private lastRandom: number[] = [];
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly random: RandomSource = cryptoRandom,
+  ) {}
+
+  next(prefix: IdPrefix): string {
+    const now = this.clock.now();
+    if (now === this.lastTime) {
+      this.increment();
+    } else {
+      this.lastTime = now;
+      const bytes = this.random(RANDOM_CHARS);
+      this.lastRandom = Array.from(bytes, (b) => b & 31);
+    }
+    return `${prefix}_${encodeTime(now)}${this.lastRandom.map((d) => ALPHABET[d]).join("")}`;
+  }
+
+  private increment(): void {
+    for (let i = this.lastRandom.length - 1; i >= 0; i--) {
+      if (this.lastRandom[i]! < 31) {
+        this.lastRandom[i]! += 1;
+        return;
+      }
+      this.lastRandom[i] = 0;
+    }
+  }
+}
+
+function encodeTime(ms: number): string {
+  let value = Math.max(0, Math.floor(ms));
+  let out = "";
+  for (let i = 0; i < TIME_CHARS; i++) {
+    out = ALPHABET[value % 32] + out;
+    value = Math.floor(value / 32);
+  }
+  return out;
+}
+
+/** Random url-safe text of `bytes` bytes, for secrets and API keys. */
+export function randomToken(random: RandomSource, bytes: number): string {
+  return Buffer.from(random(bytes)).toString("base64url");
+}

@@ -1,0 +1,202 @@
+import { err, ok, type Result } from "neverthrow";
+import { ApiError } from "../errors";
+import type { IdGenerator } from "../ids";
+import type { AssetDefinition } from "../money/assets";
+import { formatAmount } from "../money/amount";
+import type { BalanceKey, Book, LedgerEntryRecord, ReservationRecord, StorageTx } from "../ports/storage";
+import { COUNTER, isBalanced, isCustomerBook, transfer, type PostingLine } from "./postings";
+
+/** A programmer mistake against the ledger's rules; thrown, so the transaction rolls back. */
+export class LedgerInvariantError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "LedgerInvariantError";
+  }
+}
+
+export interface PostRequest {
+  accountId: string;
+  /** The resource that caused the posting, recorded on every entry. */
+  resource: string | null;
+  lines: PostingLine[];
+}
+
+export interface ReserveRequest {
+  accountId: string;
+  asset: AssetDefinition;
+  chain: string;
+  amount: bigint;
+  resource: string | null;
+}
+
+/**
+ * Double-entry postings inside one storage transaction. Every posting nets to zero per asset,
+ * takes its balance-row locks in key order, and is refused with `insufficient_funds` (changing
+ * nothing) when a customer book would go below zero. Reservations move value from `available`
+ * to `reserved` and resolve exactly once: captured in full, or released.
+ */
+export class Ledger {
+  private readonly touched = new Map<string, { accountId: string; asset: string }>();
+
+  constructor(
+    private readonly tx: StorageTx,
+    private readonly ids: IdGenerator,
+    private readonly now: number,
+  ) {}
+
+  /** (account, asset) pairs whose balances this unit of work changed, for `balance.updated`. */
+  touchedBalances(): { accountId: string; asset: string }[] {
+    return [...this.touched.values()];
+  }
+
+  async post(request: PostRequest): Promise<Result<LedgerEntryRecord[], ApiError>> {
+    const lines = request.lines.filter((l) => l.amount !== 0n);
+    if (lines.length === 0) return ok([]);
+    if (!isBalanced(lines)) throw new LedgerInvariantError("posting does not net to zero per asset");
+    const keys = uniqueKeys(request.accountId, lines);
+    const locked = await this.tx.ledger.lockBalances(keys);
+    const after = new Map(locked.map((b) => [keyOf(b), b.amount]));
+    for (const line of lines) {
+      const k = keyOf({ accountId: request.accountId, ...line });
+      after.set(k, (after.get(k) ?? 0n) + line.amount);
+    }
+    for (const key of keys) {
+      if (isCustomerBook(key.book) && (after.get(keyOf(key)) ?? 0n) < 0n) {
+        return err(new ApiError("insufficient_funds", `Insufficient ${key.book} ${key.asset} on ${key.chain}`));
+      }
+    }
+    const postingId = this.ids.next("pst");
+    const entries: LedgerEntryRecord[] = lines.map((line) => ({
+      id: this.ids.next("le"),
+      accountId: request.accountId,
+      postingId,
+      asset: line.asset,
+      chain: line.chain,
+      book: line.book,
+      amount: line.amount,
+      resource: request.resource,
+      created: this.now,
+    }));
+    await this.tx.ledger.appendEntries(entries);
+    for (const line of lines) {
+      this.touched.set(`${request.accountId}\u0000${line.asset}`, { accountId: request.accountId, asset: line.asset });
+    }
+    return ok(entries);
+  }
+
+  /** Funds from outside the system (test helpers, deposits made final elsewhere). */
+  fund(accountId: string, asset: string, chain: string, amount: bigint, resource: string | null) {
+    return this.post({ accountId, resource, lines: transfer(asset, chain, COUNTER.external, "available", amount) });
+  }
+
+  /** Moves `amount` from available to reserved and records the reservation. */
+  async reserve(request: ReserveRequest): Promise<Result<ReservationRecord, ApiError>> {
+    const { accountId, asset, chain, amount, resource } = request;
+    const posted = await this.post({ accountId, resource, lines: transfer(asset.code, chain, "available", "reserved", amount) });
+    if (posted.isErr()) {
+      return err(
+        new ApiError(
+          "insufficient_funds",
+          `Insufficient available ${asset.code} on ${chain} to reserve ${formatAmount(amount, asset)}`,
+        ),
+      );
+    }
+    const reservation: ReservationRecord = {
+      id: this.ids.next("rsv"),
+      accountId,
+      asset: asset.code,
+      chain,
+      amount,
+      remaining: amount,
+      status: "active",
+      resource,
+      created: this.now,
+      resolvedAt: null,
+    };
+    await this.tx.ledger.insertReservation(reservation);
+    return ok(reservation);
+  }
+
+  /**
+   * Spends `amount` of a reservation into `to` (a counter-account: outbound, venues, fees).
+   * With `final`, whatever remains is released and the reservation resolves; without it the
+   * reservation resolves only when nothing remains.
+   */
+  async capture(
+    accountId: string,
+    reservationId: string,
+    amount: bigint,
+    to: Book,
+    options: { final?: boolean; resource?: string | null } = {},
+  ): Promise<Result<ReservationRecord, ApiError>> {
+    const reservation = await this.activeReservation(accountId, reservationId);
+    if (amount < 0n || amount > reservation.remaining) {
+      throw new LedgerInvariantError(`capture of ${amount} exceeds the ${reservation.remaining} reserved`);
+    }
+    const resource = options.resource === undefined ? reservation.resource : options.resource;
+    const lines: PostingLine[] = [];
+    if (amount > 0n) lines.push(...transfer(reservation.asset, reservation.chain, "reserved", to, amount));
+    const left = reservation.remaining - amount;
+    if (options.final && left > 0n) {
+      lines.push(...transfer(reservation.asset, reservation.chain, "reserved", "available", left));
+    }
+    const posted = await this.post({ accountId, resource, lines });
+    if (posted.isErr()) throw new LedgerInvariantError("reserved book short of an active reservation");
+    const remaining = options.final ? 0n : left;
+    return ok(await this.saveReservation(reservation, remaining));
+  }
+
+  /** Releases everything a reservation still holds back to available; it resolves. */
+  async release(accountId: string, reservationId: string): Promise<Result<ReservationRecord, ApiError>> {
+    const reservation = await this.activeReservation(accountId, reservationId);
+    if (reservation.remaining > 0n) {
+      const posted = await this.post({
+        accountId,
+        resource: reservation.resource,
+        lines: transfer(reservation.asset, reservation.chain, "reserved", "available", reservation.remaining),
+      });
+      if (posted.isErr()) throw new LedgerInvariantError("reserved book short of an active reservation");
+    }
+    return ok(await this.saveReservation(reservation, 0n));
+  }
+
+  private async activeReservation(accountId: string, id: string): Promise<ReservationRecord> {
+    const reservation = await this.tx.ledger.lockReservation(accountId, id);
+    if (!reservation) throw new LedgerInvariantError(`reservation ${id} does not exist`);
+    if (reservation.status !== "active") throw new LedgerInvariantError(`reservation ${id} is already resolved`);
+    return reservation;
+  }
+
+  private async saveReservation(reservation: ReservationRecord, remaining: bigint): Promise<ReservationRecord> {
+    const updated: ReservationRecord =
+      remaining === 0n
+        ? { ...reservation, remaining: 0n, status: "resolved", resolvedAt: this.now }
+        : { ...reservation, remaining };
+    await this.tx.ledger.updateReservation(updated);
+    return updated;
+  }
+}
+
+function keyOf(key: BalanceKey): string {
+  return `${key.accountId}\u0000${key.asset}\u0000${key.chain}\u0000${key.book}`;
+}
+
+function uniqueKeys(accountId: string, lines: readonly PostingLine[]): BalanceKey[] {
+  const map = new Map<string, BalanceKey>();
+  for (const line of lines) {
+    const key: BalanceKey = { accountId, asset: line.asset, chain: line.chain, book: line.book };
+    map.set(keyOf(key), key);
+  }
+  return [...map.values()].sort(compareKeys);
+}
+
+/** The one order in which balance rows are locked, everywhere. */
+export function compareKeys(a: BalanceKey, b: BalanceKey): number {
+  return (
+    cmp(a.accountId, b.accountId) || cmp(a.asset, b.asset) || cmp(a.chain, b.chain) || cmp(a.book, b.book)
+  );
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,27 @@
+import { s } from "../validation/schema";
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 200;
+
+/**
+ * The list parameters every list endpoint shares (DECISIONS.md §5). A list adds its own filters
+ * (`status`, `type`, `search`, `expand[]`) next to these.
+ */
+export const listParamsShape = {
+  limit: s.integer({ min: 1, max: MAX_LIMIT, coerce: true }).optional().describe("1 to 200, default 20"),
+  starting_after: s.string({ max: 512 }).optional().describe("The next_cursor of the previous page"),
+  created_gte: s.timestamp().optional().describe("Created at or after: a date (UTC day) or timestamp"),
+  created_lt: s.timestamp().optional().describe("Created before: a date (UTC day) or timestamp"),
+};
+
+export const searchParamShape = {
+  search: s.string({ min: 1, max: 255 }).optional().describe("A prefix of reference, or an exact id"),
+};
+
+export interface ListParams {
+  limit?: number;
+  starting_after?: string;
+  created_gte?: number;
+  created_lt?: number;
+  search?: string;
+}

@@ -1,0 +1,86 @@
+/**
+ * The chain port: moving an asset on one chain out of the engine's hot wallets, and watching
+ * deposits come in. Implemented by the simulated chains (tests, `npm start`) and by real chain
+ * adapters. The core validates and normalises everything first: chains and assets are known
+ * names, amounts are positive base units, addresses are valid for the chain.
+ *
+ * Every call happens outside storage transactions. Calls that move value are idempotent by an id
+ * the engine chose beforehand, so a crash between the call and the commit repeats it harmlessly.
+ */
+export interface ChainAdapter {
+  /** Adapter name for error messages, e.g. `simulated`. */
+  readonly name: string;
+  /** Chain names this adapter serves. */
+  readonly chains: readonly string[];
+
+  /**
+   * The cost model of sending `asset` on `chain` (research §8.2): a fixed fee per transaction
+   * plus a proportional part, both in the asset's base units, and an optional per-transaction
+   * cap. Called by routing for every candidate chain of a payout.
+   */
+  feeSchedule(chain: string, asset: string): Promise<FeeSchedule>;
+  /** Hot-wallet balance available to send `asset` on `chain`, in base units. Called by routing. */
+  liquidity(chain: string, asset: string): Promise<bigint>;
+  /**
+   * Sends a transfer. Idempotent by `transferId`: a repeated call returns the first call's
+   * transaction hash and sends nothing. Throws only for transient failures (retried later);
+   * a permanent refusal is returned as `{ rejected }`.
+   */
+  broadcast(transfer: OutboundTransfer): Promise<{ txHash: string } | { rejected: string }>;
+  /** Where a broadcast transaction stands. Called by the confirmation worker. */
+  transferStatus(chain: string, txHash: string): Promise<TransferStatus>;
+
+  /**
+   * A deposit address on `chain` for `asset`, unique to `intentId`; the same arguments always
+   * return the same address.
+   */
+  depositAddress(chain: string, asset: string, intentId: string): Promise<string>;
+  /**
+   * Inbound transfers to engine deposit addresses on `chain` changed since `cursor` (null: from
+   * the start), with their current confirmations and finality. Notifications may repeat or arrive
+   * out of order; the core treats them as idempotent by `transferId`.
+   */
+  inboundTransfers(chain: string, cursor: string | null): Promise<{ transfers: InboundTransfer[]; cursor: string }>;
+}
+
+export interface FeeSchedule {
+  /** Fee per transaction, in base units of the asset sent. */
+  fixed: bigint;
+  /** Proportional fee in parts per million of the amount, rounded up by the core. */
+  proportionalPpm: bigint;
+  /** Largest amount one transaction may carry, or null for no cap. */
+  perTransferCap: bigint | null;
+}
+
+export interface OutboundTransfer {
+  /** Engine-chosen id (a leg id); the idempotency key of the broadcast. */
+  transferId: string;
+  chain: string;
+  asset: string;
+  amount: bigint;
+  to: string;
+}
+
+export type Finality = "pending" | "included" | "final" | "reverted";
+
+export interface TransferStatus {
+  confirmations: number;
+  finality: Finality;
+  /** Set when the transfer failed for good (it will never be final). */
+  failure: string | null;
+}
+
+export interface InboundTransfer {
+  /** Stable id of this transfer on the chain (e.g. tx hash and log index). */
+  transferId: string;
+  chain: string;
+  asset: string;
+  /** The engine deposit address that received it. */
+  address: string;
+  amount: bigint;
+  txHash: string;
+  confirmations: number;
+  finality: Finality;
+  /** Chain time of inclusion, epoch milliseconds. */
+  seenAt: number;
+}

@@ -1,0 +1,338 @@
+/**
+ * The storage port: everything the engine keeps. Two adapters implement it (memory and
+ * PostgreSQL) and the published conformance suite (`payrail/conformance`) holds them to it.
+ *
+ * The engine calls `transaction` for every state change: it takes its locks first (resources,
+ * then balance rows in key order), then writes. Everything written inside one call commits or
+ * rolls back together: a resource's new state, its ledger entries, its outbox events and its
+ * due work. Records are plain data: amounts are `bigint` base units, times are epoch
+ * milliseconds, `json` fields hold only JSON values. Adapters never interpret `json` fields
+ * and never compute money; the core has validated everything it hands over.
+ */
+export interface StorageAdapter {
+  /** Short name used in error messages, e.g. `memory`, `postgres`. */
+  readonly name: string;
+  readonly capabilities: StorageCapabilities;
+  /**
+   * Called once by the engine before anything else; creates or migrates the schema. Must be
+   * safe when several engine processes start at once against one database.
+   */
+  init(): Promise<void>;
+  /**
+   * Runs `fn` in one transaction: commits when it resolves, rolls back when it throws (and
+   * rethrows the same error). An adapter may retry `fn` on a serialization failure or deadlock;
+   * the engine's `fn` only touches `tx` and can run again.
+   */
+  transaction<T>(fn: (tx: StorageTx) => Promise<T>): Promise<T>;
+  /**
+   * Claims up to `limit` due work items (run_at <= now, not leased or lease expired, not dead)
+   * in one short transaction, oldest `runAt` first, and leases them to `owner` until
+   * `now + leaseMs`. Two concurrent callers never receive the same item while its lease holds
+   * (PostgreSQL: `FOR UPDATE SKIP LOCKED`). Increments `attempts`.
+   */
+  claimDueWork(request: ClaimRequest): Promise<DueWorkRecord[]>;
+  /** Releases connections. The engine calls it once; nothing is called after it. */
+  close(): Promise<void>;
+}
+
+export interface StorageCapabilities {
+  /** Transactions from several callers run at the same time (memory and PGlite: one at a time). */
+  readonly concurrentTransactions: boolean;
+  /** Rows locked by one transaction are skipped, not waited for, by a concurrent claim. */
+  readonly supportsSkipLocked: boolean;
+}
+
+/** What one transaction can do. Groups mirror the tables; each is documented below. */
+export interface StorageTx {
+  readonly accounts: AccountStore;
+  readonly ledger: LedgerStore;
+  readonly resources: ResourceStore;
+  readonly events: EventStore;
+  readonly idempotency: IdempotencyStore;
+  readonly work: WorkStore;
+  readonly meta: MetaStore;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Accounts and API keys
+
+export interface AccountRecord {
+  id: string;
+  name: string;
+  livemode: boolean;
+  /** Account settings such as policy limits; owned by the core. */
+  settings: Json;
+  created: number;
+}
+
+export interface ApiKeyRecord {
+  /** Lowercase hex SHA-256 of the whole key; the key itself is never stored. */
+  hash: string;
+  accountId: string;
+  livemode: boolean;
+  /** Empty means full access. */
+  scopes: string[];
+  /** A redacted form for display, e.g. `sk_test_…a1b2`. */
+  redacted: string;
+  created: number;
+}
+
+export interface AccountStore {
+  /** Inserts an account; the id is new. */
+  insertAccount(account: AccountRecord): Promise<void>;
+  getAccount(id: string): Promise<AccountRecord | null>;
+  /** Replaces the settings of an existing account. */
+  updateAccountSettings(id: string, settings: Json): Promise<void>;
+  /** Inserts a key; returns false (and changes nothing) when the hash exists already. */
+  insertApiKey(key: ApiKeyRecord): Promise<boolean>;
+  /** Called on every authenticated request. */
+  findApiKey(hash: string): Promise<ApiKeyRecord | null>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Ledger
+
+/**
+ * Customer books hold what an account owns and can never go negative; `counter:*` books are the
+ * engine's counter-accounts (money entering or leaving the system) and carry the opposite sign.
+ */
+export type Book = "available" | "reserved" | "pending" | `counter:${string}`;
+
+export interface BalanceKey {
+  accountId: string;
+  asset: string;
+  chain: string;
+  book: Book;
+}
+
+export interface BalanceRecord extends BalanceKey {
+  amount: bigint;
+}
+
+export interface LedgerEntryRecord {
+  id: string;
+  accountId: string;
+  /** Entries of one posting share it; they net to zero per asset. */
+  postingId: string;
+  asset: string;
+  chain: string;
+  book: Book;
+  /** Signed base units. */
+  amount: bigint;
+  /** Id of the resource that caused the posting, or null (test funding). */
+  resource: string | null;
+  created: number;
+}
+
+export interface ReservationRecord {
+  id: string;
+  accountId: string;
+  asset: string;
+  chain: string;
+  /** What was reserved at first. */
+  amount: bigint;
+  /** What is still reserved; 0 once resolved. */
+  remaining: bigint;
+  status: "active" | "resolved";
+  resource: string | null;
+  created: number;
+  resolvedAt: number | null;
+}
+
+export interface LedgerStore {
+  /**
+   * Locks the balance rows of `keys` for the rest of the transaction, creating missing rows at
+   * zero, always in (account, asset, chain, book) order so two transactions never deadlock on
+   * them. Returns every requested key with its current amount.
+   */
+  lockBalances(keys: BalanceKey[]): Promise<BalanceRecord[]>;
+  /**
+   * Appends entries and adds each one's amount to its balance row. The core has locked every
+   * row involved and checked that no customer book goes below zero; the adapter refuses (throws)
+   * if one would anyway.
+   */
+  appendEntries(entries: LedgerEntryRecord[]): Promise<void>;
+  /** Balance rows of an account (all books), for reads; no locks. */
+  listBalances(accountId: string): Promise<BalanceRecord[]>;
+  /** Entries of an account by resource id or by entry ids, oldest first. */
+  listEntries(accountId: string, filter: { resource?: string; ids?: string[] }): Promise<LedgerEntryRecord[]>;
+  insertReservation(reservation: ReservationRecord): Promise<void>;
+  /** Reads and locks a reservation for the rest of the transaction. */
+  lockReservation(accountId: string, id: string): Promise<ReservationRecord | null>;
+  /** Writes back a reservation the transaction has locked. */
+  updateReservation(reservation: ReservationRecord): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Resources (payouts, recipients, quotes, … as JSON documents with indexed columns)
+
+export interface ResourceRecord {
+  accountId: string;
+  /** Resource kind, e.g. `payout`; lists are per kind. */
+  kind: string;
+  id: string;
+  created: number;
+  /** Indexed for list filters; null when the kind has no status. */
+  status: string | null;
+  /** Indexed for prefix search; null when absent. */
+  reference: string | null;
+  /** The whole resource as the core keeps it. */
+  data: Json;
+  /** Starts at 1 and grows by one on every update. */
+  version: number;
+  updated: number;
+}
+
+export interface ResourceStore {
+  /** Inserts new resources (ids are new), in as few statements as the adapter can. */
+  insert(records: ResourceRecord[]): Promise<void>;
+  /** Reads one resource of the account; `lock` holds a row lock for the rest of the transaction. */
+  get(accountId: string, id: string, options?: { lock?: boolean }): Promise<ResourceRecord | null>;
+  /**
+   * Replaces a resource whose stored version is `record.version - 1`; returns false and changes
+   * nothing otherwise (someone else updated it first).
+   */
+  update(record: ResourceRecord): Promise<boolean>;
+  /** One keyset page, newest first (see `KeysetQuery`). */
+  list(query: KeysetQuery & { kind: string }): Promise<ResourceRecord[]>;
+}
+
+/**
+ * A keyset page over (created, id), newest first: rows strictly after `after` in that order,
+ * at most `limit` of them. The cost of a page does not depend on how deep it is.
+ */
+export interface KeysetQuery {
+  accountId: string;
+  /** Exact match on the `status` column (resources) or `type` column (events). */
+  status?: string;
+  createdGte?: number;
+  createdLt?: number;
+  /** Matches a prefix of `reference` or exactly the id. */
+  search?: string;
+  after?: { created: number; id: string };
+  limit: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Events (the outbox)
+
+export interface EventRecord {
+  accountId: string;
+  id: string;
+  type: string;
+  created: number;
+  livemode: boolean;
+  /** The envelope's `data` member: `{ object: <resource snapshot> }`. */
+  data: Json;
+  /** The envelope's `request` member. */
+  request: { id: string | null; idempotency_key: string | null };
+}
+
+export interface EventStore {
+  /** Appends outbox events; written in the same transaction as the change they describe. */
+  insert(events: EventRecord[]): Promise<void>;
+  get(accountId: string, id: string): Promise<EventRecord | null>;
+  /** One keyset page; `status` filters on the event type. */
+  list(query: KeysetQuery): Promise<EventRecord[]>;
+  /** Deletes events created before `before` (retention); returns how many. */
+  pruneBefore(before: number, limit: number): Promise<number>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Idempotency keys (Brandur Leach's design: the key row is locked while its request runs, and
+// the response is saved in the same transaction as the request's effect)
+
+export interface IdempotencyRecord {
+  accountId: string;
+  key: string;
+  /** SHA-256 of method, path and canonical body. */
+  fingerprint: string;
+  /** Set while a request holds the key; null once the response is saved. */
+  lockedAt: number | null;
+  /** The saved response, once complete. */
+  response: { status: number; body: Json } | null;
+  created: number;
+  expiresAt: number;
+}
+
+export interface IdempotencyStore {
+  /**
+   * Inserts the key if absent and returns `{ inserted: true }`; otherwise leaves it, locks the
+   * existing row for the rest of the transaction and returns it. A concurrent insert of the same
+   * key waits for the other transaction and then sees its row.
+   */
+  claim(record: IdempotencyRecord): Promise<{ inserted: true } | { inserted: false; existing: IdempotencyRecord }>;
+  /** Overwrites the row of (accountId, key). */
+  put(record: IdempotencyRecord): Promise<void>;
+  /** Removes the row of (accountId, key), if any. */
+  delete(accountId: string, key: string): Promise<void>;
+  /** Deletes rows with `expiresAt <= now`; returns how many. */
+  pruneExpired(now: number, limit: number): Promise<number>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Due work (every delayed step is a row; workers claim it)
+
+export interface DueWorkRecord {
+  id: string;
+  /** Handler name, e.g. `maintenance.prune`. */
+  kind: string;
+  accountId: string | null;
+  payload: Json;
+  runAt: number;
+  leaseOwner: string | null;
+  leaseUntil: number | null;
+  attempts: number;
+  lastError: string | null;
+  /** Dead items have failed for good and are kept for inspection; they are never claimed. */
+  status: "ready" | "dead";
+  /** At most one item per dedupe key exists at a time. */
+  dedupeKey: string | null;
+  created: number;
+}
+
+export interface ClaimRequest {
+  now: number;
+  limit: number;
+  leaseMs: number;
+  owner: string;
+}
+
+export interface WorkStore {
+  /** Adds items; an item whose dedupe key exists already is skipped. */
+  enqueue(items: DueWorkRecord[]): Promise<void>;
+  /** Deletes an item if `owner` still holds its lease; false if the lease was lost. */
+  complete(id: string, owner: string): Promise<boolean>;
+  /**
+   * Ends the lease of an item `owner` holds and sets when it runs next (or marks it dead) with
+   * the error text; false if the lease was lost.
+   */
+  release(
+    id: string,
+    owner: string,
+    next: { runAt: number; lastError: string | null; dead?: boolean; resetAttempts?: boolean },
+  ): Promise<boolean>;
+  get(id: string): Promise<DueWorkRecord | null>;
+  /**
+   * The earliest moment a ready item can be claimed (its `runAt`, or its lease's end if that is
+   * later), or null when there is none; lets a worker or a test clock move to it.
+   */
+  nextRunAt(): Promise<number | null>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Engine metadata
+
+export interface MetaStore {
+  get(key: string): Promise<string | null>;
+  /** Stores `value` unless the key exists; returns the stored value either way. */
+  setIfAbsent(key: string, value: string): Promise<string>;
+  set(key: string, value: string): Promise<void>;
+}
+
+/**
+ * A value that survives `JSON.stringify` / `JSON.parse` unchanged (no bigint, undefined or
+ * functions). Typed as `unknown` so core records need no index signatures; the core owns the
+ * shapes and the adapters only store them.
+ */
+export type Json = unknown;

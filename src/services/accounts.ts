@@ -1,0 +1,79 @@
+import { ok, type Result } from "neverthrow";
+import { ApiError, fail } from "../errors";
+import { randomToken } from "../ids";
+import type { AccountRecord } from "../ports/storage";
+import { hashApiKey, isApiKeyFormat, isScope, redactApiKey } from "./auth";
+import type { EngineDeps } from "./context";
+
+export interface CreateAccountInput {
+  name: string;
+  livemode?: boolean;
+}
+
+export interface CreateApiKeyInput {
+  /** Empty or absent: full access. */
+  scopes?: string[];
+  /** Use this key instead of a random one (e.g. `PAYRAIL_API_KEY` of the host server). */
+  key?: string;
+}
+
+export interface CreatedApiKey {
+  /** The plain key: shown once, never stored. */
+  key: string;
+  redacted: string;
+  scopes: string[];
+}
+
+/**
+ * Accounts and their API keys, for the host (there is no public API to create them). An account
+ * is test or live; its keys follow its mode (`sk_test_` / `sk_live_`).
+ */
+export class AccountsService {
+  constructor(private readonly deps: EngineDeps) {}
+
+  async create(input: CreateAccountInput): Promise<AccountRecord> {
+    const account: AccountRecord = {
+      id: this.deps.ids.next("acct"),
+      name: input.name,
+      livemode: input.livemode ?? false,
+      settings: {},
+      created: this.deps.clock.now(),
+    };
+    await this.deps.storage.transaction((tx) => tx.accounts.insertAccount(account));
+    return account;
+  }
+
+  async get(id: string): Promise<AccountRecord | null> {
+    return this.deps.storage.transaction((tx) => tx.accounts.getAccount(id));
+  }
+
+  async createApiKey(accountId: string, input: CreateApiKeyInput = {}): Promise<Result<CreatedApiKey, ApiError>> {
+    const account = await this.get(accountId);
+    if (!account) return fail("resource_missing", `No such account: ${accountId}`);
+    const scopes = input.scopes ?? [];
+    const badScope = scopes.find((scope) => !isScope(scope));
+    if (badScope !== undefined) return fail("parameter_invalid", `Unknown scope: ${badScope}`, { param: "scopes" });
+    const mode = account.livemode ? "live" : "test";
+    const key = input.key ?? `sk_${mode}_${randomToken(this.deps.random, 32)}`;
+    if (!isApiKeyFormat(key) || !key.startsWith(`sk_${mode}_`)) {
+      return fail("parameter_invalid", `An API key of this account looks like sk_${mode}_ followed by 16 or more characters`, {
+        param: "key",
+      });
+    }
+    const inserted = await this.deps.storage.transaction((tx) =>
+      tx.accounts.insertApiKey({
+        hash: hashApiKey(key),
+        accountId,
+        livemode: account.livemode,
+        scopes,
+        redacted: redactApiKey(key),
+        created: this.deps.clock.now(),
+      }),
+    );
+    if (!inserted) {
+      const existing = await this.deps.storage.transaction((tx) => tx.accounts.findApiKey(hashApiKey(key)));
+      if (existing?.accountId !== accountId) return fail("parameter_invalid", "This API key is taken", { param: "key" });
+    }
+    return ok({ key, redacted: redactApiKey(key), scopes });
+  }
+}

@@ -1,0 +1,63 @@
+import type { AssetRegistry } from "../money/assets";
+import type { IdGenerator, RandomSource } from "../ids";
+import type { CursorCodec } from "../lists/cursor-codec";
+import type { Clock } from "../ports/clock";
+import type { StorageAdapter } from "../ports/storage";
+
+/**
+ * Who is asking, carried into every use case. Requests build it from the API key; workers build
+ * it from the account a job belongs to.
+ */
+export interface RequestContext {
+  accountId: string;
+  livemode: boolean;
+  /** `req_…` of the HTTP request, or null for work the engine does on its own. */
+  requestId: string | null;
+  /** The client's Idempotency-Key, recorded on events. */
+  idempotencyKey: string | null;
+  /** Present while this request holds its idempotency key; the command saves its response. */
+  idempotency?: IdempotencyClaim;
+}
+
+/** Proof that a request holds an idempotency key (see `IdempotencyService.begin`). */
+export interface IdempotencyClaim {
+  accountId: string;
+  key: string;
+  fingerprint: string;
+  lockedAt: number;
+  created: number;
+  expiresAt: number;
+}
+
+export interface EngineConfig {
+  /** How long a completed response is replayed (DECISIONS.md §3: 24 hours). */
+  idempotencyTtlMs: number;
+  /** A key locked longer than this is taken over by the next request (its holder crashed). */
+  idempotencyLockMs: number;
+  /** Events older than this are pruned (DECISIONS.md §4: 30 days). */
+  eventRetentionMs: number;
+}
+
+export const DEFAULT_CONFIG: EngineConfig = {
+  idempotencyTtlMs: 24 * 3600_000,
+  idempotencyLockMs: 60_000,
+  eventRetentionMs: 30 * 24 * 3600_000,
+};
+
+/** What every service is built from; assembled once by `createEngine`. */
+export interface EngineDeps {
+  storage: StorageAdapter;
+  clock: Clock;
+  ids: IdGenerator;
+  random: RandomSource;
+  assets: AssetRegistry;
+  cursors: CursorCodec;
+  config: EngineConfig;
+  /** Asks the worker loop to poll now: a command just scheduled work that is due. */
+  wakeWorkers(): void;
+}
+
+/** The context of work the engine does for an account on its own (workers, maintenance). */
+export function systemContext(accountId: string, livemode: boolean): RequestContext {
+  return { accountId, livemode, requestId: null, idempotencyKey: null };
+}

@@ -1,0 +1,169 @@
+import { createHash } from "node:crypto";
+import { ok, type Result } from "neverthrow";
+import { ApiError, fail } from "../errors";
+import type { IdempotencyRecord, Json, StorageTx } from "../ports/storage";
+import type { EngineDeps, IdempotencyClaim } from "./context";
+
+export interface StoredResponse {
+  status: number;
+  body: Json;
+}
+
+export type BeginOutcome =
+  | { kind: "proceed"; claim: IdempotencyClaim }
+  | { kind: "replay"; response: StoredResponse };
+
+const KEY_MAX = 255;
+
+/** Validates an Idempotency-Key header value (DECISIONS.md §3: 1 to 255 characters). */
+export function checkIdempotencyKey(key: string): Result<string, ApiError> {
+  if (key.length < 1 || key.length > KEY_MAX) {
+    return fail("parameter_invalid", "Idempotency-Key must have 1 to 255 characters", { param: "Idempotency-Key" });
+  }
+  return ok(key);
+}
+
+/**
+ * What makes two requests "the same" under one key: method, path with query, and the body. A
+ * JSON body is canonicalised (sorted keys) so formatting does not count; other bodies count byte
+ * for byte.
+ */
+export function requestFingerprint(method: string, pathWithQuery: string, rawBody: string): string {
+  let body = rawBody;
+  if (rawBody.trim() !== "") {
+    try {
+      body = canonicalJson(JSON.parse(rawBody));
+    } catch {
+      // not JSON: compare the raw text
+    }
+  }
+  return createHash("sha256").update(`${method.toUpperCase()} ${pathWithQuery}\n${body}`).digest("hex");
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const entries = Object.keys(value as object)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+    return `{${entries.join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
+/**
+ * Idempotency keys (DECISIONS.md §3; Brandur Leach's design). `begin` locks the key for the
+ * request; the request's command saves its response in the same transaction as its effect
+ * (`saveResponseWithin`); an error that had no effect is either saved (402, 5xx) or releases
+ * the key (validation errors), so the client may try again.
+ */
+export class IdempotencyService {
+  constructor(private readonly deps: EngineDeps) {}
+
+  async begin(accountId: string, key: string, fingerprint: string): Promise<Result<BeginOutcome, ApiError>> {
+    const now = this.deps.clock.now();
+    const fresh: IdempotencyRecord = {
+      accountId,
+      key,
+      fingerprint,
+      lockedAt: now,
+      response: null,
+      created: now,
+      expiresAt: now + this.deps.config.idempotencyTtlMs,
+    };
+    return this.deps.storage.transaction(async (tx): Promise<Result<BeginOutcome, ApiError>> => {
+      const claimed = await tx.idempotency.claim(fresh);
+      if (!claimed.inserted) {
+        const existing = claimed.existing;
+        if (existing.expiresAt > now) {
+          if (existing.fingerprint !== fingerprint) {
+            return fail(
+              "idempotency_key_reused",
+              "This Idempotency-Key was used with a different method, path or body",
+              { param: "Idempotency-Key" },
+            );
+          }
+          if (existing.response) return ok({ kind: "replay", response: existing.response });
+          if (existing.lockedAt !== null && now - existing.lockedAt < this.deps.config.idempotencyLockMs) {
+            return fail("idempotency_key_in_use", "A request with this Idempotency-Key is still in progress", {
+              param: "Idempotency-Key",
+            });
+          }
+        }
+        // Expired, or its holder died before saving a response: this request takes it over.
+        await tx.idempotency.put(fresh);
+      }
+      return ok({ kind: "proceed", claim: claimOf(fresh) });
+    });
+  }
+
+  /**
+   * Saves a response the request's command did not save itself (an error after its rollback, or
+   * a handler without a command), provided the request still holds the key.
+   */
+  async saveIfHeld(claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
+    await this.deps.storage.transaction(async (tx) => {
+      const claimed = await tx.idempotency.claim(recordOf(claim, claim.lockedAt, null));
+      if (claimed.inserted || stillHeld(claimed.existing, claim)) await tx.idempotency.put(recordOf(claim, null, response));
+    });
+  }
+
+  /** Gives the key back: the request was refused before it had any effect. */
+  async release(claim: IdempotencyClaim): Promise<void> {
+    await this.deps.storage.transaction(async (tx) => {
+      const claimed = await tx.idempotency.claim(recordOf(claim, claim.lockedAt, null));
+      if (claimed.inserted || stillHeld(claimed.existing, claim)) await tx.idempotency.delete(claim.accountId, claim.key);
+    });
+  }
+}
+
+/** Whether a stored response of this status is replayed (true) or the key is released. */
+export function isStoredStatus(status: number): boolean {
+  return (status >= 200 && status < 300) || status === 402 || status >= 500;
+}
+
+/**
+ * Saves the response under the key inside `tx`, but only while this request still holds the key;
+ * if another request took it over, the caller's transaction must roll back.
+ */
+export async function saveResponseWithin(
+  tx: StorageTx,
+  claim: IdempotencyClaim,
+  response: StoredResponse,
+): Promise<Result<void, ApiError>> {
+  const claimed = await tx.idempotency.claim(recordOf(claim, claim.lockedAt, null));
+  if (!claimed.inserted && !stillHeld(claimed.existing, claim)) {
+    return fail("idempotency_key_in_use", "Another request took over this Idempotency-Key", {
+      param: "Idempotency-Key",
+    });
+  }
+  await tx.idempotency.put(recordOf(claim, null, response));
+  return ok(undefined);
+}
+
+function stillHeld(existing: IdempotencyRecord, claim: IdempotencyClaim): boolean {
+  return existing.lockedAt === claim.lockedAt && existing.fingerprint === claim.fingerprint && existing.response === null;
+}
+
+function claimOf(record: IdempotencyRecord): IdempotencyClaim {
+  return {
+    accountId: record.accountId,
+    key: record.key,
+    fingerprint: record.fingerprint,
+    lockedAt: record.lockedAt!,
+    created: record.created,
+    expiresAt: record.expiresAt,
+  };
+}
+
+function recordOf(claim: IdempotencyClaim, lockedAt: number | null, response: StoredResponse | null): IdempotencyRecord {
+  return {
+    accountId: claim.accountId,
+    key: claim.key,
+    fingerprint: claim.fingerprint,
+    lockedAt,
+    response,
+    created: claim.created,
+    expiresAt: claim.expiresAt,
+  };
+}

@@ -1,0 +1,85 @@
+import type { EventType } from "../events/catalogue";
+import { Ledger } from "../ledger/ledger";
+import { balanceObject } from "../ledger/balances";
+import type { DueWorkRecord, EventRecord, Json, StorageTx } from "../ports/storage";
+import type { EngineDeps, RequestContext } from "./context";
+
+export interface ScheduleOptions {
+  runAt?: number;
+  dedupeKey?: string;
+  accountId?: string | null;
+}
+
+/**
+ * One use case's view of one storage transaction: the ledger, the events it emits and the work
+ * it schedules. `finish` writes the outbox (with one `balance.updated` per changed asset) and the
+ * due work in as few statements as the adapter can, inside the same transaction.
+ */
+export class UnitOfWork {
+  readonly now: number;
+  readonly ledger: Ledger;
+  private readonly events: EventRecord[] = [];
+  private readonly work: DueWorkRecord[] = [];
+
+  constructor(
+    readonly tx: StorageTx,
+    readonly deps: EngineDeps,
+    readonly ctx: RequestContext,
+  ) {
+    this.now = deps.clock.now();
+    this.ledger = new Ledger(tx, deps.ids, this.now);
+  }
+
+  /** Records an event about `object` for the outbox; `data.object` is a snapshot. */
+  emit(type: EventType, object: Json, accountId: string = this.ctx.accountId): string {
+    const id = this.deps.ids.next("evt");
+    this.events.push({
+      accountId,
+      id,
+      type,
+      created: this.now,
+      livemode: this.ctx.livemode,
+      data: { object: structuredClone(object) },
+      request: { id: this.ctx.requestId, idempotency_key: this.ctx.idempotencyKey },
+    });
+    return id;
+  }
+
+  /** Schedules due work (default: run now). */
+  schedule(kind: string, payload: Json, options: ScheduleOptions = {}): void {
+    this.work.push({
+      id: this.deps.ids.next("job"),
+      kind,
+      accountId: options.accountId === undefined ? this.ctx.accountId : options.accountId,
+      payload,
+      runAt: options.runAt ?? this.now,
+      leaseOwner: null,
+      leaseUntil: null,
+      attempts: 0,
+      lastError: null,
+      status: "ready",
+      dedupeKey: options.dedupeKey ?? null,
+      created: this.now,
+    });
+  }
+
+  /** True when something scheduled is due already, so the workers should wake. */
+  get scheduledDueWork(): boolean {
+    return this.work.some((w) => w.runAt <= this.now);
+  }
+
+  async finish(): Promise<void> {
+    const touched = this.ledger.touchedBalances();
+    const byAccount = new Map<string, string[]>();
+    for (const { accountId, asset } of touched) byAccount.set(accountId, [...(byAccount.get(accountId) ?? []), asset]);
+    for (const [accountId, assets] of byAccount) {
+      const rows = await this.tx.ledger.listBalances(accountId);
+      for (const code of assets.sort()) {
+        const asset = this.deps.assets.get(code);
+        if (asset) this.emit("balance.updated", balanceObject(asset, rows, this.now) as unknown as Json, accountId);
+      }
+    }
+    if (this.events.length) await this.tx.events.insert(this.events);
+    if (this.work.length) await this.tx.work.enqueue(this.work);
+  }
+}
