@@ -1,0 +1,6 @@
+export {
+  storageConformance,
+  type StorageConformanceOptions,
+  type StorageHarness,
+  type StorageInspector,
+} from "./storage-conformance";

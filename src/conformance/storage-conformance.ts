@@ -1,0 +1,467 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type {
+  BalanceRecord,
+  DueWorkRecord,
+  EventRecord,
+  IdempotencyRecord,
+  LedgerEntryRecord,
+  ReservationRecord,
+  ResourceRecord,
+  StorageAdapter,
+  StorageCapabilities,
+} from "../ports/storage";
+
+/**
+ * An independent read path into what an adapter stored: raw rows, read without going through
+ * the adapter's own `StorageTx` code, so the suite checks what was really written.
+ */
+export interface StorageInspector {
+  balances(accountId: string): Promise<BalanceRecord[]>;
+  entries(accountId: string): Promise<LedgerEntryRecord[]>;
+  reservations(accountId: string): Promise<ReservationRecord[]>;
+  resources(accountId: string): Promise<ResourceRecord[]>;
+  events(accountId: string): Promise<EventRecord[]>;
+  idempotencyKeys(accountId: string): Promise<IdempotencyRecord[]>;
+  work(): Promise<DueWorkRecord[]>;
+}
+
+export interface StorageHarness {
+  /** A fresh adapter with empty storage, not yet initialised. */
+  storage: StorageAdapter;
+  inspect: StorageInspector;
+  /** Releases what the factory made (e.g. drops the test schema). */
+  close(): Promise<void>;
+}
+
+export interface StorageConformanceOptions {
+  name: string;
+  /** Returns a fresh, isolated adapter each call. */
+  factory: () => Promise<StorageHarness>;
+  /** Abilities the adapter declares; tests needing one it lacks are skipped with the reason. */
+  capabilities?: Partial<StorageCapabilities>;
+}
+
+const T0 = 1_767_225_600_000; // 2026-01-01T00:00:00Z
+
+/**
+ * The storage conformance suite: every storage adapter must pass it. Register it from a vitest
+ * file: `storageConformance({ name: "mine", factory })`.
+ */
+export function storageConformance(options: StorageConformanceOptions): void {
+  const caps = options.capabilities ?? {};
+  describe(`storage conformance: ${options.name}`, () => {
+    let h: StorageHarness;
+    let storage: StorageAdapter;
+    beforeEach(async () => {
+      h = await options.factory();
+      storage = h.storage;
+      await storage.init();
+    });
+    afterEach(async () => {
+      await storage.close();
+      await h.close();
+    });
+
+    const account = (id: string) => ({ id, name: id, livemode: false, settings: {}, created: T0 });
+
+    it("init can run again on an initialised store", async () => {
+      await storage.init();
+      await storage.transaction((tx) => tx.accounts.insertAccount(account("acct_a")));
+      expect(await storage.transaction((tx) => tx.accounts.getAccount("acct_a"))).toMatchObject({ id: "acct_a" });
+    });
+
+    it("commits what a transaction wrote and rolls back what a throwing one wrote", async () => {
+      const boom = new Error("boom");
+      await storage.transaction((tx) => tx.accounts.insertAccount(account("acct_a")));
+      const thrown = await storage
+        .transaction(async (tx) => {
+          await tx.ledger.lockBalances(keysOf("acct_a", ["available", "counter:external"]));
+          await tx.ledger.appendEntries(entries("acct_a", [["available", 5n], ["counter:external", -5n]]));
+          await tx.events.insert([event("acct_a", "evt_01aaaaaaaaaaaaaaaaaaaaaaaa", T0)]);
+          await tx.resources.insert([resource("acct_a", "po_01aaaaaaaaaaaaaaaaaaaaaaaa", T0)]);
+          await tx.work.enqueue([work("job_01aaaaaaaaaaaaaaaaaaaaaaaa", T0)]);
+          throw boom;
+        })
+        .catch((e: unknown) => e);
+      expect(thrown).toBe(boom);
+      expect(await h.inspect.entries("acct_a")).toEqual([]);
+      expect((await h.inspect.balances("acct_a")).filter((b) => b.amount !== 0n)).toEqual([]);
+      expect(await h.inspect.events("acct_a")).toEqual([]);
+      expect(await h.inspect.resources("acct_a")).toEqual([]);
+      expect(await h.inspect.work()).toEqual([]);
+    });
+
+    describe("accounts and API keys", () => {
+      it("stores accounts and finds keys by hash only", async () => {
+        await storage.transaction(async (tx) => {
+          await tx.accounts.insertAccount(account("acct_a"));
+          await tx.accounts.updateAccountSettings("acct_a", { policy: { max: "10" } });
+        });
+        const key = { hash: "ab".repeat(32), accountId: "acct_a", livemode: false, scopes: ["payouts:write"], redacted: "sk_test_…abcd", created: T0 };
+        expect(await storage.transaction((tx) => tx.accounts.insertApiKey(key))).toBe(true);
+        expect(await storage.transaction((tx) => tx.accounts.insertApiKey({ ...key, accountId: "acct_a" }))).toBe(false);
+        expect(await storage.transaction((tx) => tx.accounts.findApiKey(key.hash))).toEqual(key);
+        expect(await storage.transaction((tx) => tx.accounts.findApiKey("cd".repeat(32)))).toBeNull();
+        expect(await storage.transaction((tx) => tx.accounts.getAccount("acct_a"))).toEqual({
+          ...account("acct_a"),
+          settings: { policy: { max: "10" } },
+        });
+      });
+    });
+
+    describe("ledger", () => {
+      it("creates missing balance rows at zero and returns every locked key in key order", async () => {
+        const keys = [
+          { accountId: "acct_a", asset: "USDC", chain: "solana", book: "reserved" as const },
+          { accountId: "acct_a", asset: "ETH", chain: "base", book: "available" as const },
+          { accountId: "acct_a", asset: "USDC", chain: "base", book: "available" as const },
+        ];
+        const locked = await storage.transaction((tx) => tx.ledger.lockBalances(keys));
+        expect(locked.map((b) => `${b.asset}/${b.chain}/${b.book}=${b.amount}`)).toEqual([
+          "ETH/base/available=0",
+          "USDC/base/available=0",
+          "USDC/solana/reserved=0",
+        ]);
+        expect(await h.inspect.balances("acct_a")).toHaveLength(3);
+      });
+
+      it("appends entries and moves balances by exactly their sum", async () => {
+        await storage.transaction(async (tx) => {
+          await tx.ledger.lockBalances(keysOf("acct_a", ["available", "counter:external", "reserved"]));
+          await tx.ledger.appendEntries(entries("acct_a", [["available", 100n], ["counter:external", -100n]]));
+          await tx.ledger.appendEntries(entries("acct_a", [["available", -30n], ["reserved", 30n]], 10));
+          // reads inside the transaction see the writes before them
+          const inside = await tx.ledger.listBalances("acct_a");
+          expect(Object.fromEntries(inside.map((b) => [b.book, b.amount]))).toEqual({
+            available: 70n,
+            reserved: 30n,
+            "counter:external": -100n,
+          });
+        });
+        const stored = await h.inspect.entries("acct_a");
+        expect(stored).toHaveLength(4);
+        const sums = new Map<string, bigint>();
+        for (const e of stored) sums.set(e.book, (sums.get(e.book) ?? 0n) + e.amount);
+        for (const b of await h.inspect.balances("acct_a")) expect(b.amount).toBe(sums.get(b.book) ?? 0n);
+        expect(stored.reduce((a, e) => a + e.amount, 0n)).toBe(0n);
+        const viaAdapter = await storage.transaction((tx) => tx.ledger.listEntries("acct_a", { resource: "po_1" }));
+        expect(viaAdapter.map((e) => e.id).sort()).toEqual(stored.map((e) => e.id).sort());
+        const byIds = await storage.transaction((tx) => tx.ledger.listEntries("acct_a", { ids: [stored[0]!.id] }));
+        expect(byIds).toEqual([stored[0]]);
+      });
+
+      it("refuses (throws) entries that take a customer book below zero, and keeps nothing", async () => {
+        const failed = await storage
+          .transaction(async (tx) => {
+            await tx.ledger.lockBalances(keysOf("acct_a", ["available", "counter:external"]));
+            await tx.ledger.appendEntries(entries("acct_a", [["available", -1n], ["counter:external", 1n]]));
+            await tx.ledger.listBalances("acct_a"); // forces buffered writes out
+          })
+          .then(
+            () => "committed",
+            () => "refused",
+          );
+        expect(failed).toBe("refused");
+        expect(await h.inspect.entries("acct_a")).toEqual([]);
+      });
+
+      it("stores, locks and updates reservations", async () => {
+        const r: ReservationRecord = {
+          id: "rsv_01aaaaaaaaaaaaaaaaaaaaaaaa",
+          accountId: "acct_a",
+          asset: "USDC",
+          chain: "base",
+          amount: 50n,
+          remaining: 50n,
+          status: "active",
+          resource: "lo_1",
+          created: T0,
+          resolvedAt: null,
+        };
+        await storage.transaction((tx) => tx.ledger.insertReservation(r));
+        await storage.transaction(async (tx) => {
+          const locked = await tx.ledger.lockReservation("acct_a", r.id);
+          expect(locked).toEqual(r);
+          await tx.ledger.updateReservation({ ...r, remaining: 0n, status: "resolved", resolvedAt: T0 + 5 });
+        });
+        expect(await h.inspect.reservations("acct_a")).toEqual([{ ...r, remaining: 0n, status: "resolved", resolvedAt: T0 + 5 }]);
+        expect(await storage.transaction((tx) => tx.ledger.lockReservation("acct_b", r.id))).toBeNull();
+      });
+    });
+
+    describe("resources and the keyset list", () => {
+      it("gets, and updates only from the version it read", async () => {
+        const r = resource("acct_a", "po_01aaaaaaaaaaaaaaaaaaaaaaaa", T0);
+        await storage.transaction(async (tx) => {
+          await tx.resources.insert([r]);
+          expect(await tx.resources.get("acct_a", r.id)).toEqual(r); // visible inside the transaction
+        });
+        const next = { ...r, status: "settled", data: { n: 2 }, version: 2, updated: T0 + 1 };
+        expect(await storage.transaction((tx) => tx.resources.update(next))).toBe(true);
+        expect(await storage.transaction((tx) => tx.resources.update({ ...next, data: { n: 3 } }))).toBe(false);
+        expect(await storage.transaction((tx) => tx.resources.get("acct_a", r.id, { lock: true }))).toEqual(next);
+        expect(await storage.transaction((tx) => tx.resources.get("acct_b", r.id))).toBeNull();
+        expect(await h.inspect.resources("acct_a")).toEqual([next]);
+      });
+
+      it("walks a list newest first, every row once, with filters", async () => {
+        const rows: ResourceRecord[] = [];
+        for (let i = 0; i < 23; i++) {
+          rows.push({
+            ...resource("acct_a", `po_01aaaaaaaaaaaaaaaaaaaaaa${String(i).padStart(2, "0")}`, T0 + Math.floor(i / 3) * 1000),
+            status: i % 2 ? "settled" : "created",
+            reference: i % 5 === 0 ? `inv_${i}` : `ref_${i}`,
+          });
+        }
+        const other = { ...resource("acct_b", "po_01bbbbbbbbbbbbbbbbbbbbbbbb", T0), reference: "inv_0" };
+        const otherKind = { ...resource("acct_a", "rcp_01aaaaaaaaaaaaaaaaaaaaaaaa", T0), kind: "recipient" };
+        await storage.transaction((tx) => tx.resources.insert([...rows, other, otherKind]));
+        const expected = [...rows].sort((a, b) => b.created - a.created || (a.id < b.id ? 1 : -1)).map((r) => r.id);
+
+        const seen: string[] = [];
+        let after: { created: number; id: string } | undefined;
+        for (;;) {
+          const page = await storage.transaction((tx) =>
+            tx.resources.list({ accountId: "acct_a", kind: "payout", limit: 7, ...(after ? { after } : {}) }),
+          );
+          seen.push(...page.map((r) => r.id));
+          if (page.length < 7) break;
+          after = { created: page[6]!.created, id: page[6]!.id };
+        }
+        expect(seen).toEqual(expected);
+
+        const list = (q: Record<string, unknown>) =>
+          storage.transaction((tx) => tx.resources.list({ accountId: "acct_a", kind: "payout", limit: 100, ...q }));
+        expect((await list({ status: "settled" })).every((r) => r.status === "settled")).toBe(true);
+        expect(await list({ status: "settled" })).toHaveLength(11);
+        expect((await list({ createdGte: T0 + 1000, createdLt: T0 + 3000 })).map((r) => r.id)).toEqual(
+          expected.filter((id) => {
+            const c = rows.find((r) => r.id === id)!.created;
+            return c >= T0 + 1000 && c < T0 + 3000;
+          }),
+        );
+        expect((await list({ search: "inv_" })).map((r) => r.reference).sort()).toEqual(
+          ["inv_0", "inv_10", "inv_15", "inv_20", "inv_5"].sort(),
+        );
+        expect((await list({ search: "inv_1" })).map((r) => r.reference).sort()).toEqual(["inv_10", "inv_15"]);
+        expect((await list({ search: rows[4]!.id })).map((r) => r.id)).toEqual([rows[4]!.id]);
+        expect(await list({ search: "po_01aaaa" })).toEqual([]); // ids match exactly, not by prefix
+        expect(await list({ search: "%" })).toEqual([]); // LIKE wildcards are literal
+      });
+    });
+
+    describe("events", () => {
+      it("stores, gets, lists by type and prunes by age", async () => {
+        const e1 = event("acct_a", "evt_01aaaaaaaaaaaaaaaaaaaaaaa1", T0);
+        const e2 = { ...event("acct_a", "evt_01aaaaaaaaaaaaaaaaaaaaaaa2", T0 + 10), type: "payout.created" };
+        const e3 = event("acct_b", "evt_01aaaaaaaaaaaaaaaaaaaaaaa3", T0 + 20);
+        await storage.transaction((tx) => tx.events.insert([e1, e2, e3]));
+        expect(await storage.transaction((tx) => tx.events.get("acct_a", e2.id))).toEqual(e2);
+        expect(await storage.transaction((tx) => tx.events.get("acct_b", e2.id))).toBeNull();
+        const all = await storage.transaction((tx) => tx.events.list({ accountId: "acct_a", limit: 10 }));
+        expect(all.map((e) => e.id)).toEqual([e2.id, e1.id]);
+        const typed = await storage.transaction((tx) => tx.events.list({ accountId: "acct_a", status: "payout.created", limit: 10 }));
+        expect(typed.map((e) => e.id)).toEqual([e2.id]);
+        expect(await storage.transaction((tx) => tx.events.pruneBefore(T0 + 15, 100))).toBe(2);
+        expect((await h.inspect.events("acct_a")).length).toBe(0);
+        expect(await h.inspect.events("acct_b")).toEqual([e3]);
+      });
+    });
+
+    describe("idempotency keys", () => {
+      it("claims once, then returns the existing row; puts, deletes and prunes", async () => {
+        const rec: IdempotencyRecord = {
+          accountId: "acct_a",
+          key: "k-1",
+          fingerprint: "f1",
+          lockedAt: T0,
+          response: null,
+          created: T0,
+          expiresAt: T0 + 1000,
+        };
+        expect(await storage.transaction((tx) => tx.idempotency.claim(rec))).toEqual({ inserted: true });
+        expect(await storage.transaction((tx) => tx.idempotency.claim({ ...rec, fingerprint: "f2" }))).toEqual({
+          inserted: false,
+          existing: rec,
+        });
+        const done = { ...rec, lockedAt: null, response: { status: 200, body: { id: "x", n: [1, 2] } } };
+        await storage.transaction((tx) => tx.idempotency.put(done));
+        expect(await h.inspect.idempotencyKeys("acct_a")).toEqual([done]);
+        expect(await storage.transaction((tx) => tx.idempotency.claim({ ...rec, accountId: "acct_b" }))).toEqual({
+          inserted: true,
+        });
+        await storage.transaction((tx) => tx.idempotency.delete("acct_b", "k-1"));
+        expect(await h.inspect.idempotencyKeys("acct_b")).toEqual([]);
+        expect(await storage.transaction((tx) => tx.idempotency.pruneExpired(T0 + 999, 10))).toBe(0);
+        expect(await storage.transaction((tx) => tx.idempotency.pruneExpired(T0 + 1000, 10))).toBe(1);
+        expect(await h.inspect.idempotencyKeys("acct_a")).toEqual([]);
+      });
+    });
+
+    describe("due work", () => {
+      it("skips a duplicate dedupe key and claims only what is due, oldest first", async () => {
+        await storage.transaction((tx) =>
+          tx.work.enqueue([
+            work("job_01aaaaaaaaaaaaaaaaaaaaaaa1", T0 + 50, "d1"),
+            work("job_01aaaaaaaaaaaaaaaaaaaaaaa2", T0 + 10),
+            work("job_01aaaaaaaaaaaaaaaaaaaaaaa3", T0 + 5000),
+          ]),
+        );
+        await storage.transaction((tx) => tx.work.enqueue([work("job_01aaaaaaaaaaaaaaaaaaaaaaa4", T0, "d1")]));
+        expect((await h.inspect.work()).map((w) => w.id).sort()).toEqual([
+          "job_01aaaaaaaaaaaaaaaaaaaaaaa1",
+          "job_01aaaaaaaaaaaaaaaaaaaaaaa2",
+          "job_01aaaaaaaaaaaaaaaaaaaaaaa3",
+        ]);
+        expect(await storage.transaction((tx) => tx.work.nextRunAt())).toBe(T0 + 10);
+        const claimed = await storage.claimDueWork({ now: T0 + 100, limit: 10, leaseMs: 1000, owner: "w1" });
+        expect(claimed.map((w) => w.id)).toEqual(["job_01aaaaaaaaaaaaaaaaaaaaaaa2", "job_01aaaaaaaaaaaaaaaaaaaaaaa1"]);
+        expect(claimed.every((w) => w.leaseOwner === "w1" && w.leaseUntil === T0 + 1100 && w.attempts === 1)).toBe(true);
+        // leased: nobody else gets them while the lease holds
+        expect(await storage.claimDueWork({ now: T0 + 200, limit: 10, leaseMs: 1000, owner: "w2" })).toEqual([]);
+        expect(await storage.transaction((tx) => tx.work.nextRunAt())).toBe(T0 + 1100);
+      });
+
+      it("hands an item whose lease expired to another worker, and ignores the first one after", async () => {
+        await storage.transaction((tx) => tx.work.enqueue([work("job_01aaaaaaaaaaaaaaaaaaaaaaa1", T0)]));
+        const [first] = await storage.claimDueWork({ now: T0, limit: 1, leaseMs: 1000, owner: "w1" });
+        expect(first?.attempts).toBe(1);
+        const [again] = await storage.claimDueWork({ now: T0 + 1000, limit: 1, leaseMs: 1000, owner: "w2" });
+        expect(again).toMatchObject({ id: first!.id, leaseOwner: "w2", attempts: 2 });
+        expect(await storage.transaction((tx) => tx.work.complete(first!.id, "w1"))).toBe(false);
+        expect(await storage.transaction((tx) => tx.work.complete(first!.id, "w2"))).toBe(true);
+        expect(await h.inspect.work()).toEqual([]);
+      });
+
+      it("releases for a retry, resets attempts on reschedule, and never claims dead items", async () => {
+        await storage.transaction((tx) => tx.work.enqueue([work("job_01aaaaaaaaaaaaaaaaaaaaaaa1", T0)]));
+        await storage.claimDueWork({ now: T0, limit: 1, leaseMs: 1000, owner: "w1" });
+        expect(
+          await storage.transaction((tx) =>
+            tx.work.release("job_01aaaaaaaaaaaaaaaaaaaaaaa1", "w1", { runAt: T0 + 500, lastError: "nope" }),
+          ),
+        ).toBe(true);
+        const [stored] = await h.inspect.work();
+        expect(stored).toMatchObject({ runAt: T0 + 500, lastError: "nope", leaseOwner: null, attempts: 1, status: "ready" });
+        await storage.claimDueWork({ now: T0 + 500, limit: 1, leaseMs: 1000, owner: "w1" });
+        await storage.transaction((tx) =>
+          tx.work.release("job_01aaaaaaaaaaaaaaaaaaaaaaa1", "w1", { runAt: T0 + 600, lastError: null, resetAttempts: true }),
+        );
+        expect((await h.inspect.work())[0]).toMatchObject({ attempts: 0, runAt: T0 + 600 });
+        await storage.claimDueWork({ now: T0 + 600, limit: 1, leaseMs: 1000, owner: "w1" });
+        await storage.transaction((tx) =>
+          tx.work.release("job_01aaaaaaaaaaaaaaaaaaaaaaa1", "w1", { runAt: T0 + 700, lastError: "gave up", dead: true }),
+        );
+        expect(await storage.claimDueWork({ now: T0 + 10_000, limit: 1, leaseMs: 1000, owner: "w1" })).toEqual([]);
+        expect(await storage.transaction((tx) => tx.work.nextRunAt())).toBeNull();
+        expect(await storage.transaction((tx) => tx.work.get("job_01aaaaaaaaaaaaaaaaaaaaaaa1"))).toMatchObject({
+          status: "dead",
+          lastError: "gave up",
+        });
+      });
+
+      it.skipIf(!caps.concurrentTransactions)(
+        "never gives one item to two concurrent claimers (needs concurrentTransactions)",
+        async () => {
+          const items = Array.from({ length: 60 }, (_, i) => work(`job_01aaaaaaaaaaaaaaaaaaaaaa${String(i).padStart(2, "0")}`, T0));
+          await storage.transaction((tx) => tx.work.enqueue(items));
+          const claims = await Promise.all(
+            Array.from({ length: 6 }, (_, i) => storage.claimDueWork({ now: T0, limit: 10, leaseMs: 60_000, owner: `w${i}` })),
+          );
+          const ids = claims.flat().map((w) => w.id);
+          expect(new Set(ids).size).toBe(ids.length);
+          expect(ids.length).toBeLessThanOrEqual(60);
+        },
+      );
+    });
+
+    describe("meta", () => {
+      it("keeps the first value of setIfAbsent and overwrites with set", async () => {
+        expect(await storage.transaction((tx) => tx.meta.get("k"))).toBeNull();
+        expect(await storage.transaction((tx) => tx.meta.setIfAbsent("k", "one"))).toBe("one");
+        expect(await storage.transaction((tx) => tx.meta.setIfAbsent("k", "two"))).toBe("one");
+        await storage.transaction((tx) => tx.meta.set("k", "three"));
+        expect(await storage.transaction((tx) => tx.meta.get("k"))).toBe("three");
+      });
+    });
+
+    it.skipIf(!caps.concurrentTransactions)(
+      "serialises concurrent writers of one balance row through its lock (needs concurrentTransactions)",
+      async () => {
+        const keys = keysOf("acct_a", ["available", "counter:external"]);
+        await Promise.all(
+          Array.from({ length: 40 }, (_, i) =>
+            storage.transaction(async (tx) => {
+              await tx.ledger.lockBalances(keys);
+              await tx.ledger.appendEntries(entries("acct_a", [["available", 1n], ["counter:external", -1n]], i * 2));
+            }),
+          ),
+        );
+        const balances = await h.inspect.balances("acct_a");
+        expect(balances.find((b) => b.book === "available")?.amount).toBe(40n);
+        expect((await h.inspect.entries("acct_a")).length).toBe(80);
+      },
+    );
+  });
+}
+
+function keysOf(accountId: string, books: BalanceRecord["book"][]) {
+  return books.map((book) => ({ accountId, asset: "USDC", chain: "base", book }));
+}
+
+function entries(accountId: string, lines: [BalanceRecord["book"], bigint][], seq = 0): LedgerEntryRecord[] {
+  return lines.map(([book, amount], i) => ({
+    id: `le_01aaaaaaaaaaaaaaaaaaaaa${String(seq + i).padStart(3, "0")}`,
+    accountId,
+    postingId: `pst_01aaaaaaaaaaaaaaaaaaaaa${String(seq).padStart(3, "0")}`,
+    asset: "USDC",
+    chain: "base",
+    book,
+    amount,
+    resource: "po_1",
+    created: T0 + seq,
+  }));
+}
+
+function event(accountId: string, id: string, created: number): EventRecord {
+  return {
+    accountId,
+    id,
+    type: "balance.updated",
+    created,
+    livemode: false,
+    data: { object: { asset: "USDC", available: "1.5", chains: { base: { available: "1.5" } } } },
+    request: { id: "req_1", idempotency_key: null },
+  };
+}
+
+function resource(accountId: string, id: string, created: number): ResourceRecord {
+  return {
+    accountId,
+    kind: "payout",
+    id,
+    created,
+    status: "created",
+    reference: null,
+    data: { id, amount: "10", legs: [{ chain: "base" }] },
+    version: 1,
+    updated: created,
+  };
+}
+
+function work(id: string, runAt: number, dedupeKey: string | null = null): DueWorkRecord {
+  return {
+    id,
+    kind: "test.work",
+    accountId: "acct_a",
+    payload: { n: 1 },
+    runAt,
+    leaseOwner: null,
+    leaseUntil: null,
+    attempts: 0,
+    lastError: null,
+    status: "ready",
+    dedupeKey,
+    created: T0,
+  };
+}

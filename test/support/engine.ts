@@ -1,0 +1,53 @@
+import { ManualClock } from "../../adapters/clock";
+import { createHttpApp } from "../../adapters/http";
+import { Engine, createEngine, type EngineOptions } from "../../src/engine";
+import { systemContext, type RequestContext } from "../../src/services/context";
+import type { StorageHarness } from "../../src/conformance";
+import type { StorageKind } from "./storage";
+
+export interface TestWorld {
+  engine: Engine;
+  clock: ManualClock;
+  harness: StorageHarness;
+  accountId: string;
+  apiKey: string;
+  ctx: RequestContext;
+  app: ReturnType<typeof createHttpApp>;
+  /** Sends a request to the /v1 app with the account's key unless `key` says otherwise. */
+  request(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/** An engine on a fresh store of `kind` with a manual clock, a test account and its key. */
+export async function testWorld(kind: StorageKind, options: Partial<EngineOptions> = {}): Promise<TestWorld> {
+  const harness = await kind.factory();
+  const clock = new ManualClock();
+  const engine = await createEngine({ storage: harness.storage, clock, ...options });
+  const account = await engine.accounts.create({ name: "Test" });
+  const key = (await engine.accounts.createApiKey(account.id))._unsafeUnwrap();
+  const app = createHttpApp(engine);
+  return {
+    engine,
+    clock,
+    harness,
+    accountId: account.id,
+    apiKey: key.key,
+    ctx: systemContext(account.id, false),
+    app,
+    request(method, path, opts = {}) {
+      const headers: Record<string, string> = { ...opts.headers };
+      const key = opts.key === undefined ? this.apiKey : opts.key;
+      if (key !== null) headers.authorization = `Bearer ${key}`;
+      let body: string | undefined;
+      if (opts.body !== undefined) {
+        body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
+        headers["content-type"] = "application/json";
+      }
+      return Promise.resolve(app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) }));
+    },
+    async close() {
+      await engine.close();
+      await harness.close();
+    },
+  };
+}
