@@ -1,0 +1,153 @@
+import { ok } from "neverthrow";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { runCommand } from "../src/services/command";
+import { MAINTENANCE_KIND } from "../src/workers/maintenance";
+import { testWorld, type TestWorld } from "./support/engine";
+import { closeSharedStorage, storageKinds } from "./support/storage";
+
+async function schedule(w: TestWorld, kind: string, payload: unknown, runInMs = 0, dedupeKey?: string) {
+  await runCommand(w.engine.deps, w.ctx, async (uow) => {
+    uow.schedule(kind, payload, { runAt: uow.now + runInMs, ...(dedupeKey ? { dedupeKey } : {}) });
+    return ok(null);
+  });
+}
+
+for (const kind of storageKinds()) {
+  describe(`worker runner on ${kind.name}`, () => {
+    let w: TestWorld;
+    beforeEach(async () => {
+      w = await testWorld(kind, { worker: { maxAttempts: 3, concurrency: 3, leaseMs: 30_000 } });
+      await w.engine.worker.runDue(); // the engine's own housekeeping
+    });
+    afterEach(() => w.close());
+
+    it("runs work when it falls due, not before", async () => {
+      const ran: unknown[] = [];
+      w.engine.worker.register("test.say", async (job) => {
+        ran.push(job.payload);
+      });
+      await schedule(w, "test.say", { n: 1 }, 5_000);
+      expect(await w.engine.worker.runDue()).toBe(0);
+      w.clock.advance(4_999);
+      expect(await w.engine.worker.runDue()).toBe(0);
+      w.clock.advance(1);
+      expect(await w.engine.worker.runDue()).toBe(1);
+      expect(ran).toEqual([{ n: 1 }]);
+      expect((await w.harness.inspect.work()).filter((j) => j.kind === "test.say")).toEqual([]);
+    });
+
+    it("retries a failing handler with backoff and marks it dead after the last attempt", async () => {
+      let calls = 0;
+      w.engine.worker.register("test.fail", async () => {
+        calls++;
+        throw new Error(`failure ${calls}`);
+      });
+      await schedule(w, "test.fail", {});
+      await w.engine.worker.runDue();
+      let [job] = (await w.harness.inspect.work()).filter((j) => j.kind === "test.fail");
+      expect(job).toMatchObject({ attempts: 1, lastError: "failure 1", status: "ready", leaseOwner: null });
+      const delay = job!.runAt - w.clock.now();
+      expect(delay).toBeGreaterThanOrEqual(900);
+      expect(delay).toBeLessThanOrEqual(1_100);
+      w.clock.advance(delay);
+      await w.engine.worker.runDue();
+      [job] = (await w.harness.inspect.work()).filter((j) => j.kind === "test.fail");
+      expect(job!.runAt - w.clock.now()).toBeGreaterThanOrEqual(1_800); // doubled
+      w.clock.advance(job!.runAt - w.clock.now());
+      await w.engine.worker.runDue();
+      [job] = (await w.harness.inspect.work()).filter((j) => j.kind === "test.fail");
+      expect(job).toMatchObject({ status: "dead", attempts: 3, lastError: "failure 3" });
+      w.clock.advance(10 * 3_600_000);
+      await w.engine.worker.runDue();
+      expect(calls).toBe(3);
+    });
+
+    it("survives a crash: an item leased by a dead worker runs again once the lease expires", async () => {
+      const ran: string[] = [];
+      w.engine.worker.register("test.crash", async (job) => {
+        ran.push(job.id);
+      });
+      await schedule(w, "test.crash", {});
+      const [stolen] = await w.engine.storage.claimDueWork({ now: w.clock.now(), limit: 10, leaseMs: 30_000, owner: "wrk_dead" });
+      expect(stolen?.kind).toBe("test.crash");
+      expect(await w.engine.worker.runDue()).toBe(0); // still leased by the dead worker
+      w.clock.advance(30_000);
+      expect(await w.engine.worker.runDue()).toBe(1);
+      expect(ran).toEqual([stolen!.id]);
+      // the dead worker coming back cannot complete what it no longer holds
+      expect(await w.engine.storage.transaction((tx) => tx.work.complete(stolen!.id, "wrk_dead"))).toBe(false);
+    });
+
+    it("never runs more items at once than its concurrency, and drains everything", async () => {
+      let running = 0;
+      let peak = 0;
+      let done = 0;
+      w.engine.worker.register("test.slow", async () => {
+        running++;
+        peak = Math.max(peak, running);
+        await new Promise((r) => setImmediate(r));
+        running--;
+        done++;
+      });
+      for (let i = 0; i < 12; i++) await schedule(w, "test.slow", { i });
+      expect(await w.engine.worker.runDue()).toBe(12);
+      expect(done).toBe(12);
+      expect(peak).toBeLessThanOrEqual(3);
+    });
+
+    it("keeps one item per dedupe key", async () => {
+      w.engine.worker.register("test.once", async () => undefined);
+      await schedule(w, "test.once", { a: 1 }, 0, "once:1");
+      await schedule(w, "test.once", { a: 2 }, 0, "once:1");
+      expect(await w.engine.worker.runDue()).toBe(1);
+    });
+
+    it("reschedules recurring work with fresh attempts", async () => {
+      let runs = 0;
+      w.engine.worker.register("test.every", async () => {
+        runs++;
+        return { kind: "reschedule", at: w.clock.now() + 1_000 };
+      });
+      await schedule(w, "test.every", {});
+      for (let i = 0; i < 5; i++) {
+        await w.engine.worker.runDue();
+        w.clock.advance(1_000);
+      }
+      expect(runs).toBe(5);
+      const [job] = (await w.harness.inspect.work()).filter((j) => j.kind === "test.every");
+      expect(job).toMatchObject({ attempts: 0, status: "ready" });
+    });
+
+    it("the polling loop wakes when a command schedules due work, and stops cleanly", async () => {
+      const ran: number[] = [];
+      let resolve!: () => void;
+      const seen = new Promise<void>((r) => (resolve = r));
+      w.engine.worker.register("test.loop", async (job) => {
+        ran.push((job.payload as { n: number }).n);
+        resolve();
+      });
+      w.engine.worker.start();
+      await schedule(w, "test.loop", { n: 7 }); // the manual clock never moves: only the wake runs it
+      await seen;
+      await w.engine.worker.stop();
+      expect(ran).toEqual([7]);
+    });
+
+    it("prunes events older than 30 days and expired idempotency keys hourly", async () => {
+      const funded = await w.engine.testHelpers.fund(w.ctx, { asset: "USDC", chain: "base", amount: "5" });
+      expect(funded.isOk()).toBe(true);
+      expect(await w.harness.inspect.events(w.accountId)).toHaveLength(1);
+      const begun = await w.engine.idempotency.begin(w.accountId, "key-1", "f");
+      expect(begun.isOk()).toBe(true);
+      w.clock.advance(30 * 24 * 3_600_000 + 3_600_000);
+      await w.engine.worker.runDue();
+      expect(await w.harness.inspect.events(w.accountId)).toEqual([]);
+      expect(await w.harness.inspect.idempotencyKeys(w.accountId)).toEqual([]);
+      const maintenance = (await w.harness.inspect.work()).filter((j) => j.kind === MAINTENANCE_KIND);
+      expect(maintenance).toHaveLength(1);
+      expect(maintenance[0]!.runAt).toBeGreaterThan(w.clock.now());
+    });
+  });
+}
+
+afterAll(closeSharedStorage);
