@@ -141,15 +141,13 @@ export class MemoryStorage implements StorageAdapter {
 
       ledger: {
         async lockBalances(keys) {
-          return [...keys].sort(compareKeys).map((key) => {
+          const pairs = new Set<string>();
+          for (const key of keys) {
+            pairs.add(k2(key.accountId, key.asset));
             const k = balanceKey(key);
-            let row = t.balances.get(k);
-            if (!row) {
-              row = { ...key, amount: 0n };
-              put(t.balances, k, row);
-            }
-            return clone(row);
-          });
+            if (!t.balances.has(k)) put(t.balances, k, { ...key, amount: 0n });
+          }
+          return clone([...t.balances.values()].filter((b) => pairs.has(k2(b.accountId, b.asset))).sort(compareKeys));
         },
         async appendEntries(entries) {
           const next = new Map<string, BalanceRecord>();

@@ -121,12 +121,21 @@ export class PostgresStorage implements StorageAdapter {
   }
 }
 
+/** One buffered write: a statement with its own `$1…` parameters, merged into the flush. */
+interface WritePart {
+  sql: string;
+  params: unknown[];
+}
+
 /**
- * One transaction: reads go straight to the session, inserts wait in buffers until needed.
- * (Both drivers return numeric as text, which `BigInt` reads exactly.)
+ * One transaction: reads go straight to the session; inserts and balance deltas wait in buffers
+ * and are flushed before the next statement (and at commit) as ONE statement whose parts are
+ * data-modifying CTEs, so a use case pays one round trip for all its writes while it holds its
+ * balance locks. (Both drivers return numeric as text, which `BigInt` reads exactly.)
  */
 class PgTx {
   private resources: ResourceRecord[] = [];
+  private reservations: ReservationRecord[] = [];
   private entries: LedgerEntryRecord[] = [];
   private deltas = new Map<string, BalanceRecord>();
   private events: EventRecord[] = [];
@@ -144,102 +153,82 @@ class PgTx {
   }
 
   async flush(): Promise<void> {
+    const parts: WritePart[] = [];
     const s = this.s;
-    if (this.resources.length) {
-      const rs = this.resources;
-      this.resources = [];
-      await this.client.query(
-        `INSERT INTO ${s}.resources (account_id, kind, id, created, status, reference, data, version, updated)
-         SELECT a, k, i, c, st, rf, d::jsonb, v, u
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::int[], $9::bigint[])
-           AS x(a, k, i, c, st, rf, d, v, u)`,
-        [
-          rs.map((r) => r.accountId),
-          rs.map((r) => r.kind),
-          rs.map((r) => r.id),
-          rs.map((r) => r.created),
-          rs.map((r) => r.status),
-          rs.map((r) => r.reference),
-          rs.map((r) => JSON.stringify(r.data)),
-          rs.map((r) => r.version),
-          rs.map((r) => r.updated),
-        ],
-      );
-    }
-    if (this.entries.length) {
-      const es = this.entries;
-      const deltas = [...this.deltas.values()];
-      this.entries = [];
-      this.deltas = new Map();
-      await this.client.query(
-        `INSERT INTO ${s}.ledger_entries (account_id, id, posting_id, asset, chain, book, amount, resource, created)
-         SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::numeric[], $8::text[], $9::bigint[])`,
-        [
-          es.map((e) => e.accountId),
-          es.map((e) => e.id),
-          es.map((e) => e.postingId),
-          es.map((e) => e.asset),
-          es.map((e) => e.chain),
-          es.map((e) => e.book),
-          es.map((e) => e.amount.toString()),
-          es.map((e) => e.resource),
-          es.map((e) => e.created),
-        ],
-      );
-      const updated = await this.client.query(
-        `UPDATE ${s}.balances b SET amount = b.amount + d.delta
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::numeric[]) AS d(account_id, asset, chain, book, delta)
-         WHERE b.account_id = d.account_id AND b.asset = d.asset AND b.chain = d.chain AND b.book = d.book`,
-        [
-          deltas.map((d) => d.accountId),
-          deltas.map((d) => d.asset),
-          deltas.map((d) => d.chain),
-          deltas.map((d) => d.book),
-          deltas.map((d) => d.amount.toString()),
-        ],
-      );
-      if (updated.rowCount !== deltas.length) throw new Error("ledger entries touch a balance row that was not locked");
-    }
-    if (this.events.length) {
-      const ev = this.events;
-      this.events = [];
-      await this.client.query(
-        `INSERT INTO ${s}.events (account_id, id, type, created, livemode, data, request)
-         SELECT a, i, t, c, l, d::json, r::json
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::boolean[], $6::text[], $7::text[]) AS x(a, i, t, c, l, d, r)`,
-        [
-          ev.map((e) => e.accountId),
-          ev.map((e) => e.id),
-          ev.map((e) => e.type),
-          ev.map((e) => e.created),
-          ev.map((e) => e.livemode),
-          ev.map((e) => JSON.stringify(e.data)),
-          ev.map((e) => JSON.stringify(e.request)),
-        ],
-      );
-    }
-    if (this.work.length) {
-      const ws = this.work;
-      this.work = [];
-      await this.client.query(
-        `INSERT INTO ${s}.due_work (id, kind, account_id, payload, run_at, lease_owner, lease_until, attempts, last_error, status, dedupe_key, created)
-         SELECT i, k, a, p::jsonb, r, NULL, NULL, n, e, st, dk, c
-         FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::int[], $7::text[], $8::text[], $9::text[], $10::bigint[])
-           AS x(i, k, a, p, r, n, e, st, dk, c)
-         ON CONFLICT (dedupe_key) DO NOTHING`,
-        [
-          ws.map((w) => w.id),
-          ws.map((w) => w.kind),
-          ws.map((w) => w.accountId),
-          ws.map((w) => JSON.stringify(w.payload)),
-          ws.map((w) => w.runAt),
-          ws.map((w) => w.attempts),
-          ws.map((w) => w.lastError),
-          ws.map((w) => w.status),
-          ws.map((w) => w.dedupeKey),
-          ws.map((w) => w.created),
-        ],
-      );
+    const take = <T>(rows: T[], sql: string, columns: ((row: T) => unknown)[]) => {
+      if (rows.length) parts.push({ sql, params: columns.map((col) => rows.map(col)) });
+    };
+    take(
+      this.resources,
+      `INSERT INTO ${s}.resources (account_id, kind, id, created, status, reference, data, version, updated)
+       SELECT a, k, i, c, st, rf, d::jsonb, v, u
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::int[], $9::bigint[])
+         AS x(a, k, i, c, st, rf, d, v, u)`,
+      [(r) => r.accountId, (r) => r.kind, (r) => r.id, (r) => r.created, (r) => r.status, (r) => r.reference,
+        (r) => JSON.stringify(r.data), (r) => r.version, (r) => r.updated],
+    );
+    take(
+      this.reservations,
+      `INSERT INTO ${s}.reservations (account_id, id, asset, chain, amount, remaining, status, resource, created, resolved_at)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::numeric[], $6::numeric[], $7::text[], $8::text[], $9::bigint[], $10::bigint[])`,
+      [(r) => r.accountId, (r) => r.id, (r) => r.asset, (r) => r.chain, (r) => r.amount.toString(),
+        (r) => r.remaining.toString(), (r) => r.status, (r) => r.resource, (r) => r.created, (r) => r.resolvedAt],
+    );
+    take(
+      this.entries,
+      `INSERT INTO ${s}.ledger_entries (account_id, id, posting_id, asset, chain, book, amount, resource, created)
+       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::numeric[], $8::text[], $9::bigint[])`,
+      [(e) => e.accountId, (e) => e.id, (e) => e.postingId, (e) => e.asset, (e) => e.chain, (e) => e.book,
+        (e) => e.amount.toString(), (e) => e.resource, (e) => e.created],
+    );
+    const deltas = [...this.deltas.values()];
+    take(
+      deltas,
+      `UPDATE ${s}.balances b SET amount = b.amount + d.delta
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::numeric[]) AS d(account_id, asset, chain, book, delta)
+       WHERE b.account_id = d.account_id AND b.asset = d.asset AND b.chain = d.chain AND b.book = d.book
+       RETURNING 1`,
+      [(d) => d.accountId, (d) => d.asset, (d) => d.chain, (d) => d.book, (d) => d.amount.toString()],
+    );
+    const balancePart = deltas.length ? parts.length - 1 : -1;
+    take(
+      this.events,
+      `INSERT INTO ${s}.events (account_id, id, type, created, livemode, data, request)
+       SELECT a, i, t, c, l, d::json, r::json
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::boolean[], $6::text[], $7::text[]) AS x(a, i, t, c, l, d, r)`,
+      [(e) => e.accountId, (e) => e.id, (e) => e.type, (e) => e.created, (e) => e.livemode,
+        (e) => JSON.stringify(e.data), (e) => JSON.stringify(e.request)],
+    );
+    take(
+      this.work,
+      `INSERT INTO ${s}.due_work (id, kind, account_id, payload, run_at, lease_owner, lease_until, attempts, last_error, status, dedupe_key, created)
+       SELECT i, k, a, p::jsonb, r, NULL, NULL, n, e, st, dk, c
+       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::int[], $7::text[], $8::text[], $9::text[], $10::bigint[])
+         AS x(i, k, a, p, r, n, e, st, dk, c)
+       ON CONFLICT (dedupe_key) DO NOTHING`,
+      [(w) => w.id, (w) => w.kind, (w) => w.accountId, (w) => JSON.stringify(w.payload), (w) => w.runAt,
+        (w) => w.attempts, (w) => w.lastError, (w) => w.status, (w) => w.dedupeKey, (w) => w.created],
+    );
+    if (parts.length === 0) return;
+    this.resources = [];
+    this.reservations = [];
+    this.entries = [];
+    this.deltas = new Map();
+    this.events = [];
+    this.work = [];
+
+    // One statement: every part becomes a CTE with its parameters renumbered after the ones before.
+    const params: unknown[] = [];
+    const ctes = parts.map((part, i) => {
+      const offset = params.length;
+      params.push(...part.params);
+      const sql = part.sql.replace(/\$(\d+)/g, (_, n: string) => `$${Number(n) + offset}`);
+      return `w${i} AS (${i === balancePart ? sql : `${sql} RETURNING 1`})`;
+    });
+    const counted = balancePart >= 0 ? `(SELECT count(*) FROM w${balancePart})` : "0";
+    const { rows } = await this.client.query<Row>(`WITH ${ctes.join(",\n")} SELECT ${counted} AS balances_updated`, params);
+    if (Number(rows[0]?.balances_updated ?? 0) !== deltas.length) {
+      throw new Error("ledger entries touch a balance row that was not locked");
     }
   }
 
@@ -283,29 +272,26 @@ class PgTx {
       ledger: {
         async lockBalances(keys: BalanceKey[]) {
           const sorted = [...keys].sort(compareKeys);
-          const params = [
-            sorted.map((k) => k.accountId),
-            sorted.map((k) => k.asset),
-            sorted.map((k) => k.chain),
-            sorted.map((k) => k.book),
-          ];
+          const pairs = [...new Map(sorted.map((k) => [`${k.accountId}\u0000${k.asset}`, k])).values()];
           const select = `SELECT b.account_id, b.asset, b.chain, b.book, b.amount
             FROM ${s}.balances b
-            JOIN unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(account_id, asset, chain, book)
-              USING (account_id, asset, chain, book)
+            JOIN unnest($1::text[], $2::text[]) AS p(account_id, asset) USING (account_id, asset)
             ORDER BY b.account_id, b.asset, b.chain, b.book
             FOR UPDATE OF b`;
-          let { rows } = await run(select, params);
-          if (rows.length < sorted.length) {
+          const pairParams = [pairs.map((k) => k.accountId), pairs.map((k) => k.asset)];
+          let { rows } = await run(select, pairParams);
+          const have = new Set(rows.map((r) => `${r.account_id}\u0000${r.asset}\u0000${r.chain}\u0000${r.book}`));
+          const missing = sorted.filter((k) => !have.has(`${k.accountId}\u0000${k.asset}\u0000${k.chain}\u0000${k.book}`));
+          if (missing.length) {
             await run(
               `INSERT INTO ${s}.balances (account_id, asset, chain, book, amount)
                SELECT account_id, asset, chain, book, 0
                FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(account_id, asset, chain, book)
                ORDER BY account_id, asset, chain, book
                ON CONFLICT DO NOTHING`,
-              params,
+              [missing.map((k) => k.accountId), missing.map((k) => k.asset), missing.map((k) => k.chain), missing.map((k) => k.book)],
             );
-            ({ rows } = await run(select, params));
+            ({ rows } = await run(select, pairParams));
           }
           return rows.map(toBalance);
         },
@@ -344,11 +330,7 @@ class PgTx {
           return rows.map(toEntry);
         },
         async insertReservation(r: ReservationRecord) {
-          await run(
-            `INSERT INTO ${s}.reservations (account_id, id, asset, chain, amount, remaining, status, resource, created, resolved_at)
-             VALUES ($1, $2, $3, $4, $5::numeric, $6::numeric, $7, $8, $9, $10)`,
-            [r.accountId, r.id, r.asset, r.chain, r.amount.toString(), r.remaining.toString(), r.status, r.resource, r.created, r.resolvedAt],
-          );
+          self.reservations.push(r);
         },
         async lockReservation(accountId, id) {
           const { rows } = await run(

@@ -110,6 +110,19 @@ export function storageConformance(options: StorageConformanceOptions): void {
     });
 
     describe("ledger", () => {
+      it("locks whole assets: returns every row of each named (account, asset), in key order", async () => {
+        await storage.transaction((tx) =>
+          tx.ledger.lockBalances([
+            { accountId: "acct_a", asset: "USDC", chain: "polygon", book: "pending" },
+            { accountId: "acct_b", asset: "USDC", chain: "base", book: "available" },
+          ]),
+        );
+        const rows = await storage.transaction((tx) =>
+          tx.ledger.lockBalances([{ accountId: "acct_a", asset: "USDC", chain: "base", book: "available" }]),
+        );
+        expect(rows.map((b) => `${b.accountId}/${b.chain}/${b.book}`)).toEqual(["acct_a/base/available", "acct_a/polygon/pending"]);
+      });
+
       it("creates missing balance rows at zero and returns every locked key in key order", async () => {
         const keys = [
           { accountId: "acct_a", asset: "USDC", chain: "solana", book: "reserved" as const },

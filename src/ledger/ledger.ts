@@ -3,7 +3,7 @@ import { ApiError } from "../errors";
 import type { IdGenerator } from "../ids";
 import type { AssetDefinition } from "../money/assets";
 import { formatAmount } from "../money/amount";
-import type { BalanceKey, Book, LedgerEntryRecord, ReservationRecord, StorageTx } from "../ports/storage";
+import type { BalanceKey, BalanceRecord, Book, LedgerEntryRecord, ReservationRecord, StorageTx } from "../ports/storage";
 import { COUNTER, isBalanced, isCustomerBook, transfer, type PostingLine } from "./postings";
 
 /** A programmer mistake against the ledger's rules; thrown, so the transaction rolls back. */
@@ -36,6 +36,8 @@ export interface ReserveRequest {
  * to `reserved` and resolve exactly once: captured in full, or released.
  */
 export class Ledger {
+  /** Balance rows this transaction has locked, as they stand after its postings. */
+  private readonly rows = new Map<string, BalanceRecord>();
   private readonly touched = new Map<string, { accountId: string; asset: string }>();
 
   constructor(
@@ -49,19 +51,31 @@ export class Ledger {
     return [...this.touched.values()];
   }
 
+  /**
+   * Every balance row of an (account, asset) this transaction has locked, with its postings
+   * applied: exact, because the whole asset stays locked until commit.
+   */
+  lockedRows(accountId: string, asset: string): BalanceRecord[] {
+    return [...this.rows.values()].filter((r) => r.accountId === accountId && r.asset === asset);
+  }
+
   async post(request: PostRequest): Promise<Result<LedgerEntryRecord[], ApiError>> {
     const lines = request.lines.filter((l) => l.amount !== 0n);
     if (lines.length === 0) return ok([]);
     if (!isBalanced(lines)) throw new LedgerInvariantError("posting does not net to zero per asset");
     const keys = uniqueKeys(request.accountId, lines);
-    const locked = await this.tx.ledger.lockBalances(keys);
-    const after = new Map(locked.map((b) => [keyOf(b), b.amount]));
+    if (keys.some((k) => !this.rows.has(keyOf(k)))) {
+      for (const row of await this.tx.ledger.lockBalances(keys)) {
+        if (!this.rows.has(keyOf(row))) this.rows.set(keyOf(row), row);
+      }
+    }
+    const after = new Map<string, bigint>();
     for (const line of lines) {
       const k = keyOf({ accountId: request.accountId, ...line });
-      after.set(k, (after.get(k) ?? 0n) + line.amount);
+      after.set(k, (after.get(k) ?? this.rows.get(k)!.amount) + line.amount);
     }
     for (const key of keys) {
-      if (isCustomerBook(key.book) && (after.get(keyOf(key)) ?? 0n) < 0n) {
+      if (isCustomerBook(key.book) && after.get(keyOf(key))! < 0n) {
         return err(new ApiError("insufficient_funds", `Insufficient ${key.book} ${key.asset} on ${key.chain}`));
       }
     }
@@ -78,6 +92,7 @@ export class Ledger {
       created: this.now,
     }));
     await this.tx.ledger.appendEntries(entries);
+    for (const [k, amount] of after) this.rows.set(k, { ...this.rows.get(k)!, amount });
     for (const line of lines) {
       this.touched.set(`${request.accountId}\u0000${line.asset}`, { accountId: request.accountId, asset: line.asset });
     }

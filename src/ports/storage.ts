@@ -141,9 +141,11 @@ export interface ReservationRecord {
 
 export interface LedgerStore {
   /**
-   * Locks the balance rows of `keys` for the rest of the transaction, creating missing rows at
-   * zero, always in (account, asset, chain, book) order so two transactions never deadlock on
-   * them. Returns every requested key with its current amount.
+   * Locks, for the rest of the transaction, every balance row of each (account, asset) pair that
+   * `keys` names, creating the named keys at zero where missing. Locks are taken in (account,
+   * asset, chain, book) order so two transactions never deadlock on them. Returns all those rows
+   * (a superset of `keys`): the core needs the whole asset to publish an exact balance, and
+   * holding the whole asset makes the order of `balance.updated` events the order of commits.
    */
   lockBalances(keys: BalanceKey[]): Promise<BalanceRecord[]>;
   /**

@@ -1,6 +1,6 @@
 import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../errors";
-import { balanceObject, type BalanceObject } from "../ledger/balances";
+import type { BalanceObject } from "../ledger/balances";
 import { parseAmount } from "../money/amount";
 import { isManualClock } from "../ports/clock";
 import { s } from "../validation/schema";
@@ -47,8 +47,7 @@ export class TestHelpersService {
     return runCommand(this.deps, ctx, async (uow) => {
       const posted = await uow.ledger.fund(ctx.accountId, asset.code, chain.name, units.value, null);
       if (posted.isErr()) return err(posted.error);
-      const rows = await uow.tx.ledger.listBalances(ctx.accountId);
-      return ok(balanceObject(asset, rows, uow.now));
+      return ok(uow.balance(ctx.accountId, asset));
     });
   }
 

@@ -1,6 +1,7 @@
 import type { EventType } from "../events/catalogue";
 import { Ledger } from "../ledger/ledger";
-import { balanceObject } from "../ledger/balances";
+import { balanceObject, type BalanceObject } from "../ledger/balances";
+import type { AssetDefinition } from "../money/assets";
 import type { DueWorkRecord, EventRecord, Json, StorageTx } from "../ports/storage";
 import type { EngineDeps, RequestContext } from "./context";
 
@@ -68,16 +69,16 @@ export class UnitOfWork {
     return this.work.some((w) => w.runAt <= this.now);
   }
 
+  /** The balance of `asset` as this unit of work leaves it (the asset must have been posted to). */
+  balance(accountId: string, asset: AssetDefinition): BalanceObject {
+    return balanceObject(asset, this.ledger.lockedRows(accountId, asset.code), this.deps.clock.now());
+  }
+
   async finish(): Promise<void> {
-    const touched = this.ledger.touchedBalances();
-    const byAccount = new Map<string, string[]>();
-    for (const { accountId, asset } of touched) byAccount.set(accountId, [...(byAccount.get(accountId) ?? []), asset]);
-    for (const [accountId, assets] of byAccount) {
-      const rows = await this.tx.ledger.listBalances(accountId);
-      for (const code of assets.sort()) {
-        const asset = this.deps.assets.get(code);
-        if (asset) this.emit("balance.updated", balanceObject(asset, rows, this.now) as unknown as Json, accountId);
-      }
+    for (const { accountId, asset: code } of this.ledger.touchedBalances()) {
+      const asset = this.deps.assets.get(code);
+      // as_of is read after the locks were taken, so its order is the order of the commits
+      if (asset) this.emit("balance.updated", this.balance(accountId, asset) as unknown as Json, accountId);
     }
     if (this.events.length) await this.tx.events.insert(this.events);
     if (this.work.length) await this.tx.work.enqueue(this.work);

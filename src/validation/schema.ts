@@ -42,9 +42,9 @@ export abstract class Schema<T> {
 
 export type Infer<S> = S extends Schema<infer T> ? T : never;
 
-class OptionalSchema<T> extends Schema<T | undefined> {
+export class OptionalSchema<T> extends Schema<T | undefined> {
   override readonly isOptional = true;
-  constructor(private readonly inner: Schema<T>) {
+  constructor(readonly inner: Schema<T>) {
     super();
   }
   parse(value: unknown, path: string, ctx: ParseContext): Result<T | undefined, ApiError> {
@@ -59,8 +59,8 @@ function invalid<T>(path: string, message: string, code: ErrorCode = "parameter_
   return fail(code, message, { param: path });
 }
 
-class StringSchema extends Schema<string> {
-  constructor(private readonly opts: { min?: number; max?: number; pattern?: RegExp; format?: string } = {}) {
+export class StringSchema extends Schema<string> {
+  constructor(readonly opts: { min?: number; max?: number; pattern?: RegExp; format?: string } = {}) {
     super();
   }
   parse(value: unknown, path: string): Result<string, ApiError> {
@@ -83,8 +83,8 @@ class StringSchema extends Schema<string> {
 
 const INTEGER_TEXT = /^-?(0|[1-9][0-9]*)$/;
 
-class IntegerSchema extends Schema<number> {
-  constructor(private readonly opts: { min?: number; max?: number; coerce?: boolean } = {}) {
+export class IntegerSchema extends Schema<number> {
+  constructor(readonly opts: { min?: number; max?: number; coerce?: boolean } = {}) {
     super();
   }
   parse(value: unknown, path: string): Result<number, ApiError> {
@@ -104,8 +104,8 @@ class IntegerSchema extends Schema<number> {
   }
 }
 
-class BooleanSchema extends Schema<boolean> {
-  constructor(private readonly opts: { coerce?: boolean } = {}) {
+export class BooleanSchema extends Schema<boolean> {
+  constructor(readonly opts: { coerce?: boolean } = {}) {
     super();
   }
   parse(value: unknown, path: string): Result<boolean, ApiError> {
@@ -118,8 +118,8 @@ class BooleanSchema extends Schema<boolean> {
   }
 }
 
-class EnumSchema<T extends string> extends Schema<T> {
-  constructor(private readonly values: readonly T[]) {
+export class EnumSchema<T extends string> extends Schema<T> {
+  constructor(readonly values: readonly T[]) {
     super();
   }
   parse(value: unknown, path: string): Result<T, ApiError> {
@@ -133,8 +133,8 @@ class EnumSchema<T extends string> extends Schema<T> {
 }
 
 /** A decimal string of DECISIONS.md §1; `amount_invalid` for amounts, `parameter_invalid` else. */
-class DecimalSchema extends Schema<string> {
-  constructor(private readonly code: "amount_invalid" | "parameter_invalid") {
+export class DecimalSchema extends Schema<string> {
+  constructor(readonly code: "amount_invalid" | "parameter_invalid") {
     super();
   }
   parse(value: unknown, path: string): Result<string, ApiError> {
@@ -147,7 +147,7 @@ class DecimalSchema extends Schema<string> {
   }
 }
 
-class AssetSchema extends Schema<AssetDefinition> {
+export class AssetSchema extends Schema<AssetDefinition> {
   parse(value: unknown, path: string, ctx: ParseContext): Result<AssetDefinition, ApiError> {
     if (typeof value !== "string") return invalid(path, `${path} must be an asset code such as "USDC"`);
     return ctx.assets.asset(value, path);
@@ -157,7 +157,7 @@ class AssetSchema extends Schema<AssetDefinition> {
   }
 }
 
-class ChainSchema extends Schema<ChainDefinition> {
+export class ChainSchema extends Schema<ChainDefinition> {
   parse(value: unknown, path: string, ctx: ParseContext): Result<ChainDefinition, ApiError> {
     if (typeof value !== "string") return invalid(path, `${path} must be a chain name such as "ethereum"`);
     return ctx.assets.knownChain(value, path);
@@ -168,7 +168,7 @@ class ChainSchema extends Schema<ChainDefinition> {
 }
 
 /** A date (UTC day) or timestamp: ISO 8601 text or integer Unix seconds; yields epoch ms. */
-class TimestampSchema extends Schema<number> {
+export class TimestampSchema extends Schema<number> {
   parse(value: unknown, path: string): Result<number, ApiError> {
     const ms = parseTimestamp(value);
     return ms === null
@@ -180,10 +180,10 @@ class TimestampSchema extends Schema<number> {
   }
 }
 
-class ArraySchema<T> extends Schema<T[]> {
+export class ArraySchema<T> extends Schema<T[]> {
   constructor(
-    private readonly item: Schema<T>,
-    private readonly opts: { min?: number; max?: number; tooLarge?: ErrorCode } = {},
+    readonly item: Schema<T>,
+    readonly opts: { min?: number; max?: number; tooLarge?: ErrorCode } = {},
   ) {
     super();
   }
@@ -211,10 +211,10 @@ class ArraySchema<T> extends Schema<T[]> {
   }
 }
 
-class RecordSchema<T> extends Schema<Record<string, T>> {
+export class RecordSchema<T> extends Schema<Record<string, T>> {
   constructor(
-    private readonly key: Schema<string>,
-    private readonly value: Schema<T>,
+    readonly key: Schema<string>,
+    readonly value: Schema<T>,
   ) {
     super();
   }

@@ -26,18 +26,19 @@ export async function testWorld(kind: StorageKind, options: Partial<EngineOption
   const account = await engine.accounts.create({ name: "Test" });
   const key = (await engine.accounts.createApiKey(account.id))._unsafeUnwrap();
   const app = createHttpApp(engine);
+  const apiKey = key.key;
   return {
     engine,
     clock,
     harness,
     accountId: account.id,
-    apiKey: key.key,
+    apiKey,
     ctx: systemContext(account.id, false),
     app,
     request(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers };
-      const key = opts.key === undefined ? this.apiKey : opts.key;
-      if (key !== null) headers.authorization = `Bearer ${key}`;
+      const bearer = opts.key === undefined ? apiKey : opts.key;
+      if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
       let body: string | undefined;
       if (opts.body !== undefined) {
         body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);

@@ -1,0 +1,16 @@
+import { benchLedger } from "./ledger";
+
+/** `npm run bench [name…]`: runs the named benchmarks (default all) and prints their figures. */
+const BENCHES: Record<string, () => Promise<void>> = {
+  ledger: benchLedger,
+};
+
+const wanted = process.argv.slice(2);
+for (const name of wanted.length ? wanted : Object.keys(BENCHES)) {
+  const bench = BENCHES[name];
+  if (!bench) {
+    console.error(`unknown benchmark ${name}; known: ${Object.keys(BENCHES).join(", ")}`);
+    process.exit(2);
+  }
+  await bench();
+}
