@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { LedgerInvariantError } from "../src/ledger/ledger";
-import { COUNTER, reversal, transfer, type PostingLine } from "../src/ledger/postings";
+import { COUNTER, transfer } from "../src/ledger/postings";
+import type { LedgerEntryRecord } from "../src/ports/storage";
 import { runCommand } from "../src/services/command";
 import type { ApiError } from "../src/errors";
 import type { Result } from "neverthrow";
@@ -16,7 +17,7 @@ type Books = { available: bigint; reserved: bigint; pending: bigint };
 interface Model {
   books: Record<Chain, Books>;
   reservations: { id: string | null; chain: Chain; remaining: bigint; resolved: boolean }[];
-  funds: { chain: Chain; amount: bigint; lines: PostingLine[] }[];
+  funds: { chain: Chain; amount: bigint; entries: LedgerEntryRecord[] }[];
 }
 
 interface Real {
@@ -33,10 +34,11 @@ class Fund implements fc.AsyncCommand<Model, Real> {
   constructor(readonly chain: Chain, readonly amount: bigint) {}
   check = () => true;
   async run(m: Model, r: Real) {
-    const lines = transfer("USDC", this.chain, COUNTER.external, "available", this.amount);
-    (await command(r, (uow) => uow.ledger.post({ accountId: r.world.accountId, resource: null, lines })))._unsafeUnwrap();
+    const entries = (
+      await command(r, (uow) => uow.ledger.fund(r.world.accountId, "USDC", this.chain, this.amount, null))
+    )._unsafeUnwrap();
     m.books[this.chain].available += this.amount;
-    m.funds.push({ chain: this.chain, amount: this.amount, lines });
+    m.funds.push({ chain: this.chain, amount: this.amount, entries });
   }
   toString = () => `Fund(${this.chain}, ${this.amount})`;
 }
@@ -131,9 +133,7 @@ class ReverseFund implements fc.AsyncCommand<Model, Real> {
   check = (m: Readonly<Model>) => m.funds.length > 0;
   async run(m: Model, r: Real) {
     const fund = m.funds[this.index % m.funds.length]!;
-    const result = await command(r, (uow) =>
-      uow.ledger.post({ accountId: r.world.accountId, resource: null, lines: reversal(fund.lines) }),
-    );
+    const result = await command(r, (uow) => uow.ledger.reverse(r.world.accountId, fund.entries, null));
     if (m.books[fund.chain].available >= fund.amount) {
       result._unsafeUnwrap();
       m.books[fund.chain].available -= fund.amount;

@@ -4,6 +4,7 @@ const USAGE = `usage: payrail serve
 
 Environment:
   PORT                 port to listen on (default 4000)
+  HOST                 interface to listen on (default 127.0.0.1)
   PAYRAIL_API_KEY      fix the demo account's test key
   PAYRAIL_DATA_DIR     embedded storage folder (default .payrail-data)
   DATABASE_URL         use a PostgreSQL server instead of embedded storage

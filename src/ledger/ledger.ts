@@ -4,7 +4,7 @@ import type { IdGenerator } from "../ids";
 import type { AssetDefinition } from "../money/assets";
 import { formatAmount } from "../money/amount";
 import type { BalanceKey, BalanceRecord, Book, LedgerEntryRecord, ReservationRecord, StorageTx } from "../ports/storage";
-import { COUNTER, isBalanced, isCustomerBook, transfer, type PostingLine } from "./postings";
+import { COUNTER, isBalanced, isCustomerBook, reversal, transfer, type PostingLine } from "./postings";
 
 /** A programmer mistake against the ledger's rules; thrown, so the transaction rolls back. */
 export class LedgerInvariantError extends Error {
@@ -102,6 +102,20 @@ export class Ledger {
   /** Funds from outside the system (test helpers, deposits made final elsewhere). */
   fund(accountId: string, asset: string, chain: string, amount: bigint, resource: string | null) {
     return this.post({ accountId, resource, lines: transfer(asset, chain, COUNTER.external, "available", amount) });
+  }
+
+  /**
+   * Undoes a posting with new, opposite entries (history is never edited): for example a
+   * deposit credit removed by a chain reorganisation. Refused with `insufficient_funds`, changing
+   * nothing, when a customer book no longer holds what it would give back.
+   */
+  reverse(accountId: string, entries: readonly LedgerEntryRecord[], resource: string | null) {
+    if (entries.some((e) => e.accountId !== accountId)) throw new LedgerInvariantError("reversal across accounts");
+    return this.post({
+      accountId,
+      resource,
+      lines: reversal(entries.map((e) => ({ asset: e.asset, chain: e.chain, book: e.book, amount: e.amount }))),
+    });
   }
 
   /** Moves `amount` from available to reserved and records the reservation. */
