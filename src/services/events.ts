@@ -36,6 +36,6 @@ export class EventsService {
       fetch: (query) => this.deps.storage.transaction((tx) => tx.events.list(query)),
       position: (row) => ({ created: row.created, id: row.id }),
       present: toEnvelope,
-    }).then((r) => (r.isErr() ? err(r.error) : ok(r.value)));
+    });
   }
 }

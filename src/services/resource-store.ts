@@ -1,0 +1,93 @@
+import type { Result } from "neverthrow";
+import type { ApiError } from "../errors";
+import { listPage, type ListEnvelope } from "../lists/list-page";
+import type { ListParams } from "../lists/list-params";
+import type { ResourceRecord, StorageTx } from "../ports/storage";
+import type { EngineDeps, RequestContext } from "./context";
+
+/**
+ * A resource kind kept in the generic `resources` table: how its document names the indexed
+ * columns. Each resource's service declares one (e.g. `PAYOUTS`).
+ */
+export interface ResourceKind<T> {
+  /** Stored in the `kind` column; lists are per kind. */
+  readonly kind: string;
+  readonly status: (doc: T) => string | null;
+  readonly reference: (doc: T) => string | null;
+}
+
+/** A resource as read from storage: its document, and the row it came from (for the version). */
+export interface Stored<T> {
+  doc: T;
+  record: ResourceRecord;
+}
+
+/**
+ * Typed access to the `resources` table for one kind. Reads of another kind, or of another
+ * account, find nothing, so an id of the wrong kind or account is simply `resource_missing`.
+ */
+export class ResourceStore<T extends { id: string }> {
+  constructor(readonly type: ResourceKind<T>) {}
+
+  async get(tx: StorageTx, accountId: string, id: string, options: { lock?: boolean } = {}): Promise<Stored<T> | null> {
+    const record = await tx.resources.get(accountId, id, options);
+    return record && record.kind === this.type.kind ? { doc: record.data as T, record } : null;
+  }
+
+  /** Inserts new documents, created at `now`. */
+  async insert(tx: StorageTx, accountId: string, now: number, docs: T[], created: (doc: T) => number = () => now): Promise<Stored<T>[]> {
+    const records: ResourceRecord[] = docs.map((doc) => ({
+      accountId,
+      kind: this.type.kind,
+      id: doc.id,
+      created: created(doc),
+      status: this.type.status(doc),
+      reference: this.type.reference(doc),
+      data: doc,
+      version: 1,
+      updated: now,
+    }));
+    await tx.resources.insert(records);
+    return records.map((record, i) => ({ doc: docs[i]!, record }));
+  }
+
+  /**
+   * Replaces a document read (and normally locked) in this transaction. A concurrent update in
+   * between is a programmer error (the caller should have locked): it throws and rolls back.
+   */
+  async update(tx: StorageTx, stored: Stored<T>, doc: T, now: number): Promise<Stored<T>> {
+    const record: ResourceRecord = {
+      ...stored.record,
+      status: this.type.status(doc),
+      reference: this.type.reference(doc),
+      data: doc,
+      version: stored.record.version + 1,
+      updated: now,
+    };
+    if (!(await tx.resources.update(record))) {
+      throw new Error(`${this.type.kind} ${doc.id} changed under an update (lock it before updating)`);
+    }
+    return { doc, record };
+  }
+
+  /** A page of the list contract (DECISIONS.md §5) over this kind. */
+  list<O>(
+    deps: EngineDeps,
+    ctx: RequestContext,
+    params: ListParams & { status?: string },
+    present: (doc: T) => O | Promise<O>,
+    extraBinding?: Record<string, unknown>,
+  ): Promise<Result<ListEnvelope<O>, ApiError>> {
+    return listPage({
+      codec: deps.cursors,
+      accountId: ctx.accountId,
+      list: this.type.kind,
+      params,
+      ...(params.status !== undefined ? { status: params.status } : {}),
+      ...(extraBinding ? { extraBinding } : {}),
+      fetch: (query) => deps.storage.transaction((tx) => tx.resources.list({ ...query, kind: this.type.kind })),
+      position: (row) => ({ created: row.created, id: row.id }),
+      present: (row) => present(row.data as T),
+    });
+  }
+}
