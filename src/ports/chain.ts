@@ -1,8 +1,8 @@
 /**
  * The chain port: moving an asset on one chain out of the engine's hot wallets, and watching
- * deposits come in. Implemented by the simulated chains (tests, `npm start`) and by real chain
- * adapters. The core validates and normalises everything first: chains and assets are known
- * names, amounts are positive base units, addresses are valid for the chain.
+ * deposits come in. Implemented by the simulated chains (test mode, `npm start`) and by real
+ * chain adapters. The core validates and normalises everything first: chains and assets are
+ * known names, amounts are positive base units of the asset, addresses are valid for the chain.
  *
  * Every call happens outside storage transactions. Calls that move value are idempotent by an id
  * the engine chose beforehand, so a crash between the call and the commit repeats it harmlessly.
@@ -12,7 +12,14 @@ export interface ChainAdapter {
   readonly name: string;
   /** Chain names this adapter serves. */
   readonly chains: readonly string[];
+  /**
+   * True for simulations: the engine uses such an adapter for test-mode accounts only, so a live
+   * account can never "settle" against a simulator. Default false.
+   */
+  readonly testModeOnly?: boolean;
 
+  /** Timing of a chain, for scheduling confirmation polls. Called when a payout is tracked. */
+  describe(chain: string): Promise<ChainInfo>;
   /**
    * The cost model of sending `asset` on `chain` (research §8.2): a fixed fee per transaction
    * plus a proportional part, both in the asset's base units, and an optional per-transaction
@@ -23,8 +30,8 @@ export interface ChainAdapter {
   liquidity(chain: string, asset: string): Promise<bigint>;
   /**
    * Sends a transfer. Idempotent by `transferId`: a repeated call returns the first call's
-   * transaction hash and sends nothing. Throws only for transient failures (retried later);
-   * a permanent refusal is returned as `{ rejected }`.
+   * transaction hash and sends nothing. Throws only for transient failures (the engine retries
+   * later); a permanent refusal is returned as `{ rejected }` and fails the leg.
    */
   broadcast(transfer: OutboundTransfer): Promise<{ txHash: string } | { rejected: string }>;
   /** Where a broadcast transaction stands. Called by the confirmation worker. */
@@ -43,12 +50,19 @@ export interface ChainAdapter {
   inboundTransfers(chain: string, cursor: string | null): Promise<{ transfers: InboundTransfer[]; cursor: string }>;
 }
 
+export interface ChainInfo {
+  /** Typical time between blocks. */
+  blockTimeMs: number;
+  /** Confirmations after which a transaction is final. */
+  confirmationsToFinality: number;
+}
+
 export interface FeeSchedule {
   /** Fee per transaction, in base units of the asset sent. */
   fixed: bigint;
-  /** Proportional fee in parts per million of the amount, rounded up by the core. */
+  /** Proportional fee in parts per million of the amount (the core rounds it up, per leg). */
   proportionalPpm: bigint;
-  /** Largest amount one transaction may carry, or null for no cap. */
+  /** Largest amount one transaction may carry (a leg above it is sent as several), or null. */
   perTransferCap: bigint | null;
 }
 
@@ -83,4 +97,22 @@ export interface InboundTransfer {
   finality: Finality;
   /** Chain time of inclusion, epoch milliseconds. */
   seenAt: number;
+}
+
+/**
+ * What a simulated chain lets test helpers do (DECISIONS.md §7): mine blocks now and reorganise
+ * the tip. Real adapters do not implement it; the test-helper routes answer 404 without it.
+ */
+export interface ChainSimulationControl {
+  /** Mines `blocks` blocks on `chain` at once. */
+  advance(chain: string, blocks: number): void;
+  /** Replaces the last `depth` blocks of `chain`; returns how many transfers they held. */
+  reorg(chain: string, depth: number): number;
+  /** Current height of `chain`. */
+  height(chain: string): number;
+}
+
+export function isChainSimulation(adapter: unknown): adapter is ChainSimulationControl {
+  const a = adapter as Partial<ChainSimulationControl> | null;
+  return !!a && typeof a.advance === "function" && typeof a.reorg === "function" && typeof a.height === "function";
 }

@@ -5,3 +5,4 @@ export type * from "./delivery";
 export type * from "./screening";
 export type * from "./blobs";
 export { isManualClock, type Clock, type ManualClockControl } from "./clock";
+export { isChainSimulation } from "./chain";

@@ -1,0 +1,2 @@
+export { SimulatedChains, type SimulatedChainsOptions } from "./simulated-chains";
+export { DEFAULT_SIMULATED_CHAINS, type SimulatedChainConfig } from "./defaults";
