@@ -1,9 +1,14 @@
+import { SimulatedChains } from "../adapters/chains/simulated/simulated-chains";
 import { SystemClock } from "../adapters/clock/system-clock";
+import { SimulatedScreening } from "../adapters/screening/simulated-screening";
+import { ChainDirectory } from "./chains/chain-directory";
 import { CursorCodec } from "./lists/cursor-codec";
 import { IdGenerator, cryptoRandom, randomToken, type RandomSource } from "./ids";
 import { AssetRegistry, type AssetDefinition, type ChainDefinition } from "./money/assets";
+import type { ChainAdapter } from "./ports/chain";
 import type { Clock } from "./ports/clock";
-import { guardStorage } from "./ports/guard";
+import { guardMethods, guardStorage } from "./ports/guard";
+import type { ScreeningAdapter } from "./ports/screening";
 import type { StorageAdapter } from "./ports/storage";
 import { AccountsService } from "./services/accounts";
 import { AuthService } from "./services/auth";
@@ -11,7 +16,14 @@ import { BalancesService } from "./services/balances";
 import { DEFAULT_CONFIG, type EngineConfig, type EngineDeps } from "./services/context";
 import { EventsService } from "./services/events";
 import { IdempotencyService } from "./services/idempotency";
-import { TestHelpersService } from "./services/test-helpers";
+import { BatchCounts } from "./services/payouts/batch-counts";
+import { BatchesService } from "./services/payouts/batches-service";
+import { BROADCAST_KIND, PayoutTransitions, TRACK_KIND } from "./services/payouts/payout-transitions";
+import { PayoutWorkers } from "./services/payouts/payout-workers";
+import { PayoutsService } from "./services/payouts/payouts-service";
+import { RateLimitService } from "./services/rate-limits";
+import { RecipientsService, SCREEN_KIND } from "./services/recipients";
+import { ChainHelpersService, TestHelpersService } from "./services/test-helpers";
 import { MAINTENANCE_KIND, maintenanceHandler } from "./workers/maintenance";
 import { WorkerRunner, type WorkerOptions } from "./workers/runner";
 
@@ -31,6 +43,13 @@ export interface EngineOptions {
    * every engine process on one database agrees.
    */
   secret?: string;
+  /**
+   * Chain adapters, each serving the chains it names. Default: `SimulatedChains` on the engine's
+   * clock, which serves test-mode accounts only.
+   */
+  chainAdapters?: ChainAdapter[];
+  /** Recipient screening. Default: `SimulatedScreening` (test-mode accounts only). */
+  screening?: ScreeningAdapter;
   config?: Partial<EngineConfig>;
   worker?: WorkerOptions;
 }
@@ -45,7 +64,12 @@ export class Engine {
   readonly balances: BalancesService;
   readonly events: EventsService;
   readonly idempotency: IdempotencyService;
+  readonly rateLimits: RateLimitService;
+  readonly recipients: RecipientsService;
+  readonly payouts: PayoutsService;
+  readonly batches: BatchesService;
   readonly testHelpers: TestHelpersService;
+  readonly chainHelpers: ChainHelpersService;
   readonly worker: WorkerRunner;
 
   private constructor(
@@ -60,8 +84,19 @@ export class Engine {
     this.balances = new BalancesService(deps);
     this.events = new EventsService(deps);
     this.idempotency = new IdempotencyService(deps);
+    this.rateLimits = new RateLimitService(deps);
+    this.recipients = new RecipientsService(deps);
+    const transitions = new PayoutTransitions(deps);
+    const batchCounts = new BatchCounts(deps);
+    this.payouts = new PayoutsService(deps, transitions, batchCounts);
+    this.batches = new BatchesService(deps, this.payouts, transitions);
     this.testHelpers = new TestHelpersService(deps, worker);
+    this.chainHelpers = new ChainHelpersService(deps);
+    const payoutWorkers = new PayoutWorkers(deps, transitions, batchCounts);
     worker.register(MAINTENANCE_KIND, maintenanceHandler(deps));
+    worker.register(SCREEN_KIND, this.recipients.screeningHandler());
+    worker.register(BROADCAST_KIND, payoutWorkers.broadcastHandler());
+    worker.register(TRACK_KIND, payoutWorkers.trackHandler());
   }
 
   get clock(): Clock {
@@ -86,14 +121,18 @@ export class Engine {
     const secret =
       options.secret ??
       (await storage.transaction((tx) => tx.meta.setIfAbsent("cursor_secret", randomToken(random, 32))));
+    const assets = AssetRegistry.withDefaults(options.assets, options.chains);
+    const screening = options.screening ?? new SimulatedScreening({ clock });
     const deps: EngineDeps = {
       storage,
       clock,
       ids,
       random,
-      assets: AssetRegistry.withDefaults(options.assets, options.chains),
+      assets,
       cursors: new CursorCodec(Buffer.from(secret)),
       config: { ...DEFAULT_CONFIG, ...options.config },
+      chains: new ChainDirectory(options.chainAdapters ?? [new SimulatedChains({ clock, assets })]),
+      screening: guardMethods(screening.name, screening),
       wakeWorkers: () => undefined,
     };
     const engine = new Engine(deps, options.worker ?? {});

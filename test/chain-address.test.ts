@@ -1,6 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import { addressProblem, toChecksumAddress } from "../src/addresses/chain-address";
+import { addressProblem, toChecksumAddress } from "../src/chains/chain-address";
 
 describe("chain addresses", () => {
   it.each([

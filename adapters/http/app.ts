@@ -79,6 +79,10 @@ async function handle(engine: Engine, route: RouteDefinition, c: Context<Env>, o
   }
   const allowed = engine.auth.authorize(principal.value, route.scope);
   if (allowed.isErr()) return errorResponse(c, allowed.error);
+  if (route.rateLimit) {
+    const limited = await engine.rateLimits.hit(principal.value.keyHash, route.rateLimit);
+    if (limited.isErr()) return errorResponse(c, limited.error);
+  }
 
   let body: unknown = {};
   let rawBody = "";

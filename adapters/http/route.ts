@@ -3,6 +3,7 @@ import type { Engine } from "../../src/engine";
 import type { ApiError } from "../../src/errors";
 import type { RequestContext } from "../../src/services/context";
 import type { Scope } from "../../src/services/auth";
+import type { RateLimit } from "../../src/services/rate-limits";
 import type { ObjectSchema } from "../../src/validation/schema";
 
 /** What a route handler receives: who is asking, and the raw inputs (services validate them). */
@@ -38,6 +39,8 @@ export interface RouteDefinition {
   idempotencyRequired?: boolean;
   /** Test-helper routes answer 404 to live keys (DECISIONS.md §7). */
   testModeOnly?: boolean;
+  /** Counted per API key before anything else happens; over it: 429 `rate_limited`. */
+  rateLimit?: RateLimit;
   /** Status of success (default 200). */
   successStatus?: number;
   /** Name of the object a success returns, for the document. */

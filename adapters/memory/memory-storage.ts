@@ -31,6 +31,7 @@ export interface MemoryTables {
   idempotency: Map<string, IdempotencyRecord>;
   work: Map<string, DueWorkRecord>;
   meta: Map<string, string>;
+  rateLimits: Map<string, { key: string; windowStart: number; count: number }>;
 }
 
 const clone = <T>(value: T): T => structuredClone(value);
@@ -57,6 +58,7 @@ export class MemoryStorage implements StorageAdapter {
     idempotency: new Map(),
     work: new Map(),
     meta: new Map(),
+    rateLimits: new Map(),
   };
   private readonly mutex = new Mutex();
 
@@ -207,12 +209,20 @@ export class MemoryStorage implements StorageAdapter {
         async get(accountId, id) {
           return clone(t.resources.get(k2(accountId, id)) ?? null);
         },
+        async getMany(accountId, ids) {
+          return clone(ids.map((id) => t.resources.get(k2(accountId, id))).filter((r): r is ResourceRecord => !!r));
+        },
         async update(record) {
           const k = k2(record.accountId, record.id);
           const current = t.resources.get(k);
           if (!current || current.version !== record.version - 1) return false;
           put(t.resources, k, clone(record));
           return true;
+        },
+        async delete(accountId, id) {
+          const had = t.resources.has(k2(accountId, id));
+          remove(t.resources, k2(accountId, id));
+          return had;
         },
         async list(query) {
           return clone(
@@ -306,6 +316,20 @@ export class MemoryStorage implements StorageAdapter {
             if (next === null || at < next) next = at;
           }
           return next;
+        },
+      },
+
+      rateLimits: {
+        async hit(key, windowStart) {
+          const k = k2(key, String(windowStart));
+          const row = t.rateLimits.get(k) ?? { key, windowStart, count: 0 };
+          put(t.rateLimits, k, { ...row, count: row.count + 1 });
+          return row.count + 1;
+        },
+        async pruneBefore(before, limit) {
+          const old = [...t.rateLimits.entries()].filter(([, r]) => r.windowStart < before).slice(0, limit);
+          for (const [k] of old) remove(t.rateLimits, k);
+          return old.length;
         },
       },
 

@@ -140,4 +140,16 @@ CREATE TABLE {s}.meta (
 );
 `,
   },
+  {
+    version: 2,
+    name: "rate limits",
+    sql: `
+CREATE TABLE {s}.rate_limits (
+  key text NOT NULL,
+  window_start bigint NOT NULL,
+  count integer NOT NULL,
+  PRIMARY KEY (key, window_start)
+);
+`,
+  },
 ];

@@ -360,6 +360,14 @@ class PgTx {
           );
           return rows[0] ? toResource(rows[0]) : null;
         },
+        async getMany(accountId, ids) {
+          if (ids.length === 0) return [];
+          const { rows } = await run(`SELECT * FROM ${s}.resources WHERE account_id = $1 AND id = ANY($2::text[])`, [
+            accountId,
+            [...ids],
+          ]);
+          return rows.map(toResource);
+        },
         async update(r) {
           const u = await run(
             `UPDATE ${s}.resources SET status = $3, reference = $4, data = $5::jsonb, version = $6, updated = $7
@@ -367,6 +375,10 @@ class PgTx {
             [r.accountId, r.id, r.status, r.reference, JSON.stringify(r.data), r.version, r.updated],
           );
           return u.rowCount === 1;
+        },
+        async delete(accountId, id) {
+          const r = await run(`DELETE FROM ${s}.resources WHERE account_id = $1 AND id = $2`, [accountId, id]);
+          return r.rowCount === 1;
         },
         async list(query) {
           const { text, params } = keysetSql(`${s}.resources`, query, { kind: query.kind, statusColumn: "status", reference: true });
@@ -460,6 +472,26 @@ class PgTx {
             `SELECT min(greatest(run_at, coalesce(lease_until, 0))) AS next FROM ${s}.due_work WHERE status = 'ready'`,
           );
           return rows[0]?.next === null || rows[0]?.next === undefined ? null : Number(rows[0].next);
+        },
+      },
+
+      rateLimits: {
+        async hit(key, windowStart) {
+          const { rows } = await run(
+            `INSERT INTO ${s}.rate_limits (key, window_start, count) VALUES ($1, $2, 1)
+             ON CONFLICT (key, window_start) DO UPDATE SET count = ${s}.rate_limits.count + 1
+             RETURNING count`,
+            [key, windowStart],
+          );
+          return Number(rows[0]!.count);
+        },
+        async pruneBefore(before, limit) {
+          const r = await run(
+            `DELETE FROM ${s}.rate_limits WHERE (key, window_start) IN
+               (SELECT key, window_start FROM ${s}.rate_limits WHERE window_start < $1 LIMIT $2)`,
+            [before, limit],
+          );
+          return r.rowCount;
         },
       },
 

@@ -215,6 +215,20 @@ export function storageConformance(options: StorageConformanceOptions): void {
         expect(await storage.transaction((tx) => tx.resources.get("acct_a", r.id, { lock: true }))).toEqual(next);
         expect(await storage.transaction((tx) => tx.resources.get("acct_b", r.id))).toBeNull();
         expect(await h.inspect.resources("acct_a")).toEqual([next]);
+        expect(await storage.transaction((tx) => tx.resources.delete("acct_b", r.id))).toBe(false);
+        expect(await storage.transaction((tx) => tx.resources.delete("acct_a", r.id))).toBe(true);
+        expect(await h.inspect.resources("acct_a")).toEqual([]);
+        expect(await storage.transaction((tx) => tx.resources.delete("acct_a", r.id))).toBe(false);
+      });
+
+      it("reads many by id at once, only of the account", async () => {
+        const a = resource("acct_a", "po_01aaaaaaaaaaaaaaaaaaaaaaa1", T0);
+        const b = resource("acct_a", "po_01aaaaaaaaaaaaaaaaaaaaaaa2", T0 + 1);
+        const c = resource("acct_b", "po_01aaaaaaaaaaaaaaaaaaaaaaa3", T0 + 2);
+        await storage.transaction((tx) => tx.resources.insert([a, b, c]));
+        const many = await storage.transaction((tx) => tx.resources.getMany("acct_a", [b.id, c.id, "po_missing", a.id]));
+        expect(many.map((r) => r.id).sort()).toEqual([a.id, b.id]);
+        expect(await storage.transaction((tx) => tx.resources.getMany("acct_a", []))).toEqual([]);
       });
 
       it("walks a list newest first, every row once, with filters", async () => {
@@ -386,6 +400,18 @@ export function storageConformance(options: StorageConformanceOptions): void {
           expect(ids.length).toBeLessThanOrEqual(60);
         },
       );
+    });
+
+    describe("rate limits", () => {
+      it("counts hits per key and window, and prunes old windows", async () => {
+        const hit = (key: string, window: number) => storage.transaction((tx) => tx.rateLimits.hit(key, window));
+        expect(await hit("k1", T0)).toBe(1);
+        expect(await hit("k1", T0)).toBe(2);
+        expect(await hit("k2", T0)).toBe(1);
+        expect(await hit("k1", T0 + 60_000)).toBe(1);
+        expect(await storage.transaction((tx) => tx.rateLimits.pruneBefore(T0 + 60_000, 100))).toBe(2);
+        expect(await hit("k1", T0)).toBe(1);
+      });
     });
 
     describe("meta", () => {

@@ -39,12 +39,18 @@ export class Ledger {
   /** Balance rows this transaction has locked, as they stand after its postings. */
   private readonly rows = new Map<string, BalanceRecord>();
   private readonly touched = new Map<string, { accountId: string; asset: string }>();
+  private readonly posted: LedgerEntryRecord[] = [];
 
   constructor(
     private readonly tx: StorageTx,
     private readonly ids: IdGenerator,
     private readonly now: number,
   ) {}
+
+  /** Entries this unit of work posted for `resource`, oldest first (what a resource lists as its own). */
+  postedFor(resource: string): LedgerEntryRecord[] {
+    return this.posted.filter((e) => e.resource === resource);
+  }
 
   /** (account, asset) pairs whose balances this unit of work changed, for `balance.updated`. */
   touchedBalances(): { accountId: string; asset: string }[] {
@@ -92,6 +98,7 @@ export class Ledger {
       created: this.now,
     }));
     await this.tx.ledger.appendEntries(entries);
+    this.posted.push(...entries);
     for (const [k, amount] of after) this.rows.set(k, { ...this.rows.get(k)!, amount });
     for (const line of lines) {
       this.touched.set(`${request.accountId}\u0000${line.asset}`, { accountId: request.accountId, asset: line.asset });

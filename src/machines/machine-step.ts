@@ -20,7 +20,7 @@ export interface MachineStep<TContext> extends PersistedState<TContext> {
   actions: MachineAction[];
   /** Whether the state name changed (a self-transition with actions is not a change). */
   moved: boolean;
-  /** Whether the machine handled the event at all (state or context changed, or actions ran). */
+  /** Whether the event changed anything: the state, the context's values, or actions to run. */
   handled: boolean;
   /** The state is a final one: it absorbs every later event. */
   done: boolean;
@@ -58,7 +58,12 @@ function toStep<C>(snapshot: any, actions: any[], previous: string | null, previ
     context: snapshot.context as C,
     actions: named,
     moved,
-    handled: previous === null || moved || named.length > 0 || snapshot.context !== previousContext,
+    handled: previous === null || moved || named.length > 0 || !sameJson(snapshot.context, previousContext),
     done: snapshot.status === "done",
   };
+}
+
+/** Contexts are JSON data; an assign that writes the same values is no change. */
+function sameJson(a: unknown, b: unknown): boolean {
+  return a === b || JSON.stringify(a) === JSON.stringify(b);
 }

@@ -37,6 +37,7 @@ function wrap(adapter: string, operation: string, e: unknown): AdapterError {
 function guardTx(name: string, tx: StorageTx): StorageTx {
   return {
     accounts: guardMethods(name, tx.accounts, "accounts."),
+    rateLimits: guardMethods(name, tx.rateLimits, "rateLimits."),
     ledger: guardMethods(name, tx.ledger, "ledger."),
     resources: guardMethods(name, tx.resources, "resources."),
     events: guardMethods(name, tx.events, "events."),

@@ -1,21 +1,25 @@
 /**
- * The screening port: a recipient is screened once at registration. Providers answer
- * asynchronously, so the engine submits and later asks for the verdict from a worker.
+ * The screening port: a recipient is screened at registration (and again when its addresses
+ * change). Providers answer asynchronously, so the screening worker asks until a verdict comes.
  */
 export interface ScreeningAdapter {
   /** Adapter name for error messages. */
   readonly name: string;
+  /** True for simulations: never used for live accounts. Default false. */
+  readonly testModeOnly?: boolean;
   /**
-   * Submits a recipient for screening. Idempotent by `recipientId`. Returns the verdict at once
-   * when the provider has one, else `pending`.
+   * Submits a recipient for screening, or asks how its screening stands. Idempotent by
+   * `recipientId` and `version`: the first call submits, later calls return the current verdict
+   * (`pending` until the provider decides). A new `version` (changed addresses) is a new
+   * submission. Called by the screening worker, outside storage transactions.
    */
-  submit(request: ScreeningRequest): Promise<ScreeningVerdict>;
-  /** The current verdict for a submitted recipient. Called by the screening worker. */
-  verdict(recipientId: string): Promise<ScreeningVerdict>;
+  screen(request: ScreeningRequest): Promise<ScreeningVerdict>;
 }
 
 export interface ScreeningRequest {
   recipientId: string;
+  /** Grows when the recipient's addresses change. */
+  version: number;
   name: string;
   /** Chain name to address. */
   addresses: Record<string, string>;

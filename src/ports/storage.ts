@@ -45,6 +45,7 @@ export interface StorageCapabilities {
 /** What one transaction can do. Groups mirror the tables; each is documented below. */
 export interface StorageTx {
   readonly accounts: AccountStore;
+  readonly rateLimits: RateLimitStore;
   readonly ledger: LedgerStore;
   readonly resources: ResourceStore;
   readonly events: EventStore;
@@ -190,6 +191,8 @@ export interface ResourceStore {
   insert(records: ResourceRecord[]): Promise<void>;
   /** Reads one resource of the account; `lock` holds a row lock for the rest of the transaction. */
   get(accountId: string, id: string, options?: { lock?: boolean }): Promise<ResourceRecord | null>;
+  /** Reads many resources of the account in one go (no locks); missing ids are left out. */
+  getMany(accountId: string, ids: readonly string[]): Promise<ResourceRecord[]>;
   /**
    * Replaces a resource whose stored version is `record.version - 1`; returns false and changes
    * nothing otherwise (someone else updated it first).
@@ -197,6 +200,8 @@ export interface ResourceStore {
   update(record: ResourceRecord): Promise<boolean>;
   /** One keyset page, newest first (see `KeysetQuery`). */
   list(query: KeysetQuery & { kind: string }): Promise<ResourceRecord[]>;
+  /** Removes a resource of the account; false when there was none. */
+  delete(accountId: string, id: string): Promise<boolean>;
 }
 
 /**
@@ -320,6 +325,16 @@ export interface WorkStore {
    * later), or null when there is none; lets a worker or a test clock move to it.
    */
   nextRunAt(): Promise<number | null>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Rate limits (fixed windows, shared by every engine process on the store)
+
+export interface RateLimitStore {
+  /** Counts one more hit of `key` in the window starting at `windowStart`; returns the count. */
+  hit(key: string, windowStart: number): Promise<number>;
+  /** Deletes windows that started before `before`; returns how many. */
+  pruneBefore(before: number, limit: number): Promise<number>;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ import { randomToken } from "../ids";
 import type { AccountRecord } from "../ports/storage";
 import { hashApiKey, isApiKeyFormat, isScope, redactApiKey } from "./auth";
 import type { EngineDeps } from "./context";
+import { parsePolicy, policyOf, type AccountPolicy } from "./policy";
 
 export interface CreateAccountInput {
   name: string;
@@ -45,6 +46,22 @@ export class AccountsService {
 
   async get(id: string): Promise<AccountRecord | null> {
     return this.deps.storage.transaction((tx) => tx.accounts.getAccount(id));
+  }
+
+  /** Sets the account's payout policy (replacing the previous one). */
+  async setPolicy(accountId: string, input: unknown): Promise<Result<AccountPolicy, ApiError>> {
+    const policy = parsePolicy(this.deps.assets, input);
+    if (policy.isErr()) return policy;
+    return this.deps.storage.transaction(async (tx) => {
+      const account = await tx.accounts.getAccount(accountId);
+      if (!account) return fail("resource_missing", `No such account: ${accountId}`);
+      await tx.accounts.updateAccountSettings(accountId, { ...(account.settings as object), policy: policy.value });
+      return ok(policy.value);
+    });
+  }
+
+  async policy(accountId: string): Promise<AccountPolicy> {
+    return policyOf((await this.get(accountId))?.settings);
   }
 
   async createApiKey(accountId: string, input: CreateApiKeyInput = {}): Promise<Result<CreatedApiKey, ApiError>> {

@@ -1,7 +1,9 @@
+import type { ChainDirectory } from "../chains/chain-directory";
 import type { AssetRegistry } from "../money/assets";
 import type { IdGenerator, RandomSource } from "../ids";
 import type { CursorCodec } from "../lists/cursor-codec";
 import type { Clock } from "../ports/clock";
+import type { ScreeningAdapter } from "../ports/screening";
 import type { StorageAdapter } from "../ports/storage";
 
 /**
@@ -53,6 +55,8 @@ export interface EngineDeps {
   assets: AssetRegistry;
   cursors: CursorCodec;
   config: EngineConfig;
+  chains: ChainDirectory;
+  screening: ScreeningAdapter & { readonly testModeOnly?: boolean };
   /** Asks the worker loop to poll now: a command just scheduled work that is due. */
   wakeWorkers(): void;
 }

@@ -34,6 +34,15 @@ export class ResourceStore<T extends { id: string }> {
     return record && record.kind === this.type.kind ? { doc: record.data as T, record } : null;
   }
 
+  /** Documents of this kind by id, read in one statement (no locks); missing ids are absent. */
+  async getMany(tx: StorageTx, accountId: string, ids: readonly string[]): Promise<Map<string, T>> {
+    const found = new Map<string, T>();
+    for (const record of await tx.resources.getMany(accountId, ids)) {
+      if (record.kind === this.type.kind) found.set(record.id, record.data as T);
+    }
+    return found;
+  }
+
   /** Inserts new documents, created at `now`. */
   async insert(tx: StorageTx, accountId: string, now: number, docs: T[], created: (doc: T) => number = () => now): Promise<Stored<T>[]> {
     const records: ResourceRecord[] = docs.map((doc) => ({
@@ -68,6 +77,11 @@ export class ResourceStore<T extends { id: string }> {
       throw new Error(`${this.type.kind} ${doc.id} changed under an update (lock it before updating)`);
     }
     return { doc, record };
+  }
+
+  /** Removes a document read in this transaction. */
+  async delete(tx: StorageTx, stored: Stored<T>): Promise<void> {
+    await tx.resources.delete(stored.record.accountId, stored.record.id);
   }
 
   /** A page of the list contract (DECISIONS.md §5) over this kind. */

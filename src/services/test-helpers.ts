@@ -2,6 +2,7 @@ import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../errors";
 import type { BalanceObject } from "../ledger/balances";
 import { parseAmount } from "../money/amount";
+import { isChainSimulation, type ChainSimulationControl } from "../ports/chain";
 import { isManualClock } from "../ports/clock";
 import { s } from "../validation/schema";
 import { isoTime } from "../validation/timestamp";
@@ -18,6 +19,17 @@ export const fundSchema = s.object({
 export const advanceClockSchema = s.object({
   seconds: s.integer({ min: 0, max: 10 * 365 * 86_400 }),
 });
+
+export const advanceChainSchema = s.object({ blocks: s.integer({ min: 1, max: 100_000 }) });
+export const reorgChainSchema = s.object({ depth: s.integer({ min: 1, max: 1_000 }) });
+
+export interface TestChainObject {
+  object: "test_chain";
+  chain: string;
+  height: number;
+  /** Transfers the reorganisation moved out of the replaced blocks (reorg only). */
+  reorganized?: number;
+}
 
 export interface TestClockObject {
   object: "test_clock";
@@ -80,6 +92,48 @@ export class TestHelpersService {
     if (target > clock.now()) clock.advance(target - clock.now());
     ran += await this.worker.runDue();
     return ok({ object: "test_clock", now: isoTime(clock.now()), work_run: ran });
+  }
+}
+
+/**
+ * Test helpers on simulated chains (DECISIONS.md §7): mine blocks now, or replace the tip. Workers
+ * see the new chain at their next poll (a block time later on the engine's clock).
+ */
+export class ChainHelpersService {
+  constructor(private readonly deps: EngineDeps) {}
+
+  advance(ctx: RequestContext, chain: string, input: unknown): Promise<Result<TestChainObject, ApiError>> {
+    return this.withSimulation(ctx, chain, input, advanceChainSchema, (sim, { blocks }) => {
+      sim.advance(chain, blocks);
+      return { object: "test_chain", chain, height: sim.height(chain) };
+    });
+  }
+
+  reorg(ctx: RequestContext, chain: string, input: unknown): Promise<Result<TestChainObject, ApiError>> {
+    return this.withSimulation(ctx, chain, input, reorgChainSchema, (sim, { depth }) => {
+      const reorganized = sim.reorg(chain, depth);
+      return { object: "test_chain", chain, height: sim.height(chain), reorganized };
+    });
+  }
+
+  private async withSimulation<I>(
+    ctx: RequestContext,
+    chain: string,
+    input: unknown,
+    schema: { parse: (v: unknown, p: string, c: { assets: EngineDeps["assets"] }) => Result<I, ApiError> },
+    act: (sim: ChainSimulationControl, input: I) => TestChainObject,
+  ): Promise<Result<TestChainObject, ApiError>> {
+    const mode = testModeOnly(ctx);
+    if (mode.isErr()) return err(mode.error);
+    const known = this.deps.assets.knownChain(chain, "chain");
+    if (known.isErr()) return err(known.error);
+    const parsed = schema.parse(input, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const adapter = this.deps.chains.any(chain);
+    if (!adapter || !isChainSimulation(adapter)) {
+      return fail("resource_missing", `${chain} is not simulated on this engine`, { param: "chain" });
+    }
+    return ok(act(adapter, parsed.value));
   }
 }
 

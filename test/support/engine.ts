@@ -19,10 +19,13 @@ export interface TestWorld {
 }
 
 /** An engine on a fresh store of `kind` with a manual clock, a test account and its key. */
-export async function testWorld(kind: StorageKind, options: Partial<EngineOptions> = {}): Promise<TestWorld> {
+export async function testWorld(
+  kind: StorageKind,
+  options: Partial<Omit<EngineOptions, "clock">> & { clock?: ManualClock } = {},
+): Promise<TestWorld> {
   const harness = await kind.factory();
-  const clock = new ManualClock();
-  const engine = await createEngine({ storage: harness.storage, clock, ...options });
+  const clock = options.clock ?? new ManualClock();
+  const engine = await createEngine({ ...options, storage: harness.storage, clock });
   const account = await engine.accounts.create({ name: "Test" });
   const key = (await engine.accounts.createApiKey(account.id))._unsafeUnwrap();
   const app = createHttpApp(engine);

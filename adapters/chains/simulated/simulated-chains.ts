@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { base58, bech32 } from "@scure/base";
-import { toChecksumAddress } from "../../../src/addresses/chain-address";
+import { toChecksumAddress } from "../../../src/chains/chain-address";
 import { parseAmount } from "../../../src/money/amount";
 import { AssetRegistry, type ChainFamily } from "../../../src/money/assets";
 import type {

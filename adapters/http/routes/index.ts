@@ -1,7 +1,15 @@
 import type { RouteDefinition } from "../route";
 import { balanceRoutes } from "./balances";
 import { eventRoutes } from "./events";
+import { payoutRoutes } from "./payouts";
+import { recipientRoutes } from "./recipients";
 import { testHelperRoutes } from "./test-helpers";
 
 /** Every route of the /v1 binding; a resource's routes live in its own file. */
-export const ROUTES: readonly RouteDefinition[] = [...balanceRoutes, ...eventRoutes, ...testHelperRoutes];
+export const ROUTES: readonly RouteDefinition[] = [
+  ...balanceRoutes,
+  ...eventRoutes,
+  ...testHelperRoutes,
+  ...recipientRoutes,
+  ...payoutRoutes,
+];

@@ -1,4 +1,4 @@
-import { advanceClockSchema, fundSchema } from "../../../src/services/test-helpers";
+import { advanceChainSchema, advanceClockSchema, fundSchema, reorgChainSchema } from "../../../src/services/test-helpers";
 import type { RouteDefinition } from "../route";
 
 export const testHelperRoutes: RouteDefinition[] = [
@@ -23,5 +23,27 @@ export const testHelperRoutes: RouteDefinition[] = [
     body: advanceClockSchema,
     returns: "test_clock",
     handler: ({ engine, ctx, body }) => engine.testHelpers.advanceClock(ctx, body),
+  },
+  {
+    method: "post",
+    path: "/v1/test_helpers/chains/:chain/advance",
+    summary: "Mine blocks on a simulated chain now",
+    tag: "Test helpers",
+    scope: "test_helpers:write",
+    testModeOnly: true,
+    body: advanceChainSchema,
+    returns: "test_chain",
+    handler: ({ engine, ctx, params, body }) => engine.chainHelpers.advance(ctx, params.chain!, body),
+  },
+  {
+    method: "post",
+    path: "/v1/test_helpers/chains/:chain/reorg",
+    summary: "Replace the last blocks of a simulated chain",
+    tag: "Test helpers",
+    scope: "test_helpers:write",
+    testModeOnly: true,
+    body: reorgChainSchema,
+    returns: "test_chain",
+    handler: ({ engine, ctx, params, body }) => engine.chainHelpers.reorg(ctx, params.chain!, body),
   },
 ];
