@@ -1,8 +1,10 @@
 import { benchLedger } from "./ledger";
+import { benchPayouts } from "./payouts";
 
 /** `npm run bench [name…]`: runs the named benchmarks (default all) and prints their figures. */
 const BENCHES: Record<string, () => Promise<void>> = {
   ledger: benchLedger,
+  payouts: benchPayouts,
 };
 
 const wanted = process.argv.slice(2);

@@ -155,59 +155,64 @@ class PgTx {
   async flush(): Promise<void> {
     const parts: WritePart[] = [];
     const s = this.s;
-    const take = <T>(rows: T[], sql: string, columns: ((row: T) => unknown)[]) => {
-      if (rows.length) parts.push({ sql, params: columns.map((col) => rows.map(col)) });
+    // Each part receives its rows as ONE json parameter: JSON.stringify and PostgreSQL's json
+    // parser are far cheaper than driver-escaped arrays of JSON texts (measured: 25,000 payouts).
+    const take = <T>(rows: T[], sql: string, toRow: (row: T) => Record<string, unknown>) => {
+      if (rows.length) parts.push({ sql, params: [JSON.stringify(rows.map(toRow))] });
     };
     take(
       this.resources,
       `INSERT INTO ${s}.resources (account_id, kind, id, created, status, reference, data, version, updated)
        SELECT a, k, i, c, st, rf, d::jsonb, v, u
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::text[], $6::text[], $7::text[], $8::int[], $9::bigint[])
-         AS x(a, k, i, c, st, rf, d, v, u)`,
-      [(r) => r.accountId, (r) => r.kind, (r) => r.id, (r) => r.created, (r) => r.status, (r) => r.reference,
-        (r) => JSON.stringify(r.data), (r) => r.version, (r) => r.updated],
+       FROM json_to_recordset($1::json) AS x(a text, k text, i text, c bigint, st text, rf text, d json, v int, u bigint)`,
+      (r) => ({ a: r.accountId, k: r.kind, i: r.id, c: r.created, st: r.status, rf: r.reference, d: r.data, v: r.version, u: r.updated }),
     );
     take(
       this.reservations,
       `INSERT INTO ${s}.reservations (account_id, id, asset, chain, amount, remaining, status, resource, created, resolved_at)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::numeric[], $6::numeric[], $7::text[], $8::text[], $9::bigint[], $10::bigint[])`,
-      [(r) => r.accountId, (r) => r.id, (r) => r.asset, (r) => r.chain, (r) => r.amount.toString(),
-        (r) => r.remaining.toString(), (r) => r.status, (r) => r.resource, (r) => r.created, (r) => r.resolvedAt],
+       SELECT a, i, t, ch, am, rm, st, rs, c, ra
+       FROM json_to_recordset($1::json)
+         AS x(a text, i text, t text, ch text, am numeric, rm numeric, st text, rs text, c bigint, ra bigint)`,
+      (r) => ({
+        a: r.accountId, i: r.id, t: r.asset, ch: r.chain, am: r.amount.toString(), rm: r.remaining.toString(),
+        st: r.status, rs: r.resource, c: r.created, ra: r.resolvedAt,
+      }),
     );
     take(
       this.entries,
       `INSERT INTO ${s}.ledger_entries (account_id, id, posting_id, asset, chain, book, amount, resource, created)
-       SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::numeric[], $8::text[], $9::bigint[])`,
-      [(e) => e.accountId, (e) => e.id, (e) => e.postingId, (e) => e.asset, (e) => e.chain, (e) => e.book,
-        (e) => e.amount.toString(), (e) => e.resource, (e) => e.created],
+       SELECT a, i, p, t, ch, b, am, rs, c
+       FROM json_to_recordset($1::json) AS x(a text, i text, p text, t text, ch text, b text, am numeric, rs text, c bigint)`,
+      (e) => ({ a: e.accountId, i: e.id, p: e.postingId, t: e.asset, ch: e.chain, b: e.book, am: e.amount.toString(), rs: e.resource, c: e.created }),
     );
     const deltas = [...this.deltas.values()];
     take(
       deltas,
       `UPDATE ${s}.balances b SET amount = b.amount + d.delta
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::numeric[]) AS d(account_id, asset, chain, book, delta)
+       FROM json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, delta numeric)
        WHERE b.account_id = d.account_id AND b.asset = d.asset AND b.chain = d.chain AND b.book = d.book
        RETURNING 1`,
-      [(d) => d.accountId, (d) => d.asset, (d) => d.chain, (d) => d.book, (d) => d.amount.toString()],
+      (d) => ({ account_id: d.accountId, asset: d.asset, chain: d.chain, book: d.book, delta: d.amount.toString() }),
     );
     const balancePart = deltas.length ? parts.length - 1 : -1;
     take(
       this.events,
       `INSERT INTO ${s}.events (account_id, id, type, created, livemode, data, request)
-       SELECT a, i, t, c, l, d::json, r::json
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::bigint[], $5::boolean[], $6::text[], $7::text[]) AS x(a, i, t, c, l, d, r)`,
-      [(e) => e.accountId, (e) => e.id, (e) => e.type, (e) => e.created, (e) => e.livemode,
-        (e) => JSON.stringify(e.data), (e) => JSON.stringify(e.request)],
+       SELECT a, i, t, c, l, d, r
+       FROM json_to_recordset($1::json) AS x(a text, i text, t text, c bigint, l boolean, d json, r json)`,
+      (e) => ({ a: e.accountId, i: e.id, t: e.type, c: e.created, l: e.livemode, d: e.data, r: e.request }),
     );
     take(
       this.work,
       `INSERT INTO ${s}.due_work (id, kind, account_id, payload, run_at, lease_owner, lease_until, attempts, last_error, status, dedupe_key, created)
        SELECT i, k, a, p::jsonb, r, NULL, NULL, n, e, st, dk, c
-       FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::bigint[], $6::int[], $7::text[], $8::text[], $9::text[], $10::bigint[])
-         AS x(i, k, a, p, r, n, e, st, dk, c)
+       FROM json_to_recordset($1::json)
+         AS x(i text, k text, a text, p json, r bigint, n int, e text, st text, dk text, c bigint)
        ON CONFLICT (dedupe_key) DO NOTHING`,
-      [(w) => w.id, (w) => w.kind, (w) => w.accountId, (w) => JSON.stringify(w.payload), (w) => w.runAt,
-        (w) => w.attempts, (w) => w.lastError, (w) => w.status, (w) => w.dedupeKey, (w) => w.created],
+      (w) => ({
+        i: w.id, k: w.kind, a: w.accountId, p: w.payload, r: w.runAt, n: w.attempts, e: w.lastError,
+        st: w.status, dk: w.dedupeKey, c: w.created,
+      }),
     );
     if (parts.length === 0) return;
     this.resources = [];

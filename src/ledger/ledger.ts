@@ -39,7 +39,7 @@ export class Ledger {
   /** Balance rows this transaction has locked, as they stand after its postings. */
   private readonly rows = new Map<string, BalanceRecord>();
   private readonly touched = new Map<string, { accountId: string; asset: string }>();
-  private readonly posted: LedgerEntryRecord[] = [];
+  private readonly posted = new Map<string | null, LedgerEntryRecord[]>();
 
   constructor(
     private readonly tx: StorageTx,
@@ -49,7 +49,7 @@ export class Ledger {
 
   /** Entries this unit of work posted for `resource`, oldest first (what a resource lists as its own). */
   postedFor(resource: string): LedgerEntryRecord[] {
-    return this.posted.filter((e) => e.resource === resource);
+    return this.posted.get(resource) ?? [];
   }
 
   /** (account, asset) pairs whose balances this unit of work changed, for `balance.updated`. */
@@ -98,7 +98,9 @@ export class Ledger {
       created: this.now,
     }));
     await this.tx.ledger.appendEntries(entries);
-    this.posted.push(...entries);
+    const mine = this.posted.get(request.resource);
+    if (mine) mine.push(...entries);
+    else this.posted.set(request.resource, [...entries]);
     for (const [k, amount] of after) this.rows.set(k, { ...this.rows.get(k)!, amount });
     for (const line of lines) {
       this.touched.set(`${request.accountId}\u0000${line.asset}`, { accountId: request.accountId, asset: line.asset });

@@ -31,7 +31,10 @@ export class UnitOfWork {
     this.ledger = new Ledger(tx, deps.ids, this.now);
   }
 
-  /** Records an event about `object` for the outbox; `data.object` is a snapshot. */
+  /**
+   * Records an event about `object` for the outbox. `object` becomes the snapshot in `data.object`
+   * as it is, not copied: pass a freshly presented object and do not change it afterwards.
+   */
   emit(type: EventType, object: Json, accountId: string = this.ctx.accountId): string {
     const id = this.deps.ids.next("evt");
     this.events.push({
@@ -40,7 +43,7 @@ export class UnitOfWork {
       type,
       created: this.now,
       livemode: this.ctx.livemode,
-      data: { object: structuredClone(object) },
+      data: { object },
       request: { id: this.ctx.requestId, idempotency_key: this.ctx.idempotencyKey },
     });
     return id;
