@@ -35,14 +35,27 @@ export interface MemoryTables {
 }
 
 const clone = <T>(value: T): T => structuredClone(value);
+
+/**
+ * A deep copy that is frozen: what the store keeps. Reads hand stored values out as they are
+ * (nobody can change them: a mutation throws), so only writes pay for a copy.
+ */
+function frozen<T>(value: T): T {
+  if (value === null || typeof value !== "object") return value;
+  if (Array.isArray(value)) return Object.freeze(value.map(frozen)) as T;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) out[key] = frozen((value as Record<string, unknown>)[key]);
+  return Object.freeze(out) as T;
+}
 const k2 = (a: string, b: string) => `${a}\u0000${b}`;
 const balanceKey = (k: BalanceKey) => `${k.accountId}\u0000${k.asset}\u0000${k.chain}\u0000${k.book}`;
 
 /**
  * Storage in process memory: for tests, examples and single-process hosts that need no
  * durability. Transactions run one at a time (a mutex), so they are serializable; a transaction
- * that throws is undone from its undo log. Every record is copied in and out, so callers can
- * never change stored state by mutating what they hold.
+ * that throws is undone from its undo log. Records are copied and deep-frozen when written and
+ * handed out frozen when read, so callers can never change stored state through what they hold
+ * (trying to throws, which also catches code that mutates what storage returned).
  */
 export class MemoryStorage implements StorageAdapter {
   readonly name = "memory";
@@ -92,12 +105,11 @@ export class MemoryStorage implements StorageAdapter {
         )
         .sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : 1))
         .slice(0, request.limit);
-      for (const w of due) {
-        w.leaseOwner = request.owner;
-        w.leaseUntil = request.now + request.leaseMs;
-        w.attempts += 1;
-      }
-      return clone(due);
+      const leased = due.map((w) =>
+        frozen({ ...w, leaseOwner: request.owner, leaseUntil: request.now + request.leaseMs, attempts: w.attempts + 1 }),
+      );
+      for (const w of leased) this.t.work.set(w.id, w);
+      return leased;
     });
   }
 
@@ -121,23 +133,23 @@ export class MemoryStorage implements StorageAdapter {
       accounts: {
         async insertAccount(account) {
           if (t.accounts.has(account.id)) throw new Error(`duplicate account ${account.id}`);
-          put(t.accounts, account.id, clone(account));
+          put(t.accounts, account.id, frozen(account));
         },
         async getAccount(id) {
-          return clone(t.accounts.get(id) ?? null);
+          return (t.accounts.get(id) ?? null);
         },
         async updateAccountSettings(id, settings) {
           const account = t.accounts.get(id);
           if (!account) throw new Error(`no account ${id}`);
-          put(t.accounts, id, { ...account, settings: clone(settings) });
+          put(t.accounts, id, frozen({ ...account, settings }));
         },
         async insertApiKey(key) {
           if (t.apiKeys.has(key.hash)) return false;
-          put(t.apiKeys, key.hash, clone(key));
+          put(t.apiKeys, key.hash, frozen(key));
           return true;
         },
         async findApiKey(hash) {
-          return clone(t.apiKeys.get(hash) ?? null);
+          return (t.apiKeys.get(hash) ?? null);
         },
       },
 
@@ -147,9 +159,9 @@ export class MemoryStorage implements StorageAdapter {
           for (const key of keys) {
             pairs.add(k2(key.accountId, key.asset));
             const k = balanceKey(key);
-            if (!t.balances.has(k)) put(t.balances, k, { ...key, amount: 0n });
+            if (!t.balances.has(k)) put(t.balances, k, frozen({ ...key, amount: 0n }));
           }
-          return clone([...t.balances.values()].filter((b) => pairs.has(k2(b.accountId, b.asset))).sort(compareKeys));
+          return ([...t.balances.values()].filter((b) => pairs.has(k2(b.accountId, b.asset))).sort(compareKeys));
         },
         async appendEntries(entries) {
           const next = new Map<string, BalanceRecord>();
@@ -157,7 +169,7 @@ export class MemoryStorage implements StorageAdapter {
             const k = balanceKey(e);
             const row = next.get(k) ?? t.balances.get(k);
             if (!row) throw new Error(`balance row ${k} was not locked before appending`);
-            next.set(k, { ...row, amount: row.amount + e.amount });
+            next.set(k, frozen({ ...row, amount: row.amount + e.amount }));
           }
           for (const row of next.values()) {
             if (isCustomerBook(row.book) && row.amount < 0n) {
@@ -166,36 +178,36 @@ export class MemoryStorage implements StorageAdapter {
           }
           for (const [k, row] of next) put(t.balances, k, row);
           const start = t.entries.length;
-          t.entries.push(...clone(entries));
+          t.entries.push(...frozen(entries));
           undo.push(() => t.entries.splice(start));
         },
         async listBalances(accountId) {
-          return clone([...t.balances.values()].filter((b) => b.accountId === accountId).sort(compareKeys));
+          return ([...t.balances.values()].filter((b) => b.accountId === accountId).sort(compareKeys));
         },
         async listEntries(accountId, filter) {
           const ids = filter.ids ? new Set(filter.ids) : null;
-          return clone(
+          return (
             t.entries.filter(
               (e) =>
                 e.accountId === accountId &&
                 (filter.resource === undefined || e.resource === filter.resource) &&
                 (ids === null || ids.has(e.id)),
-            ),
+            )
           );
         },
         async insertReservation(reservation) {
           const k = k2(reservation.accountId, reservation.id);
           if (t.reservations.has(k)) throw new Error(`duplicate reservation ${reservation.id}`);
-          put(t.reservations, k, clone(reservation));
+          put(t.reservations, k, frozen(reservation));
         },
         async lockReservation(accountId, id) {
-          return clone(t.reservations.get(k2(accountId, id)) ?? null);
+          return (t.reservations.get(k2(accountId, id)) ?? null);
         },
         async updateReservation(reservation) {
           const k = k2(reservation.accountId, reservation.id);
           if (!t.reservations.has(k)) throw new Error(`no reservation ${reservation.id}`);
           if (reservation.remaining < 0n) throw new Error("reservation remaining would go negative");
-          put(t.reservations, k, clone(reservation));
+          put(t.reservations, k, frozen(reservation));
         },
       },
 
@@ -204,19 +216,19 @@ export class MemoryStorage implements StorageAdapter {
           for (const r of records) {
             if (t.resources.has(k2(r.accountId, r.id))) throw new Error(`duplicate resource ${r.id}`);
           }
-          for (const r of records) put(t.resources, k2(r.accountId, r.id), clone(r));
+          for (const r of records) put(t.resources, k2(r.accountId, r.id), frozen(r));
         },
         async get(accountId, id) {
-          return clone(t.resources.get(k2(accountId, id)) ?? null);
+          return (t.resources.get(k2(accountId, id)) ?? null);
         },
         async getMany(accountId, ids) {
-          return clone(ids.map((id) => t.resources.get(k2(accountId, id))).filter((r): r is ResourceRecord => !!r));
+          return (ids.map((id) => t.resources.get(k2(accountId, id))).filter((r): r is ResourceRecord => !!r));
         },
         async update(record) {
           const k = k2(record.accountId, record.id);
           const current = t.resources.get(k);
           if (!current || current.version !== record.version - 1) return false;
-          put(t.resources, k, clone(record));
+          put(t.resources, k, frozen(record));
           return true;
         },
         async delete(accountId, id) {
@@ -225,26 +237,26 @@ export class MemoryStorage implements StorageAdapter {
           return had;
         },
         async list(query) {
-          return clone(
+          return (
             keysetPage(
               [...t.resources.values()].filter((r) => r.kind === query.kind),
               query,
               (r) => r.status,
               (r) => r.reference,
-            ),
+            )
           );
         },
       },
 
       events: {
         async insert(events) {
-          for (const e of events) put(t.events, k2(e.accountId, e.id), clone(e));
+          for (const e of events) put(t.events, k2(e.accountId, e.id), frozen(e));
         },
         async get(accountId, id) {
-          return clone(t.events.get(k2(accountId, id)) ?? null);
+          return (t.events.get(k2(accountId, id)) ?? null);
         },
         async list(query) {
-          return clone(keysetPage([...t.events.values()], query, (e) => e.type, () => null));
+          return (keysetPage([...t.events.values()], query, (e) => e.type, () => null));
         },
         async pruneBefore(before, limit) {
           const old = [...t.events.entries()].filter(([, e]) => e.created < before).slice(0, limit);
@@ -257,12 +269,12 @@ export class MemoryStorage implements StorageAdapter {
         async claim(record) {
           const k = k2(record.accountId, record.key);
           const existing = t.idempotency.get(k);
-          if (existing) return { inserted: false, existing: clone(existing) };
-          put(t.idempotency, k, clone(record));
+          if (existing) return { inserted: false, existing };
+          put(t.idempotency, k, frozen(record));
           return { inserted: true };
         },
         async put(record) {
-          put(t.idempotency, k2(record.accountId, record.key), clone(record));
+          put(t.idempotency, k2(record.accountId, record.key), frozen(record));
         },
         async delete(accountId, key) {
           remove(t.idempotency, k2(accountId, key));
@@ -282,7 +294,7 @@ export class MemoryStorage implements StorageAdapter {
           for (const item of items) {
             if (item.dedupeKey !== null && keys.has(item.dedupeKey)) continue;
             if (item.dedupeKey !== null) keys.add(item.dedupeKey);
-            put(t.work, item.id, clone(item));
+            put(t.work, item.id, frozen(item));
           }
         },
         async complete(id, owner) {
@@ -294,7 +306,7 @@ export class MemoryStorage implements StorageAdapter {
         async release(id, owner, next) {
           const item = t.work.get(id);
           if (!item || item.leaseOwner !== owner) return false;
-          put(t.work, id, {
+          put(t.work, id, frozen({
             ...item,
             runAt: next.runAt,
             lastError: next.lastError,
@@ -302,11 +314,11 @@ export class MemoryStorage implements StorageAdapter {
             attempts: next.resetAttempts ? 0 : item.attempts,
             leaseOwner: null,
             leaseUntil: null,
-          });
+          }));
           return true;
         },
         async get(id) {
-          return clone(t.work.get(id) ?? null);
+          return (t.work.get(id) ?? null);
         },
         async nextRunAt() {
           let next: number | null = null;
@@ -323,7 +335,7 @@ export class MemoryStorage implements StorageAdapter {
         async hit(key, windowStart) {
           const k = k2(key, String(windowStart));
           const row = t.rateLimits.get(k) ?? { key, windowStart, count: 0 };
-          put(t.rateLimits, k, { ...row, count: row.count + 1 });
+          put(t.rateLimits, k, frozen({ ...row, count: row.count + 1 }));
           return row.count + 1;
         },
         async pruneBefore(before, limit) {

@@ -57,9 +57,9 @@ const PPM = 1_000_000n;
  * charged rounds each transfer's proportional part up, which is at most one base unit per
  * transfer above the exact figure, and candidates compare by the charged fee first.
  *
- * Ties go to fewer transfers, then to chains earlier by name, so the result does not depend on
- * the order chains are given in. A split appears only when no single chain can carry the payout
- * within `maxNetworkFee`, or when it is strictly cheaper.
+ * Ties go to fewer chains, then fewer transfers, then to chains earlier by name, so the result
+ * does not depend on the order chains are given in. A split appears only when no single chain
+ * can carry the payout within `maxNetworkFee`, or when it is strictly cheaper.
  */
 export function routePayout(request: RouteRequest): Route | RouteFailure {
   const { amount } = request;
@@ -217,10 +217,16 @@ function score(chains: readonly ChainCandidate[], allocation: readonly bigint[])
   return { fee, exact, transfers, allocation: [...allocation] };
 }
 
-/** Cheaper charged fee, then exact fee, then fewer transfers, then more on earlier chains. */
+/**
+ * Cheaper charged fee, then exact fee, then fewer chains (a split must be strictly cheaper),
+ * then fewer transfers, then more on earlier chains.
+ */
 function better(a: Score, b: Score): boolean {
   if (a.fee !== b.fee) return a.fee < b.fee;
   if (a.exact !== b.exact) return a.exact < b.exact;
+  const chainsA = a.allocation.filter((x) => x > 0n).length;
+  const chainsB = b.allocation.filter((x) => x > 0n).length;
+  if (chainsA !== chainsB) return chainsA < chainsB;
   if (a.transfers !== b.transfers) return a.transfers < b.transfers;
   for (let i = 0; i < a.allocation.length; i++) {
     if (a.allocation[i] !== b.allocation[i]) return a.allocation[i]! > b.allocation[i]!;

@@ -1,0 +1,52 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { testWorld } from "./support/engine";
+import { closeSharedStorage, storageKinds } from "./support/storage";
+
+/**
+ * The issue's acceptance test: a 25,000-leg batch is accepted in one transaction, settles, and
+ * emits exactly one `payout.batch.completed`. Settling 25,000 payouts is run on memory (the
+ * workers' logic is the same on every store); on PostgreSQL the acceptance itself is checked,
+ * since that is the one big transaction.
+ */
+const LEGS = 25_000;
+const BASE = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
+
+for (const kind of storageKinds()) {
+  describe(`a 25,000-leg batch on ${kind.name}`, () => {
+    it(kind.name === "memory" ? "is accepted, settles, and completes once" : "is accepted in one transaction", async () => {
+      const w = await testWorld(kind, { worker: { concurrency: 4, batchSize: 4 } });
+      try {
+        (await w.engine.testHelpers.fund(w.ctx, { asset: "USDC", chain: "base", amount: "100000" }))._unsafeUnwrap();
+        const recipients: string[] = [];
+        for (let i = 0; i < 50; i++) {
+          recipients.push((await w.engine.recipients.create(w.ctx, { name: `r${i}`, chain_addresses: { base: BASE } }))._unsafeUnwrap().id);
+        }
+        const legs = Array.from({ length: LEGS }, (_, row) => ({ row, amount: "1.5", recipient: recipients[row % 50] }));
+        const batch = (
+          await w.engine.batches.create(w.ctx, { reference: "big", funding: { asset: "USDC", source: "auto" }, legs }, {})
+        )._unsafeUnwrap();
+        expect(batch).toMatchObject({ object: "payout_batch", leg_count: LEGS, total_amount: "37500", counts: { executing: LEGS } });
+        const reserved = (await w.harness.inspect.balances(w.accountId)).find((b) => b.book === "reserved")!.amount;
+        expect(reserved).toBe(BigInt(LEGS) * (1_500_000n + 10_075n)); // 0.01 fixed + 0.005 % of 1.5, rounded up
+        expect((await w.harness.inspect.reservations(w.accountId)).length).toBe(LEGS);
+        if (kind.name !== "memory") return;
+
+        for (let i = 0; i < 12; i++) {
+          w.clock.advance(1_000);
+          await w.engine.worker.runDue();
+        }
+        const done = (await w.engine.batches.retrieve(w.ctx, "id" in batch ? batch.id : ""))._unsafeUnwrap();
+        expect(done).toMatchObject({ status: "completed", counts: { settled: LEGS } });
+        const completed = (await w.harness.inspect.events(w.accountId)).filter((e) => e.type === "payout.batch.completed");
+        expect(completed).toHaveLength(1);
+        const balances = await w.harness.inspect.balances(w.accountId);
+        expect(balances.find((b) => b.book === "reserved")!.amount).toBe(0n);
+        expect(balances.find((b) => b.book === "available")!.amount).toBe(100_000_000_000n - reserved);
+      } finally {
+        await w.close();
+      }
+    });
+  });
+}
+
+afterAll(closeSharedStorage);
