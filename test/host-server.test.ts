@@ -67,3 +67,34 @@ describe("the host server", () => {
     }
   });
 });
+
+describe("the host server on the real-time clock", () => {
+  it("settles a payout through HTTP within seconds, split across chains when one cannot carry it", async () => {
+    const { createMemoryStorage } = await import("../adapters/memory");
+    const host = await startHost({ port: 0, storage: createMemoryStorage() });
+    const headers = { authorization: `Bearer ${host.apiKey}`, "content-type": "application/json" };
+    const post = async (path: string, body: unknown, key: string) =>
+      (await fetch(`${host.url}${path}`, { method: "POST", headers: { ...headers, "Idempotency-Key": key }, body: JSON.stringify(body) })).json();
+    try {
+      const recipient = await post(
+        "/v1/recipients",
+        { name: "Realtime", chain_addresses: { base: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", polygon: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" } },
+        "rt-rcp",
+      );
+      // the demo account holds 1,000,000 USDC per chain: 1,500,000 needs both base and polygon
+      const payout: any = await post("/v1/payouts", { amount: "1500000", asset: "USDC", recipient: recipient.id }, "rt-po");
+      expect(payout.status).toBe("executing");
+      expect(payout.legs.length).toBeGreaterThan(1);
+      const started = Date.now();
+      let status = payout.status;
+      while (status === "executing" && Date.now() - started < 20_000) {
+        await new Promise((r) => setTimeout(r, 250));
+        status = (await (await fetch(`${host.url}/v1/payouts/${payout.id}`, { headers })).json()).status;
+      }
+      expect(status).toBe("settled");
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      await host.stop();
+    }
+  });
+});
