@@ -88,11 +88,11 @@ export class Engine {
     this.recipients = new RecipientsService(deps);
     const transitions = new PayoutTransitions(deps);
     const batchCounts = new BatchCounts(deps);
-    this.payouts = new PayoutsService(deps, transitions, batchCounts);
+    const payoutWorkers = new PayoutWorkers(deps, transitions, batchCounts);
+    this.payouts = new PayoutsService(deps, transitions, batchCounts, payoutWorkers);
     this.batches = new BatchesService(deps, this.payouts, transitions);
     this.testHelpers = new TestHelpersService(deps, worker);
     this.chainHelpers = new ChainHelpersService(deps);
-    const payoutWorkers = new PayoutWorkers(deps, transitions, batchCounts);
     worker.register(MAINTENANCE_KIND, maintenanceHandler(deps));
     worker.register(SCREEN_KIND, this.recipients.screeningHandler());
     worker.register(BROADCAST_KIND, payoutWorkers.broadcastHandler());

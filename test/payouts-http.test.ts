@@ -51,7 +51,9 @@ for (const kind of storageKinds()) {
       expect(payout).toMatchObject({ object: "payout", status: "executing", amount: "10", asset: "USDC", recipient: rcp });
       expect(payout.id).toMatch(/^po_/);
       expect(payout.legs).toHaveLength(1);
-      expect(payout.legs[0]).toMatchObject({ chain: "base", amount: "10", fee: "0.0105", status: "pending", finality: "pending" });
+      // the seed: the create response carries an executing payout with its leg broadcast
+      expect(payout.legs[0]).toMatchObject({ chain: "base", amount: "10", fee: "0.0105", status: "broadcast", finality: "pending" });
+      expect(payout.legs[0].tx_hash).toMatch(/^0x[0-9a-f]{64}$/);
       expect(payout.fee).toBe("0.0105"); // 0.01 fixed + 0.005 % rounded up
       expect(await usdc()).toMatchObject({ available: "89.9895", reserved: "10.0105" });
 
@@ -191,10 +193,11 @@ for (const kind of storageKinds()) {
       expect(missing.status).toBe(400);
       expect((await json(missing)).error).toMatchObject({ code: "parameter_missing", param: "Idempotency-Key" });
       const body = { amount: "1", asset: "USDC", recipient: rcp };
-      const first = await json(await post("/v1/payouts", body, { "Idempotency-Key": "same" }));
+      const firstText = await (await post("/v1/payouts", body, { "Idempotency-Key": "same" })).text();
       const replay = await post("/v1/payouts", body, { "Idempotency-Key": "same" });
       expect(replay.headers.get("idempotent-replayed")).toBe("true");
-      expect((await json(replay)).id).toBe(first.id);
+      expect(await replay.text()).toBe(firstText); // the answer as first given, legs broadcast
+      expect(JSON.parse(firstText).legs[0].status).toBe("broadcast");
       expect((await json(await get("/v1/payouts"))).data).toHaveLength(1);
     });
 

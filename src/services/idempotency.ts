@@ -141,6 +141,23 @@ export async function saveResponseWithin(
   return ok(undefined);
 }
 
+/**
+ * Replaces the response a request saved under its key with a newer view of the same result (a
+ * payout whose legs went out right after it was created), so a replay shows what the first
+ * answer showed. Only the same request's saved response is replaced.
+ */
+export async function replaceSavedResponse(tx: StorageTx, claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
+  const claimed = await tx.idempotency.claim(recordOf(claim, claim.lockedAt, null));
+  if (claimed.inserted) {
+    await tx.idempotency.delete(claim.accountId, claim.key); // pruned meanwhile: nothing to replace
+    return;
+  }
+  const existing = claimed.existing;
+  if (existing.response && existing.fingerprint === claim.fingerprint && existing.created === claim.created) {
+    await tx.idempotency.put(recordOf(claim, null, response));
+  }
+}
+
 function stillHeld(existing: IdempotencyRecord, claim: IdempotencyClaim): boolean {
   return existing.lockedAt === claim.lockedAt && existing.fingerprint === claim.fingerprint && existing.response === null;
 }

@@ -1,7 +1,6 @@
 import { ok } from "neverthrow";
 import type { LegEvent } from "../../machines/leg-machine";
 import type { ChainInfo } from "../../ports/chain";
-import type { DueWorkRecord } from "../../ports/storage";
 import type { WorkHandler, WorkOutcome } from "../../workers/runner";
 import { runCommand } from "../command";
 import { systemContext, type EngineDeps } from "../context";
@@ -37,48 +36,58 @@ export class PayoutWorkers {
   broadcastHandler(): WorkHandler {
     return async (job) => {
       const { payouts, livemode } = job.payload as PayoutJob;
-      const docs = await this.read(job, payouts);
-      const events = new Map<string, Map<string, LegEvent>>();
-      const blocked = await this.blockedRecipients(job.accountId!, docs);
-      let transient: string | null = null;
-      for (const doc of docs) {
-        if (doc.status !== "executing") continue;
-        const legEvents = new Map<string, LegEvent>();
-        for (const leg of doc.legs) {
-          if (leg.status !== "pending") continue;
-          if (blocked.has(doc.recipient)) {
-            legEvents.set(leg.id, { type: "cancel", reason: "recipient_blocked" });
-            continue;
-          }
-          const adapter = this.deps.chains.for(leg.chain, livemode);
-          if (!adapter) {
-            legEvents.set(leg.id, { type: "rejected", reason: `no chain adapter serves ${leg.chain}` });
-            continue;
-          }
-          try {
-            const sent = await adapter.broadcast({
-              transferId: leg.id,
-              chain: leg.chain,
-              asset: doc.asset,
-              amount: BigInt(leg.amount),
-              to: leg.address,
-            });
-            legEvents.set(leg.id, "txHash" in sent ? { type: "broadcast", txHash: sent.txHash } : { type: "rejected", reason: sent.rejected });
-          } catch (e) {
-            transient = e instanceof Error ? e.message : String(e);
-          }
-        }
-        if (legEvents.size) events.set(doc.id, legEvents);
-      }
-      await this.apply(job, events, { startTracking: true });
+      const { transient } = await this.broadcast(job.accountId!, livemode, payouts);
       return transient ? retry(this.deps, transient) : undefined;
     };
   }
 
+  /**
+   * Sends the pending legs of these payouts and applies the results; also called by payout
+   * create, so a new payout answers with its legs already on the network. A chain that fails
+   * transiently leaves its legs pending and is reported, for a retry.
+   */
+  async broadcast(accountId: string, livemode: boolean, payouts: string[]): Promise<{ transient: string | null }> {
+    const docs = await this.read(accountId, payouts);
+    const events = new Map<string, Map<string, LegEvent>>();
+    const blocked = await this.blockedRecipients(accountId, docs);
+    let transient: string | null = null;
+    for (const doc of docs) {
+      if (doc.status !== "executing") continue;
+      const legEvents = new Map<string, LegEvent>();
+      for (const leg of doc.legs) {
+        if (leg.status !== "pending") continue;
+        if (blocked.has(doc.recipient)) {
+          legEvents.set(leg.id, { type: "cancel", reason: "recipient_blocked" });
+          continue;
+        }
+        const adapter = this.deps.chains.for(leg.chain, livemode);
+        if (!adapter) {
+          legEvents.set(leg.id, { type: "rejected", reason: `no chain adapter serves ${leg.chain}` });
+          continue;
+        }
+        try {
+          const sent = await adapter.broadcast({
+            transferId: leg.id,
+            chain: leg.chain,
+            asset: doc.asset,
+            amount: BigInt(leg.amount),
+            to: leg.address,
+          });
+          legEvents.set(leg.id, "txHash" in sent ? { type: "broadcast", txHash: sent.txHash } : { type: "rejected", reason: sent.rejected });
+        } catch (e) {
+          transient = e instanceof Error ? e.message : String(e);
+        }
+      }
+      if (legEvents.size) events.set(doc.id, legEvents);
+    }
+    await this.apply(accountId, livemode, payouts, events, { startTracking: true });
+    return { transient };
+  }
+
   trackHandler(): WorkHandler {
     return async (job) => {
-      const { payouts } = job.payload as PayoutJob;
-      const docs = await this.read(job, payouts);
+      const { payouts, livemode } = job.payload as PayoutJob;
+      const docs = await this.read(job.accountId!, payouts);
       const events = new Map<string, Map<string, LegEvent>>();
       let transient: string | null = null;
       for (const doc of docs) {
@@ -95,7 +104,7 @@ export class PayoutWorkers {
         }
         if (legEvents.size) events.set(doc.id, legEvents);
       }
-      const { inFlight, delay } = await this.apply(job, events, { startTracking: false });
+      const { inFlight, delay } = await this.apply(job.accountId!, livemode, payouts, events, { startTracking: false });
       if (transient) return retry(this.deps, transient);
       // the same item follows the same payouts until none is in flight
       if (inFlight > 0) return { kind: "reschedule", at: this.deps.clock.now() + delay };
@@ -108,12 +117,12 @@ export class PayoutWorkers {
    * retried broadcast does not start a second).
    */
   private async apply(
-    job: DueWorkRecord,
+    accountId: string,
+    livemode: boolean,
+    payouts: string[],
     events: Map<string, Map<string, LegEvent>>,
     options: { startTracking: boolean },
   ): Promise<{ inFlight: number; delay: number }> {
-    const { payouts, livemode } = job.payload as PayoutJob;
-    const accountId = job.accountId!;
     const next = await runCommand(this.deps, systemContext(accountId, livemode), async (uow) => {
       const changes: StatusChange[] = [];
       const inFlight: PayoutDoc[] = [];
@@ -143,15 +152,9 @@ export class PayoutWorkers {
     return next.value;
   }
 
-  private async read(job: DueWorkRecord, ids: string[]): Promise<PayoutDoc[]> {
-    return this.deps.storage.transaction(async (tx) => {
-      const docs: PayoutDoc[] = [];
-      for (const id of ids) {
-        const stored = await PAYOUTS.get(tx, job.accountId!, id);
-        if (stored) docs.push(stored.doc);
-      }
-      return docs;
-    });
+  private async read(accountId: string, ids: string[]): Promise<PayoutDoc[]> {
+    const found = await this.deps.storage.transaction((tx) => PAYOUTS.getMany(tx, accountId, ids));
+    return ids.map((id) => found.get(id)).filter((doc): doc is PayoutDoc => doc !== undefined);
   }
 
   /** Recipients flagged since their payouts were created: their pending legs are not sent. */

@@ -18,6 +18,8 @@ import { BatchCounts } from "./batch-counts";
 import { PAYOUTS, presentPayout, type LegDoc, type PayoutDoc, type PayoutObject } from "./payout-doc";
 import { PayoutPlanner, routingOptions, type PayoutPlan } from "./payout-planner";
 import { PayoutTransitions, type StatusChange } from "./payout-transitions";
+import type { PayoutWorkers } from "./payout-workers";
+import { replaceSavedResponse } from "../idempotency";
 
 const PAYOUT_STATUSES = ["created", "executing", "settled", "partially_settled", "failed", "canceled"] as const;
 
@@ -55,6 +57,7 @@ export class PayoutsService {
     private readonly deps: EngineDeps,
     private readonly transitions: PayoutTransitions,
     private readonly batches: BatchCounts,
+    private readonly workers: PayoutWorkers,
   ) {}
 
   async create(ctx: RequestContext, input: unknown): Promise<Result<PayoutObject, ApiError>> {
@@ -79,7 +82,7 @@ export class PayoutsService {
     const plan = await new PayoutPlanner(this.deps, ctx.livemode, asset, funds).plan(recipient.doc, amount.value, options.value);
     if (plan.isErr()) return err(plan.error);
 
-    return runCommand(this.deps, ctx, async (uow) => {
+    const created = await runCommand(this.deps, ctx, async (uow) => {
       const made = await this.open(uow, {
         asset,
         amount: amount.value,
@@ -94,6 +97,27 @@ export class PayoutsService {
       if (made.isErr()) return err(made.error);
       await PAYOUTS.insert(uow.tx, ctx.accountId, uow.now, [made.value.doc]);
       return ok(presentPayout(this.deps.assets, made.value.doc));
+    });
+    if (created.isErr() || created.value.status !== "executing") return created;
+    return ok(await this.sendNow(ctx, created.value));
+  }
+
+  /**
+   * The seed's create response carries an executing payout with its leg broadcast: send the legs
+   * at once (the scheduled broadcast stays as the fallback if this process dies first) and
+   * answer with the payout as it then stands, saved as the idempotent response too.
+   */
+  private async sendNow(ctx: RequestContext, payout: PayoutObject): Promise<PayoutObject> {
+    try {
+      await this.workers.broadcast(ctx.accountId, ctx.livemode, [payout.id]);
+    } catch {
+      return payout; // the scheduled broadcast retries
+    }
+    return this.deps.storage.transaction(async (tx) => {
+      const stored = await PAYOUTS.get(tx, ctx.accountId, payout.id);
+      const latest = stored ? presentPayout(this.deps.assets, stored.doc) : payout;
+      if (ctx.idempotency) await replaceSavedResponse(tx, ctx.idempotency, { status: 200, body: latest });
+      return latest;
     });
   }
 
