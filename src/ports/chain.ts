@@ -100,8 +100,9 @@ export interface InboundTransfer {
 }
 
 /**
- * What a simulated chain lets test helpers do (DECISIONS.md §7): mine blocks now and reorganise
- * the tip. Real adapters do not implement it; the test-helper routes answer 404 without it.
+ * What a simulated chain lets test helpers do (DECISIONS.md §7): mine blocks now, reorganise the
+ * tip, and pay a deposit address. Real adapters do not implement it; the test-helper routes
+ * answer 404 without it.
  */
 export interface ChainSimulationControl {
   /** Mines `blocks` blocks on `chain` at once. */
@@ -110,9 +111,20 @@ export interface ChainSimulationControl {
   reorg(chain: string, depth: number): number;
   /** Current height of `chain`. */
   height(chain: string): number;
+  /**
+   * A payer sends `amount` of `asset` to `address` on `chain`: an inbound transfer, included in
+   * the next block. Returns it as `inboundTransfers` will report it.
+   */
+  pay(transfer: { chain: string; asset: string; address: string; amount: bigint }): InboundTransfer;
 }
 
 export function isChainSimulation(adapter: unknown): adapter is ChainSimulationControl {
   const a = adapter as Partial<ChainSimulationControl> | null;
-  return !!a && typeof a.advance === "function" && typeof a.reorg === "function" && typeof a.height === "function";
+  return (
+    !!a &&
+    typeof a.advance === "function" &&
+    typeof a.reorg === "function" &&
+    typeof a.height === "function" &&
+    typeof a.pay === "function"
+  );
 }

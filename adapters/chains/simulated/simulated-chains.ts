@@ -34,14 +34,27 @@ interface SentTransfer {
   fails: boolean;
 }
 
+interface ReceivedTransfer {
+  transferId: string;
+  chain: string;
+  asset: string;
+  address: string;
+  amount: bigint;
+  txHash: string;
+  includedAt: number;
+  /** Height at which a reorganisation removed it, or null. */
+  droppedAt: number | null;
+}
+
 /**
  * Simulated chains, deterministic under a seed. Time drives them: a chain's height is the number
  * of its blocks since 2020 on the engine's clock (plus blocks mined by `advance`), a transfer is
  * included in the block after its broadcast and is final after the chain's confirmations. The
  * inclusion height is written into the transaction hash, so the status of a transfer can be
  * worked out again after a restart. Failures are decided by the seed and the transfer id
- * (`failureRate`) or forced (`failNext`); reorganisations move the transfers of the replaced
- * blocks into the next block (outbound transfers are the engine's own and stay valid).
+ * (`failureRate`) or forced (`failNext`). Deposits arrive through `pay` (test helpers) and are
+ * reported by `inboundTransfers`; reorganisations move the engine's own transfers of the
+ * replaced blocks into the next block and remove the deposits in them.
  */
 export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   readonly name = "simulated";
@@ -56,6 +69,7 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   private readonly sent = new Map<string, SentTransfer>();
   private readonly byHash = new Map<string, SentTransfer>();
   private readonly forcedFailures = new Map<string, { count: number; mode: "rejected" | "reverted" }>();
+  private readonly received = new Map<string, ReceivedTransfer[]>();
 
   constructor(options: SimulatedChainsOptions) {
     this.clock = options.clock;
@@ -142,9 +156,18 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     return this.address(this.family(chain), `deposit:${chain}:${asset}:${intentId}`);
   }
 
+  /**
+   * Every deposit on `chain` whose story was not over at the cursor's height (not yet final, or
+   * removed since), with its state now. The cursor is the height of the previous call.
+   */
   async inboundTransfers(chain: string, cursor: string | null): Promise<{ transfers: InboundTransfer[]; cursor: string }> {
-    this.chainConfig(chain);
-    return { transfers: [], cursor: cursor ?? "0" };
+    const config = this.chainConfig(chain);
+    const since = cursor === null ? Number.NEGATIVE_INFINITY : Number(cursor);
+    const tip = this.height(chain);
+    const transfers = (this.received.get(chain) ?? [])
+      .filter((t) => (t.droppedAt ?? t.includedAt + config.confirmationsToFinality - 1) >= since)
+      .map((t) => this.inbound(t, tip, config));
+    return { transfers, cursor: String(tip) };
   }
 
   // ---- simulation control (test helpers) ----------------------------------------------------
@@ -160,18 +183,48 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     this.extraBlocks.set(chain, (this.extraBlocks.get(chain) ?? 0) + blocks);
   }
 
+  /**
+   * Replaces the last `depth` blocks. The engine's own transfers in them go back to the mempool
+   * and are included in the next block; deposits in them are gone (the payer's transaction was
+   * replaced), so they turn `reverted`.
+   */
   reorg(chain: string, depth: number): number {
     this.chainConfig(chain);
     if (!Number.isInteger(depth) || depth < 1) throw new RangeError("depth must be a positive integer");
     const tip = this.height(chain);
+    const replaced = (height: number) => height > tip - depth && height <= tip;
     let moved = 0;
     for (const transfer of this.sent.values()) {
-      if (transfer.chain === chain && transfer.includedAt > tip - depth && transfer.includedAt <= tip) {
+      if (transfer.chain === chain && replaced(transfer.includedAt)) {
         transfer.includedAt = tip + 1;
         moved++;
       }
     }
+    for (const transfer of this.received.get(chain) ?? []) {
+      if (transfer.droppedAt === null && replaced(transfer.includedAt)) {
+        transfer.droppedAt = tip;
+        moved++;
+      }
+    }
     return moved;
+  }
+
+  pay(transfer: { chain: string; asset: string; address: string; amount: bigint }): InboundTransfer {
+    const config = this.chainConfig(transfer.chain);
+    if (transfer.amount <= 0n) throw new RangeError("a deposit moves a positive amount");
+    const list = this.received.get(transfer.chain) ?? [];
+    const salt = `in:${transfer.chain}:${transfer.address}:${list.length}`;
+    const tip = this.height(transfer.chain);
+    const record: ReceivedTransfer = {
+      ...transfer,
+      transferId: `${transfer.chain}:${this.digest(salt).subarray(0, 12).toString("hex")}`,
+      txHash: this.txHash(transfer.chain, tip + 1, salt),
+      includedAt: tip + 1,
+      droppedAt: null,
+    };
+    list.push(record);
+    this.received.set(transfer.chain, list);
+    return this.inbound(record, tip, config);
   }
 
   /** Makes the next `count` broadcasts on `chain` fail (`rejected` at once, or `reverted` when mined). */
@@ -186,6 +239,23 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   }
 
   // ---- internals ------------------------------------------------------------------------------
+
+  private inbound(t: ReceivedTransfer, tip: number, config: SimulatedChainConfig): InboundTransfer {
+    const confirmations = t.droppedAt !== null || tip < t.includedAt ? 0 : tip - t.includedAt + 1;
+    const finality =
+      t.droppedAt !== null ? "reverted" : confirmations === 0 ? "pending" : confirmations >= config.confirmationsToFinality ? "final" : "included";
+    return {
+      transferId: t.transferId,
+      chain: t.chain,
+      asset: t.asset,
+      address: t.address,
+      amount: t.amount,
+      txHash: t.txHash,
+      confirmations,
+      finality,
+      seenAt: GENESIS + t.includedAt * config.blockTimeMs,
+    };
+  }
 
   private chainConfig(chain: string): SimulatedChainConfig {
     const config = this.config.get(chain);
