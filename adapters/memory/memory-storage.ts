@@ -6,6 +6,7 @@ import type {
   BalanceKey,
   BalanceRecord,
   ClaimRequest,
+  DeliveryLogRecord,
   DueWorkRecord,
   EventRecord,
   IdempotencyRecord,
@@ -31,6 +32,7 @@ export interface MemoryTables {
   idempotency: Map<string, IdempotencyRecord>;
   work: Map<string, DueWorkRecord>;
   meta: Map<string, string>;
+  deliveries: Map<string, DeliveryLogRecord>;
 }
 
 const clone = <T>(value: T): T => structuredClone(value);
@@ -57,6 +59,7 @@ export class MemoryStorage implements StorageAdapter {
     idempotency: new Map(),
     work: new Map(),
     meta: new Map(),
+    deliveries: new Map(),
   };
   private readonly mutex = new Mutex();
 
@@ -83,19 +86,39 @@ export class MemoryStorage implements StorageAdapter {
 
   claimDueWork(request: ClaimRequest): Promise<DueWorkRecord[]> {
     return this.mutex.run(async () => {
+      const { now, onlyKinds, exceptKinds, groupLimit } = request;
+      const leasedPerGroup = new Map<string, number>();
+      if (groupLimit !== undefined) {
+        for (const w of this.t.work.values()) {
+          if (w.group && w.leaseUntil !== null && w.leaseUntil > now) {
+            leasedPerGroup.set(w.group, (leasedPerGroup.get(w.group) ?? 0) + 1);
+          }
+        }
+      }
       const due = [...this.t.work.values()]
         .filter(
           (w) =>
-            w.status === "ready" && w.runAt <= request.now && (w.leaseUntil === null || w.leaseUntil <= request.now),
+            w.status === "ready" &&
+            w.runAt <= now &&
+            (w.leaseUntil === null || w.leaseUntil <= now) &&
+            (onlyKinds === undefined || onlyKinds.includes(w.kind)) &&
+            (exceptKinds === undefined || !exceptKinds.includes(w.kind)),
         )
-        .sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : 1))
-        .slice(0, request.limit);
+        .sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : 1));
+      const claimed: DueWorkRecord[] = [];
       for (const w of due) {
+        if (claimed.length >= request.limit) break;
+        if (groupLimit !== undefined && w.group) {
+          const leased = leasedPerGroup.get(w.group) ?? 0;
+          if (leased >= groupLimit) continue;
+          leasedPerGroup.set(w.group, leased + 1);
+        }
         w.leaseOwner = request.owner;
-        w.leaseUntil = request.now + request.leaseMs;
+        w.leaseUntil = now + request.leaseMs;
         w.attempts += 1;
+        claimed.push(w);
       }
-      return clone(due);
+      return clone(claimed);
     });
   }
 
@@ -207,6 +230,12 @@ export class MemoryStorage implements StorageAdapter {
         async get(accountId, id) {
           return clone(t.resources.get(k2(accountId, id)) ?? null);
         },
+        async delete(accountId, id) {
+          const k = k2(accountId, id);
+          if (!t.resources.has(k)) return false;
+          remove(t.resources, k);
+          return true;
+        },
         async update(record) {
           const k = k2(record.accountId, record.id);
           const current = t.resources.get(k);
@@ -272,7 +301,7 @@ export class MemoryStorage implements StorageAdapter {
           for (const item of items) {
             if (item.dedupeKey !== null && keys.has(item.dedupeKey)) continue;
             if (item.dedupeKey !== null) keys.add(item.dedupeKey);
-            put(t.work, item.id, clone(item));
+            put(t.work, item.id, { ...clone(item), group: item.group ?? null });
           }
         },
         async complete(id, owner) {
@@ -306,6 +335,24 @@ export class MemoryStorage implements StorageAdapter {
             if (next === null || at < next) next = at;
           }
           return next;
+        },
+      },
+
+      deliveries: {
+        async insert(records) {
+          for (const r of records) {
+            if (t.deliveries.has(k2(r.accountId, r.id))) throw new Error(`duplicate delivery ${r.id}`);
+          }
+          for (const r of records) put(t.deliveries, k2(r.accountId, r.id), clone(r));
+        },
+        async list(query) {
+          const rows = [...t.deliveries.values()].filter((d) => d.endpointId === query.endpointId);
+          return clone(keysetPage(rows, query, (d) => d.status, () => null));
+        },
+        async pruneBefore(before, limit) {
+          const old = [...t.deliveries.entries()].filter(([, d]) => d.created < before).slice(0, limit);
+          for (const [k] of old) remove(t.deliveries, k);
+          return old.length;
         },
       },
 

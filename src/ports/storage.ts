@@ -28,7 +28,9 @@ export interface StorageAdapter {
    * Claims up to `limit` due work items (run_at <= now, not leased or lease expired, not dead)
    * in one short transaction, oldest `runAt` first, and leases them to `owner` until
    * `now + leaseMs`. Two concurrent callers never receive the same item while its lease holds
-   * (PostgreSQL: `FOR UPDATE SKIP LOCKED`). Increments `attempts`.
+   * (PostgreSQL: `FOR UPDATE SKIP LOCKED`). Increments `attempts`. Honours the request's kind
+   * filters and, with `groupLimit`, never lets more than that many items of one group be leased
+   * at once, even across concurrent claimers (see `ClaimRequest`).
    */
   claimDueWork(request: ClaimRequest): Promise<DueWorkRecord[]>;
   /** Releases connections. The engine calls it once; nothing is called after it. */
@@ -51,6 +53,7 @@ export interface StorageTx {
   readonly idempotency: IdempotencyStore;
   readonly work: WorkStore;
   readonly meta: MetaStore;
+  readonly deliveries: DeliveryLogStore;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -191,6 +194,11 @@ export interface ResourceStore {
   /** Reads one resource of the account; `lock` holds a row lock for the rest of the transaction. */
   get(accountId: string, id: string, options?: { lock?: boolean }): Promise<ResourceRecord | null>;
   /**
+   * Removes a resource of the account (e.g. a deleted webhook endpoint); false when there was
+   * none. Resources that others point at (payouts, ledger entries) are never deleted this way.
+   */
+  delete(accountId: string, id: string): Promise<boolean>;
+  /**
    * Replaces a resource whose stored version is `record.version - 1`; returns false and changes
    * nothing otherwise (someone else updated it first).
    */
@@ -290,6 +298,11 @@ export interface DueWorkRecord {
   status: "ready" | "dead";
   /** At most one item per dedupe key exists at a time. */
   dedupeKey: string | null;
+  /**
+   * Items of one group (e.g. the deliveries of one webhook endpoint) share a concurrency limit
+   * when claimed with `groupLimit`. Absent or null: no group. Stored as null when absent.
+   */
+  group?: string | null;
   created: number;
 }
 
@@ -298,6 +311,16 @@ export interface ClaimRequest {
   limit: number;
   leaseMs: number;
   owner: string;
+  /** Claim only items of these kinds (a worker lane that runs only them). */
+  onlyKinds?: readonly string[];
+  /** Never claim items of these kinds (they belong to another lane). */
+  exceptKinds?: readonly string[];
+  /**
+   * At most this many items of one group may hold an unexpired lease at once, counting leases
+   * held by any claimer; items beyond it wait (a slow group never takes every slot). Must hold
+   * under concurrent claimers. Items without a group are not limited. Absent: no limit.
+   */
+  groupLimit?: number;
 }
 
 export interface WorkStore {
@@ -320,6 +343,40 @@ export interface WorkStore {
    * later), or null when there is none; lets a worker or a test clock move to it.
    */
   nextRunAt(): Promise<number | null>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The webhook delivery log (one row per attempt, kept 7 days)
+
+export interface DeliveryLogRecord {
+  accountId: string;
+  /** `dlv_…`, also sent as the attempt's `Service-Delivery` header. */
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  /** 1-based, as sent in `Service-Attempt`. */
+  attempt: number;
+  /** What caused the delivery: `scheduled` (an event), `replay`, `manual`. */
+  trigger: string;
+  /** `succeeded` (2xx) or `failed`; indexed for the list filter. */
+  status: string;
+  /** The receiver's HTTP status, or null when none came (timeout, refused, reset). */
+  responseStatus: number | null;
+  latencyMs: number;
+  error: string | null;
+  created: number;
+  /** When the next attempt is due; null when there is none (acknowledged, gone, gave up). */
+  nextAttemptAt: number | null;
+}
+
+export interface DeliveryLogStore {
+  /** Appends attempts; written in the transaction that settles the attempt's work item. */
+  insert(records: DeliveryLogRecord[]): Promise<void>;
+  /** One keyset page of one endpoint's attempts; `status` filters on the status column. */
+  list(query: KeysetQuery & { endpointId: string }): Promise<DeliveryLogRecord[]>;
+  /** Deletes attempts created before `before` (retention); returns how many. */
+  pruneBefore(before: number, limit: number): Promise<number>;
 }
 
 // ---------------------------------------------------------------------------------------------
