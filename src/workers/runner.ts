@@ -4,12 +4,40 @@ import type { DueWorkRecord, StorageAdapter } from "../ports/storage";
 
 /**
  * What a handler tells the runner: finished (the item is deleted), run again later (a retry
- * that counts as a failed attempt), or reschedule (recurring work; attempts start over).
+ * that counts as a failed attempt), reschedule (recurring work; attempts start over), or
+ * settled: the handler completed or released its own item (`tx.work.complete/release` with
+ * `job.leaseOwner`) in the transaction that recorded its effect, so the effect and the queue
+ * can never disagree, and the runner has nothing left to do.
  */
 export type WorkOutcome =
   | { kind: "done" }
   | { kind: "retry"; at: number; error: string }
-  | { kind: "reschedule"; at: number };
+  | { kind: "reschedule"; at: number }
+  | { kind: "settled" };
+
+/**
+ * A lane: kinds that run in their own pool, so slow work (webhook deliveries waiting on
+ * receivers) never takes the slots of everything else. Work of kinds in no lane runs in the
+ * default lane (`WorkerOptions.concurrency`).
+ */
+export interface WorkLane {
+  /** The kinds this lane runs. A kind belongs to one lane at most. */
+  kinds: readonly string[];
+  /** Items of this lane running at once in this process. */
+  concurrency: number;
+  /** At most this many items of one group leased at once, across every worker (see `ClaimRequest`). */
+  groupLimit?: number;
+  /** Lease of this lane's items; must outlast its slowest handler (default the runner's). */
+  leaseMs?: number;
+}
+
+interface LaneState extends WorkLane {
+  /** Null for the default lane: every kind no other lane runs. */
+  only: readonly string[] | null;
+  running: number;
+  /** Its last claim came back short: nothing more to claim until some item finishes. */
+  dry: boolean;
+}
 
 /**
  * Runs one due work item. Work is delivered at least once: a crash after the effect but before
@@ -46,6 +74,7 @@ export interface WorkerOptions {
 export class WorkerRunner {
   readonly owner: string;
   private readonly handlers = new Map<string, WorkHandler>();
+  private readonly lanes: LaneState[] = [];
   private readonly opts: Required<Omit<WorkerOptions, "onError">> & Pick<WorkerOptions, "onError">;
   private loop: Promise<void> | null = null;
   private stopping: AbortController | null = null;
@@ -76,6 +105,14 @@ export class WorkerRunner {
   register(kind: string, handler: WorkHandler): void {
     if (this.handlers.has(kind)) throw new Error(`a handler for ${kind} is registered already`);
     this.handlers.set(kind, handler);
+  }
+
+  /** Gives `lane.kinds` a pool of their own (see `WorkLane`). */
+  addLane(lane: WorkLane): void {
+    const taken = lane.kinds.find((kind) => this.lanes.some((l) => l.kinds.includes(kind)));
+    if (taken !== undefined) throw new Error(`${taken} runs in a lane already`);
+    if (!(lane.concurrency >= 1)) throw new RangeError("a lane needs a concurrency of at least 1");
+    this.lanes.push({ ...lane, kinds: [...lane.kinds], only: [...lane.kinds], running: 0, dry: false });
   }
 
   /**
@@ -128,24 +165,46 @@ export class WorkerRunner {
   private async drain(): Promise<number> {
     let ran = 0;
     const inflight = new Set<Promise<void>>();
+    const lanes: LaneState[] = [
+      { kinds: [], only: null, concurrency: this.opts.concurrency, running: 0, dry: false },
+      ...this.lanes,
+    ];
+    const laned = this.lanes.flatMap((l) => l.kinds);
+    for (const lane of lanes) {
+      lane.running = 0;
+      lane.dry = false;
+    }
+    const claimable = (lane: LaneState) =>
+      lane.running < lane.concurrency && !lane.dry && !this.stopping?.signal.aborted;
     for (;;) {
-      const free = this.opts.concurrency - inflight.size;
-      const jobs =
-        free > 0 && !this.stopping?.signal.aborted
-          ? await this.storage.claimDueWork({
-              now: this.clock.now(),
-              limit: Math.min(free, this.opts.batchSize),
-              leaseMs: this.opts.leaseMs,
-              owner: this.owner,
-            })
-          : [];
-      for (const job of jobs) {
-        const running: Promise<void> = this.runOne(job).finally(() => inflight.delete(running));
-        inflight.add(running);
-        ran++;
+      let claimed = 0;
+      for (const lane of lanes) {
+        if (!claimable(lane)) continue;
+        const limit = Math.min(lane.concurrency - lane.running, this.opts.batchSize);
+        const jobs = await this.storage.claimDueWork({
+          now: this.clock.now(),
+          limit,
+          leaseMs: lane.leaseMs ?? this.opts.leaseMs,
+          owner: this.owner,
+          ...(lane.only ? { onlyKinds: lane.only } : laned.length ? { exceptKinds: laned } : {}),
+          ...(lane.groupLimit !== undefined ? { groupLimit: lane.groupLimit } : {}),
+        });
+        if (jobs.length < limit) lane.dry = true;
+        for (const job of jobs) {
+          lane.running++;
+          const running: Promise<void> = this.runOne(job).finally(() => {
+            inflight.delete(running);
+            lane.running--;
+            // a finished item may have freed a group or scheduled more work: every lane may claim again
+            for (const l of lanes) l.dry = false;
+          });
+          inflight.add(running);
+          ran++;
+        }
+        claimed += jobs.length;
       }
-      if (jobs.length === 0 && inflight.size === 0) return ran;
-      if (jobs.length === 0 || inflight.size >= this.opts.concurrency) await Promise.race(inflight);
+      if (claimed === 0 && inflight.size === 0) return ran;
+      if (!lanes.some(claimable)) await Promise.race(inflight);
     }
   }
 
@@ -163,6 +222,7 @@ export class WorkerRunner {
       }
     }
     try {
+      if (outcome.kind === "settled") return;
       if (outcome.kind === "done") {
         await this.storage.transaction((tx) => tx.work.complete(job.id, this.owner));
       } else {
