@@ -1,9 +1,11 @@
 import { SystemClock } from "../adapters/clock/system-clock";
+import { createHttpDelivery } from "../adapters/delivery/http-delivery";
 import { CursorCodec } from "./lists/cursor-codec";
 import { IdGenerator, cryptoRandom, randomToken, type RandomSource } from "./ids";
 import { AssetRegistry, type AssetDefinition, type ChainDefinition } from "./money/assets";
 import type { Clock } from "./ports/clock";
-import { guardStorage } from "./ports/guard";
+import type { DeliveryAdapter } from "./ports/delivery";
+import { guardMethods, guardStorage } from "./ports/guard";
 import type { StorageAdapter } from "./ports/storage";
 import { AccountsService } from "./services/accounts";
 import { AuthService } from "./services/auth";
@@ -12,8 +14,11 @@ import { DEFAULT_CONFIG, type EngineConfig, type EngineDeps } from "./services/c
 import { EventsService } from "./services/events";
 import { IdempotencyService } from "./services/idempotency";
 import { TestHelpersService } from "./services/test-helpers";
+import { WebhookDeliveriesService } from "./services/webhook-deliveries";
+import { WebhookEndpointsService } from "./services/webhook-endpoints";
 import { MAINTENANCE_KIND, maintenanceHandler } from "./workers/maintenance";
 import { WorkerRunner, type WorkerOptions } from "./workers/runner";
+import { registerWebhookWorkers } from "./workers/webhook-delivery";
 
 export interface EngineOptions {
   /** Where everything is kept: `createMemoryStorage()` or `createPostgresStorage(…)`. */
@@ -33,6 +38,11 @@ export interface EngineOptions {
   secret?: string;
   config?: Partial<EngineConfig>;
   worker?: WorkerOptions;
+  /**
+   * Sends webhook attempts. Default `createHttpDelivery()`: HTTPS to public addresses only; pass
+   * `createHttpDelivery({ allowPrivateNetworks: true })` for local receivers. The engine closes it.
+   */
+  delivery?: DeliveryAdapter;
 }
 
 /**
@@ -47,10 +57,13 @@ export class Engine {
   readonly idempotency: IdempotencyService;
   readonly testHelpers: TestHelpersService;
   readonly worker: WorkerRunner;
+  readonly webhookEndpoints: WebhookEndpointsService;
+  readonly webhookDeliveries: WebhookDeliveriesService;
 
   private constructor(
     readonly deps: EngineDeps,
     workerOptions: WorkerOptions,
+    private readonly delivery: DeliveryAdapter,
   ) {
     const worker = new WorkerRunner(deps.storage, deps.clock, deps.ids, deps.random, workerOptions);
     this.worker = worker;
@@ -62,6 +75,14 @@ export class Engine {
     this.idempotency = new IdempotencyService(deps);
     this.testHelpers = new TestHelpersService(deps, worker);
     worker.register(MAINTENANCE_KIND, maintenanceHandler(deps));
+    this.webhookEndpoints = new WebhookEndpointsService(deps, delivery);
+    this.webhookDeliveries = new WebhookDeliveriesService(deps, this.webhookEndpoints);
+    registerWebhookWorkers(worker, this.webhookDeliveries, delivery, {
+      concurrency: deps.config.webhookConcurrency,
+      perEndpoint: deps.config.webhookEndpointConcurrency,
+      // the lease outlasts the attempt's timeout by half a minute of database work
+      leaseMs: Math.max(workerOptions.leaseMs ?? 60_000, deps.config.webhookTimeoutMs + 30_000),
+    });
   }
 
   get clock(): Clock {
@@ -96,7 +117,8 @@ export class Engine {
       config: { ...DEFAULT_CONFIG, ...options.config },
       wakeWorkers: () => undefined,
     };
-    const engine = new Engine(deps, options.worker ?? {});
+    const delivery = options.delivery ?? createHttpDelivery();
+    const engine = new Engine(deps, options.worker ?? {}, guardMethods(delivery.name, delivery));
     await storage.transaction((tx) =>
       tx.work.enqueue([
         {
@@ -121,6 +143,7 @@ export class Engine {
   /** Stops the workers, waits for the work in flight, and closes storage. */
   async close(): Promise<void> {
     await this.worker.stop();
+    await this.delivery.close();
     await this.deps.storage.close();
   }
 }

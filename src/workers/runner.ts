@@ -80,6 +80,7 @@ export class WorkerRunner {
   private stopping: AbortController | null = null;
   private nap: AbortController | null = null;
   private draining: Promise<number> | null = null;
+  private woken = false;
 
   constructor(
     private readonly storage: StorageAdapter,
@@ -136,12 +137,14 @@ export class WorkerRunner {
     this.loop = (async () => {
       while (!stopping.signal.aborted) {
         let ran = 0;
+        this.woken = false;
         try {
           ran = await this.runDue();
         } catch (e) {
           this.opts.onError?.(e);
         }
-        if (ran > 0 || stopping.signal.aborted) continue;
+        // a wake that came while draining may be for work committed after the last claim
+        if (ran > 0 || this.woken || stopping.signal.aborted) continue;
         this.nap = new AbortController();
         const wake = AbortSignal.any([stopping.signal, this.nap.signal]);
         await this.clock.sleep(this.opts.pollMs, wake).catch(() => undefined);
@@ -151,6 +154,7 @@ export class WorkerRunner {
 
   /** Cuts the current idle wait short so due work runs at once. */
   wake(): void {
+    this.woken = true;
     this.nap?.abort();
   }
 
