@@ -1,6 +1,7 @@
 import { ok } from "neverthrow";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCommand } from "../src/services/command";
+import { WorkerRunner } from "../src/workers/runner";
 import { MAINTENANCE_KIND } from "../src/workers/maintenance";
 import { testWorld, type TestWorld } from "./support/engine";
 import { closeSharedStorage, storageKinds } from "./support/storage";
@@ -165,6 +166,32 @@ for (const kind of storageKinds()) {
         "slow 1 start",
         "slow 2 start",
       ]);
+    });
+
+    it("regression: an item that finishes while another lane claims does not end the drain early", async () => {
+      // Claims that answer a beat late: the item finishes (and schedules more) in between.
+      const storage = w.engine.storage;
+      const slowClaims = {
+        ...storage,
+        claimDueWork: async (request: Parameters<typeof storage.claimDueWork>[0]) => {
+          const jobs = await storage.claimDueWork(request);
+          await new Promise((r) => setTimeout(r, 5));
+          return jobs;
+        },
+      };
+      const runner = new WorkerRunner(slowClaims, w.clock, w.engine.deps.ids, w.engine.deps.random);
+      const ran: string[] = [];
+      runner.addLane({ kinds: ["test.child"], concurrency: 2 });
+      runner.register("test.spawn", async () => {
+        await schedule(w, "test.child", {});
+        ran.push("spawn");
+      });
+      runner.register("test.child", async () => {
+        ran.push("child");
+      });
+      await schedule(w, "test.spawn", {});
+      expect(await runner.runDue()).toBe(2);
+      expect(ran).toEqual(["spawn", "child"]);
     });
 
     it("leaves an item a handler settled itself alone", async () => {

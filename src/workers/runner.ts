@@ -180,11 +180,12 @@ export class WorkerRunner {
     }
     const claimable = (lane: LaneState) =>
       lane.running < lane.concurrency && !lane.dry && !this.stopping?.signal.aborted;
+    let finished = 0;
     for (;;) {
-      let claimed = 0;
       for (const lane of lanes) {
         if (!claimable(lane)) continue;
         const limit = Math.min(lane.concurrency - lane.running, this.opts.batchSize);
+        const before = finished;
         const jobs = await this.storage.claimDueWork({
           now: this.clock.now(),
           limit,
@@ -193,22 +194,25 @@ export class WorkerRunner {
           ...(lane.only ? { onlyKinds: lane.only } : laned.length ? { exceptKinds: laned } : {}),
           ...(lane.groupLimit !== undefined ? { groupLimit: lane.groupLimit } : {}),
         });
-        if (jobs.length < limit) lane.dry = true;
+        // Short means nothing more is claimable now, unless an item finished during the claim:
+        // it may have scheduled work the claim's snapshot could not see.
+        if (jobs.length < limit && finished === before) lane.dry = true;
         for (const job of jobs) {
           lane.running++;
           const running: Promise<void> = this.runOne(job).finally(() => {
             inflight.delete(running);
             lane.running--;
+            finished++;
             // a finished item may have freed a group or scheduled more work: every lane may claim again
             for (const l of lanes) l.dry = false;
           });
           inflight.add(running);
           ran++;
         }
-        claimed += jobs.length;
       }
-      if (claimed === 0 && inflight.size === 0) return ran;
-      if (!lanes.some(claimable)) await Promise.race(inflight);
+      if (lanes.some(claimable)) continue;
+      if (inflight.size === 0) return ran;
+      await Promise.race(inflight);
     }
   }
 
