@@ -1,8 +1,10 @@
 import { benchLedger } from "./ledger";
+import { benchWebhooks } from "./webhooks";
 
 /** `npm run bench [name…]`: runs the named benchmarks (default all) and prints their figures. */
 const BENCHES: Record<string, () => Promise<void>> = {
   ledger: benchLedger,
+  webhooks: benchWebhooks,
 };
 
 const wanted = process.argv.slice(2);

@@ -262,6 +262,9 @@ export class MemoryStorage implements StorageAdapter {
         async get(accountId, id) {
           return clone(t.events.get(k2(accountId, id)) ?? null);
         },
+        async getMany(accountId, ids) {
+          return clone(ids.map((id) => t.events.get(k2(accountId, id))).filter((e): e is EventRecord => e !== undefined));
+        },
         async list(query) {
           return clone(keysetPage([...t.events.values()], query, (e) => e.type, () => null));
         },
@@ -323,6 +326,25 @@ export class MemoryStorage implements StorageAdapter {
             leaseUntil: null,
           });
           return true;
+        },
+        async completeMany(ids, owner) {
+          const done: string[] = [];
+          for (const id of ids) {
+            if (t.work.get(id)?.leaseOwner !== owner) continue;
+            remove(t.work, id);
+            done.push(id);
+          }
+          return done;
+        },
+        async releaseMany(owner, items) {
+          const released: string[] = [];
+          for (const { id, runAt, lastError } of items) {
+            const item = t.work.get(id);
+            if (!item || item.leaseOwner !== owner) continue;
+            put(t.work, id, { ...item, runAt, lastError, status: "ready", leaseOwner: null, leaseUntil: null });
+            released.push(id);
+          }
+          return released;
         },
         async get(id) {
           return clone(t.work.get(id) ?? null);

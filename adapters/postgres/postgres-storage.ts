@@ -466,6 +466,11 @@ class PgTx {
           const { rows } = await run(`SELECT * FROM ${s}.events WHERE account_id = $1 AND id = $2`, [accountId, id]);
           return rows[0] ? toEvent(rows[0]) : null;
         },
+        async getMany(accountId, ids) {
+          if (!ids.length) return [];
+          const { rows } = await run(`SELECT * FROM ${s}.events WHERE account_id = $1 AND id = ANY($2::text[])`, [accountId, ids]);
+          return rows.map(toEvent);
+        },
         async list(query) {
           const { text, params } = keysetSql(`${s}.events`, query, { statusColumn: "type", reference: false });
           return (await run(text, params)).rows.map(toEvent);
@@ -534,6 +539,22 @@ class PgTx {
             [id, owner, next.runAt, next.lastError, next.dead ? "dead" : "ready", next.resetAttempts ?? false],
           );
           return r.rowCount === 1;
+        },
+        async completeMany(ids, owner) {
+          if (!ids.length) return [];
+          const r = await run(`DELETE FROM ${s}.due_work WHERE id = ANY($1::text[]) AND lease_owner = $2 RETURNING id`, [ids, owner]);
+          return r.rows.map((row) => String(row.id));
+        },
+        async releaseMany(owner, items) {
+          if (!items.length) return [];
+          const r = await run(
+            `UPDATE ${s}.due_work w SET run_at = x.run_at, last_error = x.last_error, status = 'ready', lease_owner = NULL, lease_until = NULL
+             FROM unnest($1::text[], $2::bigint[], $3::text[]) AS x(id, run_at, last_error)
+             WHERE w.id = x.id AND w.lease_owner = $4
+             RETURNING w.id`,
+            [items.map((i) => i.id), items.map((i) => i.runAt), items.map((i) => i.lastError), owner],
+          );
+          return r.rows.map((row) => String(row.id));
         },
         async get(id) {
           const { rows } = await run(`SELECT * FROM ${s}.due_work WHERE id = $1`, [id]);

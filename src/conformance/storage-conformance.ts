@@ -293,6 +293,9 @@ export function storageConformance(options: StorageConformanceOptions): void {
         await storage.transaction((tx) => tx.events.insert([e1, e2, e3]));
         expect(await storage.transaction((tx) => tx.events.get("acct_a", e2.id))).toEqual(e2);
         expect(await storage.transaction((tx) => tx.events.get("acct_b", e2.id))).toBeNull();
+        const many = await storage.transaction((tx) => tx.events.getMany("acct_a", [e2.id, e3.id, "evt_missing", e1.id]));
+        expect(many.sort((a, b) => (a.id < b.id ? -1 : 1))).toEqual([e1, e2]); // e3 is another account's
+        expect(await storage.transaction((tx) => tx.events.getMany("acct_a", []))).toEqual([]);
         const all = await storage.transaction((tx) => tx.events.list({ accountId: "acct_a", limit: 10 }));
         expect(all.map((e) => e.id)).toEqual([e2.id, e1.id]);
         const typed = await storage.transaction((tx) => tx.events.list({ accountId: "acct_a", status: "payout.created", limit: 10 }));
@@ -439,6 +442,31 @@ export function storageConformance(options: StorageConformanceOptions): void {
           status: "dead",
           lastError: "gave up",
         });
+      });
+
+      it("completes and releases many items of one owner at once, leaving others' alone", async () => {
+        const items = Array.from({ length: 5 }, (_, i) => work(`job_01aaaaaaaaaaaaaaaaaaaaaaa${i}`, T0));
+        await storage.transaction((tx) => tx.work.enqueue(items));
+        const mine = await storage.claimDueWork({ now: T0, limit: 4, leaseMs: 1000, owner: "w1" });
+        const [theirs] = await storage.claimDueWork({ now: T0, limit: 1, leaseMs: 1000, owner: "w2" });
+        const [a, b, c, d] = mine.map((w) => w.id) as [string, string, string, string];
+        const completed = await storage.transaction((tx) => tx.work.completeMany([a, b, theirs!.id], "w1"));
+        expect(completed.sort()).toEqual([a, b].sort());
+        const released = await storage.transaction((tx) =>
+          tx.work.releaseMany("w1", [
+            { id: c, runAt: T0 + 500, lastError: "HTTP 500" },
+            { id: d, runAt: T0 + 700, lastError: null },
+            { id: theirs!.id, runAt: T0 + 900, lastError: "not mine" },
+          ]),
+        );
+        expect(released.sort()).toEqual([c, d].sort());
+        const left = new Map((await h.inspect.work()).map((w) => [w.id, w]));
+        expect(left.has(a) || left.has(b)).toBe(false);
+        expect(left.get(c)).toMatchObject({ runAt: T0 + 500, lastError: "HTTP 500", leaseOwner: null, leaseUntil: null, attempts: 1, status: "ready" });
+        expect(left.get(d)).toMatchObject({ runAt: T0 + 700, lastError: null, leaseOwner: null });
+        expect(left.get(theirs!.id)).toMatchObject({ leaseOwner: "w2", runAt: T0 });
+        expect(await storage.transaction((tx) => tx.work.completeMany([], "w1"))).toEqual([]);
+        expect(await storage.transaction((tx) => tx.work.releaseMany("w1", []))).toEqual([]);
       });
 
       it("keeps an item's group and claims only the kinds a lane asks for", async () => {

@@ -242,6 +242,8 @@ export interface EventStore {
   /** Appends outbox events; written in the same transaction as the change they describe. */
   insert(events: EventRecord[]): Promise<void>;
   get(accountId: string, id: string): Promise<EventRecord | null>;
+  /** The events of the account among `ids` (in no particular order; missing ids are left out). */
+  getMany(accountId: string, ids: readonly string[]): Promise<EventRecord[]>;
   /** One keyset page; `status` filters on the event type. */
   list(query: KeysetQuery): Promise<EventRecord[]>;
   /** Deletes events created before `before` (retention); returns how many. */
@@ -337,6 +339,13 @@ export interface WorkStore {
     owner: string,
     next: { runAt: number; lastError: string | null; dead?: boolean; resetAttempts?: boolean },
   ): Promise<boolean>;
+  /** `complete` for many items `owner` holds, in one statement; returns the ids it deleted. */
+  completeMany(ids: readonly string[], owner: string): Promise<string[]>;
+  /**
+   * `release` to a retry for many items `owner` holds, each with its own next run, in one
+   * statement; returns the ids it released.
+   */
+  releaseMany(owner: string, items: readonly { id: string; runAt: number; lastError: string | null }[]): Promise<string[]>;
   get(id: string): Promise<DueWorkRecord | null>;
   /**
    * The earliest moment a ready item can be claimed (its `runAt`, or its lease's end if that is

@@ -15,6 +15,7 @@ import type { DeliveryRequest, DeliveryResult } from "../ports/delivery";
 import type { DeliveryLogRecord, DueWorkRecord, EventRecord, Json, StorageTx } from "../ports/storage";
 import { s } from "../validation/schema";
 import { isoTime } from "../validation/timestamp";
+import { Batcher } from "../workers/batcher";
 import { newDueWork } from "../workers/due-work";
 import { runCommand } from "./command";
 import type { EngineDeps, RequestContext } from "./context";
@@ -125,6 +126,14 @@ function presentDelivery(d: DeliveryLogRecord): WebhookDeliveryObject {
 
 const ENDPOINT_PAGE = 200;
 const REPLAY_PAGE = 1000;
+/** Attempts read, or recorded, together in one transaction at most; and such transactions at once. */
+const GROUP_COMMIT = { maxBatch: 64, parallel: 2 };
+
+interface RecordRequest {
+  job: DueWorkRecord;
+  prepared: PreparedAttempt;
+  result: DeliveryResult;
+}
 
 /**
  * Webhook deliveries: the fan-out of events to subscribed endpoints, preparing and recording each
@@ -133,6 +142,11 @@ const REPLAY_PAGE = 1000;
  * its work item commit in one transaction.
  */
 export class WebhookDeliveriesService {
+  /** Attempts about to be sent read their endpoint and event together (group commit). */
+  private readonly reads = new Batcher((jobs: DueWorkRecord[]) => this.readAll(jobs), GROUP_COMMIT);
+  /** Attempts that came back are recorded together, one transaction for many. */
+  private readonly writes = new Batcher((records: RecordRequest[]) => this.recordAll(records), GROUP_COMMIT);
+
   constructor(
     private readonly deps: EngineDeps,
     private readonly endpoints: WebhookEndpointsService,
@@ -241,12 +255,9 @@ export class WebhookDeliveriesService {
    * send (the endpoint was deleted or is disabled, or the event is gone).
    */
   async prepare(job: DueWorkRecord): Promise<PreparedAttempt | null> {
-    const { endpoint: endpointId, event: eventId, trigger } = job.payload as DeliveryPayload;
-    const accountId = job.accountId!;
-    const [stored, event] = await this.deps.storage.transaction(
-      async (tx) => [await WEBHOOK_ENDPOINTS.get(tx, accountId, endpointId), await tx.events.get(accountId, eventId)] as const,
-    );
-    if (!stored || stored.doc.status !== "enabled" || !event) return null;
+    const [stored, event] = await this.reads.submit(job);
+    const { endpoint: endpointId, trigger } = job.payload as DeliveryPayload;
+    if (!stored || stored.status !== "enabled" || !event) return null;
     const now = this.deps.clock.now();
     const deliveryId = this.deps.ids.next("dlv");
     const body = JSON.stringify(toEnvelope(event));
@@ -257,12 +268,12 @@ export class WebhookDeliveriesService {
       attempt: job.attempts,
       trigger,
       request: {
-        url: stored.doc.url,
+        url: stored.url,
         body,
         timeoutMs: this.deps.config.webhookTimeoutMs,
         headers: {
           "Content-Type": "application/json",
-          "Service-Signature": signatureHeader(body, signingSecrets(stored.doc, now), Math.floor(now / 1000)),
+          "Service-Signature": signatureHeader(body, signingSecrets(stored, now), Math.floor(now / 1000)),
           "Service-Event": event.type,
           "Service-Delivery": deliveryId,
           "Service-Attempt": String(job.attempts),
@@ -273,36 +284,76 @@ export class WebhookDeliveriesService {
 
   /**
    * Records an attempt: its log entry, the endpoint disabled after a 410, and the item completed
-   * or released to its next attempt, in one transaction. If the item's lease was lost meanwhile
-   * (another worker runs it now), the entry is still recorded: the receiver did get the request.
+   * or released to its next attempt, in one transaction (shared with the attempts recorded at
+   * the same moment). If the item's lease was lost meanwhile (another worker runs it now), the
+   * entry is still recorded: the receiver did get the request.
    */
   async record(job: DueWorkRecord, prepared: PreparedAttempt, result: DeliveryResult): Promise<AttemptOutcome> {
-    const now = this.deps.clock.now();
-    const outcome = attemptOutcome(result, prepared.attempt, job.created, now, this.jitter());
-    await this.deps.storage.transaction(async (tx) => {
-      if (outcome.gone) await this.endpoints.markGone(tx, job.accountId!, prepared.endpointId, now);
-      await tx.deliveries.insert([
-        {
-          accountId: job.accountId!,
-          id: prepared.deliveryId,
-          endpointId: prepared.endpointId,
-          eventId: prepared.event.id,
-          eventType: prepared.event.type,
-          attempt: prepared.attempt,
-          trigger: prepared.trigger,
-          status: outcome.status,
-          responseStatus: outcome.responseStatus,
-          latencyMs: result.latencyMs,
-          error: outcome.error,
-          created: now,
-          nextAttemptAt: outcome.next,
-        },
-      ]);
-      const owner = job.leaseOwner ?? "";
-      if (outcome.next === null) await tx.work.complete(job.id, owner);
-      else await tx.work.release(job.id, owner, { runAt: outcome.next, lastError: outcome.error });
+    return this.writes.submit({ job, prepared, result });
+  }
+
+  private async readAll(jobs: DueWorkRecord[]): Promise<PromiseSettledResult<readonly [WebhookEndpointDoc | null, EventRecord | null]>[]> {
+    const read = await this.deps.storage.transaction(async (tx) => {
+      const endpoints = new Map<string, WebhookEndpointDoc | null>();
+      const events = new Map<string, EventRecord>();
+      const byAccount = new Map<string, string[]>();
+      for (const job of jobs) {
+        const { endpoint: endpointId, event: eventId } = job.payload as DeliveryPayload;
+        byAccount.set(job.accountId!, [...(byAccount.get(job.accountId!) ?? []), eventId]);
+        const key = `${job.accountId}/${endpointId}`;
+        if (!endpoints.has(key)) endpoints.set(key, (await WEBHOOK_ENDPOINTS.get(tx, job.accountId!, endpointId))?.doc ?? null);
+      }
+      for (const [accountId, ids] of byAccount) {
+        for (const e of await tx.events.getMany(accountId, [...new Set(ids)])) events.set(`${accountId}/${e.id}`, e);
+      }
+      return jobs.map((job) => {
+        const { endpoint: endpointId, event: eventId } = job.payload as DeliveryPayload;
+        return [endpoints.get(`${job.accountId}/${endpointId}`)!, events.get(`${job.accountId}/${eventId}`) ?? null] as const;
+      });
     });
-    return outcome;
+    return read.map((value) => ({ status: "fulfilled", value }));
+  }
+
+  private async recordAll(requests: RecordRequest[]): Promise<PromiseSettledResult<AttemptOutcome>[]> {
+    const now = this.deps.clock.now();
+    const decided = requests.map((r) => ({
+      ...r,
+      outcome: attemptOutcome(r.result, r.prepared.attempt, r.job.created, now, this.jitter()),
+    }));
+    const write = async (items: typeof decided): Promise<void> =>
+      this.deps.storage.transaction(async (tx) => {
+        // endpoints first, in id order, so two batches never wait on each other's locks
+        const gone = items.filter((i) => i.outcome.gone).sort((a, b) => (a.prepared.endpointId < b.prepared.endpointId ? -1 : 1));
+        for (const { job, prepared } of gone) await this.endpoints.markGone(tx, job.accountId!, prepared.endpointId, now);
+        await tx.deliveries.insert(items.map(({ job, prepared, result, outcome }) => logEntry(job, prepared, result, outcome, now)));
+        // every item of one batch was claimed by this process's runner: one owner, two statements
+        const byOwner = new Map<string, typeof items>();
+        for (const item of items) byOwner.set(item.job.leaseOwner ?? "", [...(byOwner.get(item.job.leaseOwner ?? "") ?? []), item]);
+        for (const [owner, mine] of byOwner) {
+          await tx.work.completeMany(mine.filter((i) => i.outcome.next === null).map((i) => i.job.id), owner);
+          await tx.work.releaseMany(
+            owner,
+            mine
+              .filter((i) => i.outcome.next !== null)
+              .map((i) => ({ id: i.job.id, runAt: i.outcome.next!, lastError: i.outcome.error })),
+          );
+        }
+      });
+    try {
+      await write(decided);
+      return decided.map((d) => ({ status: "fulfilled", value: d.outcome }));
+    } catch (e) {
+      if (decided.length === 1) return [{ status: "rejected", reason: e }];
+      // one bad item must not fail the others: record each alone; only the failures fail
+      return Promise.all(
+        decided.map((item) =>
+          write([item]).then(
+            (): PromiseSettledResult<AttemptOutcome> => ({ status: "fulfilled", value: item.outcome }),
+            (reason: unknown): PromiseSettledResult<AttemptOutcome> => ({ status: "rejected", reason }),
+          ),
+        ),
+      );
+    }
   }
 
   /** A uniform draw in [0, 1) from the engine's randomness (seeded in simulations). */
@@ -310,6 +361,24 @@ export class WebhookDeliveriesService {
     const [a = 0, b = 0] = this.deps.random(2);
     return (a * 256 + b) / 65_536;
   }
+}
+
+function logEntry(job: DueWorkRecord, prepared: PreparedAttempt, result: DeliveryResult, outcome: AttemptOutcome, now: number): DeliveryLogRecord {
+  return {
+    accountId: job.accountId!,
+    id: prepared.deliveryId,
+    endpointId: prepared.endpointId,
+    eventId: prepared.event.id,
+    eventType: prepared.event.type,
+    attempt: prepared.attempt,
+    trigger: prepared.trigger,
+    status: outcome.status,
+    responseStatus: outcome.responseStatus,
+    latencyMs: result.latencyMs,
+    error: outcome.error,
+    created: now,
+    nextAttemptAt: outcome.next,
+  };
 }
 
 function deliveryPayload(endpoint: string, event: string, trigger: DeliveryTrigger): Json {

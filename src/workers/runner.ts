@@ -35,8 +35,14 @@ interface LaneState extends WorkLane {
   /** Null for the default lane: every kind no other lane runs. */
   only: readonly string[] | null;
   running: number;
-  /** Its last claim came back short: nothing more to claim until some item finishes. */
+  /** Items of this lane finished in this drain. */
+  finished: number;
+  /**
+   * Its last claim came back short: nothing more to claim until one of its items finishes
+   * (freeing a group) or the runner is woken (new work was scheduled) after `dryAt`.
+   */
   dry: boolean;
+  dryAt: number;
 }
 
 /**
@@ -81,6 +87,8 @@ export class WorkerRunner {
   private nap: AbortController | null = null;
   private draining: Promise<number> | null = null;
   private woken = false;
+  /** Counts wakes, so a drain can tell a lane's claim is older than the latest scheduled work. */
+  private wakes = 0;
 
   constructor(
     private readonly storage: StorageAdapter,
@@ -113,7 +121,7 @@ export class WorkerRunner {
     const taken = lane.kinds.find((kind) => this.lanes.some((l) => l.kinds.includes(kind)));
     if (taken !== undefined) throw new Error(`${taken} runs in a lane already`);
     if (!(lane.concurrency >= 1)) throw new RangeError("a lane needs a concurrency of at least 1");
-    this.lanes.push({ ...lane, kinds: [...lane.kinds], only: [...lane.kinds], running: 0, dry: false });
+    this.lanes.push({ ...lane, kinds: [...lane.kinds], only: [...lane.kinds], running: 0, finished: 0, dry: false, dryAt: 0 });
   }
 
   /**
@@ -152,9 +160,14 @@ export class WorkerRunner {
     })();
   }
 
-  /** Cuts the current idle wait short so due work runs at once. */
+  /**
+   * Says due work was just scheduled: cuts the current idle wait short, and lets a drain in
+   * progress claim again in every lane. Whatever schedules due work calls it (the engine wires
+   * it to every command and to the webhook fan-out).
+   */
   wake(): void {
     this.woken = true;
+    this.wakes++;
     this.nap?.abort();
   }
 
@@ -170,22 +183,28 @@ export class WorkerRunner {
     let ran = 0;
     const inflight = new Set<Promise<void>>();
     const lanes: LaneState[] = [
-      { kinds: [], only: null, concurrency: this.opts.concurrency, running: 0, dry: false },
+      { kinds: [], only: null, concurrency: this.opts.concurrency, running: 0, finished: 0, dry: false, dryAt: 0 },
       ...this.lanes,
     ];
     const laned = this.lanes.flatMap((l) => l.kinds);
     for (const lane of lanes) {
       lane.running = 0;
+      lane.finished = 0;
       lane.dry = false;
     }
+    // A lane with work in hand claims again once half a batch is free, not for every single
+    // slot: one claim per finished item would cost a claim's round trips per item.
+    const room = (lane: LaneState) => Math.max(1, Math.floor(Math.min(this.opts.batchSize, lane.concurrency) / 2));
     const claimable = (lane: LaneState) =>
-      lane.running < lane.concurrency && !lane.dry && !this.stopping?.signal.aborted;
-    let finished = 0;
+      (!lane.dry || lane.dryAt !== this.wakes) &&
+      !this.stopping?.signal.aborted &&
+      lane.concurrency - lane.running >= (lane.running === 0 ? 1 : room(lane));
     for (;;) {
       for (const lane of lanes) {
         if (!claimable(lane)) continue;
         const limit = Math.min(lane.concurrency - lane.running, this.opts.batchSize);
-        const before = finished;
+        const wakes = this.wakes;
+        const finished = lane.finished;
         const jobs = await this.storage.claimDueWork({
           now: this.clock.now(),
           limit,
@@ -194,17 +213,17 @@ export class WorkerRunner {
           ...(lane.only ? { onlyKinds: lane.only } : laned.length ? { exceptKinds: laned } : {}),
           ...(lane.groupLimit !== undefined ? { groupLimit: lane.groupLimit } : {}),
         });
-        // Short means nothing more is claimable now, unless an item finished during the claim:
-        // it may have scheduled work the claim's snapshot could not see.
-        if (jobs.length < limit && finished === before) lane.dry = true;
+        // Short means nothing more is claimable now, unless one of the lane's items finished during
+        // the claim (it may have freed a group), or a wake came (work the claim could not see).
+        lane.dry = jobs.length < limit && lane.finished === finished;
+        lane.dryAt = wakes;
         for (const job of jobs) {
           lane.running++;
           const running: Promise<void> = this.runOne(job).finally(() => {
             inflight.delete(running);
             lane.running--;
-            finished++;
-            // a finished item may have freed a group or scheduled more work: every lane may claim again
-            for (const l of lanes) l.dry = false;
+            lane.finished++;
+            lane.dry = false;
           });
           inflight.add(running);
           ran++;
