@@ -183,6 +183,7 @@ for (const kind of storageKinds()) {
       const ran: string[] = [];
       runner.addLane({ kinds: ["test.child"], concurrency: 2 });
       runner.register("test.spawn", async () => {
+        await new Promise((r) => setTimeout(r, 2)); // the child lane's claim has looked by now, and not answered yet
         await schedule(w, "test.child", {});
         runner.wake(); // what the engine's commands do for its own runner
         ran.push("spawn");
