@@ -1,10 +1,12 @@
 import { benchLedger } from "./ledger";
 import { benchPayouts } from "./payouts";
+import { benchWebhooks } from "./webhooks";
 
 /** `npm run bench [name…]`: runs the named benchmarks (default all) and prints their figures. */
 const BENCHES: Record<string, () => Promise<void>> = {
   ledger: benchLedger,
   payouts: benchPayouts,
+  webhooks: benchWebhooks,
 };
 
 const wanted = process.argv.slice(2);

@@ -2,11 +2,13 @@ import { SimulatedChains } from "../adapters/chains/simulated/simulated-chains";
 import { SystemClock } from "../adapters/clock/system-clock";
 import { SimulatedScreening } from "../adapters/screening/simulated-screening";
 import { ChainDirectory } from "./chains/chain-directory";
+import { createHttpDelivery } from "../adapters/delivery/http-delivery";
 import { CursorCodec } from "./lists/cursor-codec";
 import { IdGenerator, cryptoRandom, randomToken, type RandomSource } from "./ids";
 import { AssetRegistry, type AssetDefinition, type ChainDefinition } from "./money/assets";
 import type { ChainAdapter } from "./ports/chain";
 import type { Clock } from "./ports/clock";
+import type { DeliveryAdapter } from "./ports/delivery";
 import { guardMethods, guardStorage } from "./ports/guard";
 import type { ScreeningAdapter } from "./ports/screening";
 import type { StorageAdapter } from "./ports/storage";
@@ -24,8 +26,11 @@ import { PayoutsService } from "./services/payouts/payouts-service";
 import { RateLimitService } from "./services/rate-limits";
 import { RecipientsService, SCREEN_KIND } from "./services/recipients";
 import { ChainHelpersService, TestHelpersService } from "./services/test-helpers";
+import { WebhookDeliveriesService } from "./services/webhook-deliveries";
+import { WebhookEndpointsService } from "./services/webhook-endpoints";
 import { MAINTENANCE_KIND, maintenanceHandler } from "./workers/maintenance";
 import { WorkerRunner, type WorkerOptions } from "./workers/runner";
+import { registerWebhookWorkers } from "./workers/webhook-delivery";
 
 export interface EngineOptions {
   /** Where everything is kept: `createMemoryStorage()` or `createPostgresStorage(…)`. */
@@ -52,6 +57,11 @@ export interface EngineOptions {
   screening?: ScreeningAdapter;
   config?: Partial<EngineConfig>;
   worker?: WorkerOptions;
+  /**
+   * Sends webhook attempts. Default `createHttpDelivery()`: HTTPS to public addresses only; pass
+   * `createHttpDelivery({ allowPrivateNetworks: true })` for local receivers. The engine closes it.
+   */
+  delivery?: DeliveryAdapter;
 }
 
 /**
@@ -71,10 +81,13 @@ export class Engine {
   readonly testHelpers: TestHelpersService;
   readonly chainHelpers: ChainHelpersService;
   readonly worker: WorkerRunner;
+  readonly webhookEndpoints: WebhookEndpointsService;
+  readonly webhookDeliveries: WebhookDeliveriesService;
 
   private constructor(
     readonly deps: EngineDeps,
     workerOptions: WorkerOptions,
+    private readonly delivery: DeliveryAdapter,
   ) {
     const worker = new WorkerRunner(deps.storage, deps.clock, deps.ids, deps.random, workerOptions);
     this.worker = worker;
@@ -97,6 +110,14 @@ export class Engine {
     worker.register(SCREEN_KIND, this.recipients.screeningHandler());
     worker.register(BROADCAST_KIND, payoutWorkers.broadcastHandler());
     worker.register(TRACK_KIND, payoutWorkers.trackHandler());
+    this.webhookEndpoints = new WebhookEndpointsService(deps, delivery);
+    this.webhookDeliveries = new WebhookDeliveriesService(deps, this.webhookEndpoints);
+    registerWebhookWorkers(worker, this.webhookDeliveries, delivery, {
+      concurrency: deps.config.webhookConcurrency,
+      perEndpoint: deps.config.webhookEndpointConcurrency,
+      // the lease outlasts the attempt's timeout by half a minute of database work
+      leaseMs: Math.max(workerOptions.leaseMs ?? 60_000, deps.config.webhookTimeoutMs + 30_000),
+    });
   }
 
   get clock(): Clock {
@@ -135,7 +156,8 @@ export class Engine {
       screening: guardMethods(screening.name, screening),
       wakeWorkers: () => undefined,
     };
-    const engine = new Engine(deps, options.worker ?? {});
+    const delivery = options.delivery ?? createHttpDelivery();
+    const engine = new Engine(deps, options.worker ?? {}, guardMethods(delivery.name, delivery));
     await storage.transaction((tx) =>
       tx.work.enqueue([
         {
@@ -160,6 +182,7 @@ export class Engine {
   /** Stops the workers, waits for the work in flight, and closes storage. */
   async close(): Promise<void> {
     await this.worker.stop();
+    await this.delivery.close();
     await this.deps.storage.close();
   }
 }

@@ -31,3 +31,8 @@ export { systemContext, DEFAULT_CONFIG, type EngineConfig, type RequestContext, 
 export { runCommand, type CommandOptions } from "./services/command";
 export { UnitOfWork } from "./services/unit-of-work";
 export { WorkerRunner, type WorkHandler, type WorkOutcome, type WorkerOptions } from "./workers/runner";
+export { verifyWebhookSignature, signatureHeader, SIGNATURE_TOLERANCE_SECONDS, type SignatureVerification, type VerifyOptions } from "./events/signing";
+export { nextAttemptAt, RETRY_DELAYS_MS, DELIVERY_WINDOW_MS, MAX_DELIVERY_ATTEMPTS } from "./events/retry-schedule";
+export { createHttpDelivery, type HttpDeliveryOptions } from "../adapters/delivery/http-delivery";
+export type { WebhookEndpointObject, DeletedWebhookEndpoint } from "./services/webhook-endpoints";
+export type { WebhookDeliveryObject, WebhookReplayObject } from "./services/webhook-deliveries";

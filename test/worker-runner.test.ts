@@ -1,13 +1,14 @@
 import { ok } from "neverthrow";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { runCommand } from "../src/services/command";
+import { WorkerRunner } from "../src/workers/runner";
 import { MAINTENANCE_KIND } from "../src/workers/maintenance";
 import { testWorld, type TestWorld } from "./support/engine";
 import { closeSharedStorage, storageKinds } from "./support/storage";
 
-async function schedule(w: TestWorld, kind: string, payload: unknown, runInMs = 0, dedupeKey?: string) {
+async function schedule(w: TestWorld, kind: string, payload: unknown, runInMs = 0, dedupeKey?: string, group?: string) {
   await runCommand(w.engine.deps, w.ctx, async (uow) => {
-    uow.schedule(kind, payload, { runAt: uow.now + runInMs, ...(dedupeKey ? { dedupeKey } : {}) });
+    uow.schedule(kind, payload, { runAt: uow.now + runInMs, ...(dedupeKey ? { dedupeKey } : {}), ...(group ? { group } : {}) });
     return ok(null);
   });
 }
@@ -131,6 +132,81 @@ for (const kind of storageKinds()) {
       await seen;
       await w.engine.worker.stop();
       expect(ran).toEqual([7]);
+    });
+
+    it("runs a lane in its own pool: its slow items never take the default lane's slots, and a group waits its turn", async () => {
+      let open!: () => void;
+      const gate = new Promise<void>((r) => (open = r));
+      const log: string[] = [];
+      let slowRunning = 0;
+      let slowPeak = 0;
+      w.engine.worker.addLane({ kinds: ["test.lane"], concurrency: 4, groupLimit: 1 });
+      w.engine.worker.register("test.lane", async (job) => {
+        slowRunning++;
+        slowPeak = Math.max(slowPeak, slowRunning);
+        log.push(`slow ${(job.payload as { n: number }).n} start`);
+        await gate;
+        slowRunning--;
+      });
+      w.engine.worker.register("test.fast", async (job) => {
+        log.push(`fast ${(job.payload as { n: number }).n}`);
+      });
+      for (let n = 0; n < 3; n++) await schedule(w, "test.lane", { n }, 0, undefined, "g1");
+      await schedule(w, "test.lane", { n: 9 }, 0, undefined, "g2");
+      for (let n = 0; n < 5; n++) await schedule(w, "test.fast", { n });
+      const drained = w.engine.worker.runDue();
+      while (log.filter((l) => l.startsWith("fast")).length < 5) await new Promise((r) => setImmediate(r));
+      // every fast item ran while the slow ones hang; one item of g1 and one of g2 hold the lane
+      expect(log.filter((l) => l.startsWith("slow")).sort()).toEqual(["slow 0 start", "slow 9 start"]);
+      open();
+      expect(await drained).toBe(9);
+      expect(slowPeak).toBe(2);
+      expect(log.filter((l) => l.startsWith("slow 0") || l.startsWith("slow 1") || l.startsWith("slow 2"))).toEqual([
+        "slow 0 start",
+        "slow 1 start",
+        "slow 2 start",
+      ]);
+    });
+
+    it("regression: work scheduled while another lane claims does not end the drain early", async () => {
+      // Claims that answer a beat late: the item finishes (and schedules more) in between.
+      const storage = w.engine.storage;
+      const slowClaims = {
+        ...storage,
+        claimDueWork: async (request: Parameters<typeof storage.claimDueWork>[0]) => {
+          const jobs = await storage.claimDueWork(request);
+          await new Promise((r) => setTimeout(r, 5));
+          return jobs;
+        },
+      };
+      const runner = new WorkerRunner(slowClaims, w.clock, w.engine.deps.ids, w.engine.deps.random);
+      const ran: string[] = [];
+      runner.addLane({ kinds: ["test.child"], concurrency: 2 });
+      runner.register("test.spawn", async () => {
+        await new Promise((r) => setTimeout(r, 2)); // the child lane's claim has looked by now, and not answered yet
+        await schedule(w, "test.child", {});
+        runner.wake(); // what the engine's commands do for its own runner
+        ran.push("spawn");
+      });
+      runner.register("test.child", async () => {
+        ran.push("child");
+      });
+      await schedule(w, "test.spawn", {});
+      expect(await runner.runDue()).toBe(2);
+      expect(ran).toEqual(["spawn", "child"]);
+    });
+
+    it("leaves an item a handler settled itself alone", async () => {
+      w.engine.worker.register("test.settle", async (job) => {
+        await w.engine.storage.transaction(async (tx) => {
+          expect(await tx.work.release(job.id, job.leaseOwner!, { runAt: w.clock.now() + 60_000, lastError: "own" })).toBe(true);
+        });
+        return { kind: "settled" };
+      });
+      await schedule(w, "test.settle", {});
+      expect(await w.engine.worker.runDue()).toBe(1);
+      const [job] = (await w.harness.inspect.work()).filter((j) => j.kind === "test.settle");
+      expect(job).toMatchObject({ runAt: w.clock.now() + 60_000, lastError: "own", leaseOwner: null, attempts: 1 });
     });
 
     it("prunes events older than 30 days and expired idempotency keys hourly", async () => {

@@ -5,6 +5,7 @@ import { Engine, createEngine } from "../../src/engine";
 import type { Clock } from "../../src/ports/clock";
 import type { StorageAdapter } from "../../src/ports/storage";
 import { systemContext } from "../../src/services/context";
+import { createHttpDelivery } from "../delivery/http-delivery";
 import { createHttpApp } from "../http/app";
 import { connectPostgres, openPGlite } from "../postgres";
 
@@ -24,6 +25,11 @@ export interface HostOptions {
   clock?: Clock;
   /** Where log lines go (default: nowhere). */
   log?: (line: string) => void;
+  /**
+   * Let webhooks reach plain-http, loopback and private receivers (local development;
+   * `PAYRAIL_ALLOW_PRIVATE_WEBHOOKS=1`). Default false: HTTPS to public addresses only.
+   */
+  allowPrivateWebhooks?: boolean;
 }
 
 export interface RunningHost {
@@ -59,6 +65,7 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
   const engine = await createEngine({
     storage,
     ...(options.clock ? { clock: options.clock } : {}),
+    delivery: createHttpDelivery({ allowPrivateNetworks: options.allowPrivateWebhooks ?? false }),
     worker: { onError: (e) => log(`worker: ${e instanceof Error ? e.message : String(e)}`) },
   });
   try {

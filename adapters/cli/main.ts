@@ -8,6 +8,8 @@ Environment:
   PAYRAIL_API_KEY      fix the demo account's test key
   PAYRAIL_DATA_DIR     embedded storage folder (default .payrail-data)
   DATABASE_URL         use a PostgreSQL server instead of embedded storage
+  PAYRAIL_ALLOW_PRIVATE_WEBHOOKS=1
+                       let webhooks reach plain-http and loopback receivers (local development)
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -31,6 +33,7 @@ async function main(argv: string[]): Promise<number> {
     ...(process.env.PAYRAIL_DATA_DIR ? { dataDir: process.env.PAYRAIL_DATA_DIR } : {}),
     ...(process.env.DATABASE_URL ? { databaseUrl: process.env.DATABASE_URL } : {}),
     ...(process.env.PAYRAIL_API_KEY ? { apiKey: process.env.PAYRAIL_API_KEY } : {}),
+    allowPrivateWebhooks: process.env.PAYRAIL_ALLOW_PRIVATE_WEBHOOKS === "1",
     log: (line) => process.stderr.write(`${line}\n`),
   });
   process.stdout.write(

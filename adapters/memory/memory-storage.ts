@@ -6,6 +6,7 @@ import type {
   BalanceKey,
   BalanceRecord,
   ClaimRequest,
+  DeliveryLogRecord,
   DueWorkRecord,
   EventRecord,
   IdempotencyRecord,
@@ -32,6 +33,7 @@ export interface MemoryTables {
   work: Map<string, DueWorkRecord>;
   meta: Map<string, string>;
   rateLimits: Map<string, { key: string; windowStart: number; count: number }>;
+  deliveries: Map<string, DeliveryLogRecord>;
 }
 
 const clone = <T>(value: T): T => structuredClone(value);
@@ -72,6 +74,7 @@ export class MemoryStorage implements StorageAdapter {
     work: new Map(),
     meta: new Map(),
     rateLimits: new Map(),
+    deliveries: new Map(),
   };
   private readonly mutex = new Mutex();
 
@@ -98,18 +101,38 @@ export class MemoryStorage implements StorageAdapter {
 
   claimDueWork(request: ClaimRequest): Promise<DueWorkRecord[]> {
     return this.mutex.run(async () => {
+      const { now, onlyKinds, exceptKinds, groupLimit } = request;
+      const leasedPerGroup = new Map<string, number>();
+      if (groupLimit !== undefined) {
+        for (const w of this.t.work.values()) {
+          if (w.group && w.leaseUntil !== null && w.leaseUntil > now) {
+            leasedPerGroup.set(w.group, (leasedPerGroup.get(w.group) ?? 0) + 1);
+          }
+        }
+      }
       const due = [...this.t.work.values()]
         .filter(
           (w) =>
-            w.status === "ready" && w.runAt <= request.now && (w.leaseUntil === null || w.leaseUntil <= request.now),
+            w.status === "ready" &&
+            w.runAt <= now &&
+            (w.leaseUntil === null || w.leaseUntil <= now) &&
+            (onlyKinds === undefined || onlyKinds.includes(w.kind)) &&
+            (exceptKinds === undefined || !exceptKinds.includes(w.kind)),
         )
-        .sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : 1))
-        .slice(0, request.limit);
-      const leased = due.map((w) =>
-        frozen({ ...w, leaseOwner: request.owner, leaseUntil: request.now + request.leaseMs, attempts: w.attempts + 1 }),
-      );
-      for (const w of leased) this.t.work.set(w.id, w);
-      return leased;
+        .sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : 1));
+      const claimed: DueWorkRecord[] = [];
+      for (const w of due) {
+        if (claimed.length >= request.limit) break;
+        if (groupLimit !== undefined && w.group) {
+          const leased = leasedPerGroup.get(w.group) ?? 0;
+          if (leased >= groupLimit) continue;
+          leasedPerGroup.set(w.group, leased + 1);
+        }
+        const leased = frozen({ ...w, leaseOwner: request.owner, leaseUntil: now + request.leaseMs, attempts: w.attempts + 1 });
+        this.t.work.set(w.id, leased);
+        claimed.push(leased);
+      }
+      return claimed;
     });
   }
 
@@ -224,17 +247,18 @@ export class MemoryStorage implements StorageAdapter {
         async getMany(accountId, ids) {
           return (ids.map((id) => t.resources.get(k2(accountId, id))).filter((r): r is ResourceRecord => !!r));
         },
+        async delete(accountId, id) {
+          const k = k2(accountId, id);
+          if (!t.resources.has(k)) return false;
+          remove(t.resources, k);
+          return true;
+        },
         async update(record) {
           const k = k2(record.accountId, record.id);
           const current = t.resources.get(k);
           if (!current || current.version !== record.version - 1) return false;
           put(t.resources, k, frozen(record));
           return true;
-        },
-        async delete(accountId, id) {
-          const had = t.resources.has(k2(accountId, id));
-          remove(t.resources, k2(accountId, id));
-          return had;
         },
         async list(query) {
           return (
@@ -254,6 +278,9 @@ export class MemoryStorage implements StorageAdapter {
         },
         async get(accountId, id) {
           return (t.events.get(k2(accountId, id)) ?? null);
+        },
+        async getMany(accountId, ids) {
+          return ids.map((id) => t.events.get(k2(accountId, id))).filter((e): e is EventRecord => e !== undefined);
         },
         async list(query) {
           return (keysetPage([...t.events.values()], query, (e) => e.type, () => null));
@@ -294,7 +321,7 @@ export class MemoryStorage implements StorageAdapter {
           for (const item of items) {
             if (item.dedupeKey !== null && keys.has(item.dedupeKey)) continue;
             if (item.dedupeKey !== null) keys.add(item.dedupeKey);
-            put(t.work, item.id, frozen(item));
+            put(t.work, item.id, frozen({ ...item, group: item.group ?? null }));
           }
         },
         async complete(id, owner) {
@@ -316,6 +343,25 @@ export class MemoryStorage implements StorageAdapter {
             leaseUntil: null,
           }));
           return true;
+        },
+        async completeMany(ids, owner) {
+          const done: string[] = [];
+          for (const id of ids) {
+            if (t.work.get(id)?.leaseOwner !== owner) continue;
+            remove(t.work, id);
+            done.push(id);
+          }
+          return done;
+        },
+        async releaseMany(owner, items) {
+          const released: string[] = [];
+          for (const { id, runAt, lastError } of items) {
+            const item = t.work.get(id);
+            if (!item || item.leaseOwner !== owner) continue;
+            put(t.work, id, frozen({ ...item, runAt, lastError, status: "ready" as const, leaseOwner: null, leaseUntil: null }));
+            released.push(id);
+          }
+          return released;
         },
         async get(id) {
           return (t.work.get(id) ?? null);
@@ -341,6 +387,24 @@ export class MemoryStorage implements StorageAdapter {
         async pruneBefore(before, limit) {
           const old = [...t.rateLimits.entries()].filter(([, r]) => r.windowStart < before).slice(0, limit);
           for (const [k] of old) remove(t.rateLimits, k);
+          return old.length;
+        },
+      },
+
+      deliveries: {
+        async insert(records) {
+          for (const r of records) {
+            if (t.deliveries.has(k2(r.accountId, r.id))) throw new Error(`duplicate delivery ${r.id}`);
+          }
+          for (const r of records) put(t.deliveries, k2(r.accountId, r.id), frozen(r));
+        },
+        async list(query) {
+          const rows = [...t.deliveries.values()].filter((d) => d.endpointId === query.endpointId);
+          return keysetPage(rows, query, (d) => d.status, () => null);
+        },
+        async pruneBefore(before, limit) {
+          const old = [...t.deliveries.entries()].filter(([, d]) => d.created < before).slice(0, limit);
+          for (const [k] of old) remove(t.deliveries, k);
           return old.length;
         },
       },

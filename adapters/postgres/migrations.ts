@@ -142,6 +142,35 @@ CREATE TABLE {s}.meta (
   },
   {
     version: 2,
+    name: "webhook deliveries",
+    sql: `
+ALTER TABLE {s}.due_work ADD COLUMN group_key text;
+-- The claim counts the unexpired leases of a group; only leased rows of a group are looked at.
+CREATE INDEX due_work_leased_groups ON {s}.due_work (group_key) WHERE group_key IS NOT NULL AND lease_owner IS NOT NULL;
+
+CREATE TABLE {s}.webhook_deliveries (
+  account_id text NOT NULL,
+  id text NOT NULL,
+  endpoint_id text NOT NULL,
+  event_id text NOT NULL,
+  event_type text NOT NULL,
+  attempt integer NOT NULL CHECK (attempt >= 1),
+  trigger text NOT NULL,
+  status text NOT NULL CHECK (status IN ('succeeded', 'failed')),
+  response_status integer,
+  latency_ms integer NOT NULL,
+  error text,
+  created bigint NOT NULL,
+  next_attempt_at bigint,
+  PRIMARY KEY (account_id, id)
+);
+CREATE INDEX webhook_deliveries_list ON {s}.webhook_deliveries (account_id, endpoint_id, created DESC, id DESC);
+CREATE INDEX webhook_deliveries_by_status ON {s}.webhook_deliveries (account_id, endpoint_id, status, created DESC, id DESC);
+CREATE INDEX webhook_deliveries_by_age ON {s}.webhook_deliveries (created);
+`,
+  },
+  {
+    version: 3,
     name: "rate limits",
     sql: `
 CREATE TABLE {s}.rate_limits (

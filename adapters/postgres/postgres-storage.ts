@@ -6,6 +6,7 @@ import type {
   BalanceRecord,
   Book,
   ClaimRequest,
+  DeliveryLogRecord,
   DueWorkRecord,
   EventRecord,
   IdempotencyRecord,
@@ -99,10 +100,13 @@ export class PostgresStorage implements StorageAdapter {
   }
 
   async claimDueWork(request: ClaimRequest): Promise<DueWorkRecord[]> {
+    const params: unknown[] = [request.now, request.limit, request.owner, request.now + request.leaseMs];
+    const kinds = kindFilter(request, params);
+    if (request.groupLimit !== undefined) return this.claimGrouped(request, request.groupLimit);
     const { rows } = await this.driver.query<Row>(
       `WITH due AS (
          SELECT id FROM ${this.s}.due_work
-         WHERE status = 'ready' AND run_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)
+         WHERE status = 'ready' AND run_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)${kinds}
          ORDER BY run_at, id
          LIMIT $2
          FOR UPDATE SKIP LOCKED
@@ -111,9 +115,73 @@ export class PostgresStorage implements StorageAdapter {
        SET lease_owner = $3, lease_until = $4, attempts = w.attempts + 1
        FROM due WHERE w.id = due.id
        RETURNING w.*`,
-      [request.now, request.limit, request.owner, request.now + request.leaseMs],
+      params,
     );
     return rows.map(toWork).sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : 1));
+  }
+
+  /**
+   * A claim that keeps each group under `groupLimit` leases, strictly, with concurrent claimers:
+   * (1) lock due candidates, skipping groups already at their limit and rows others hold;
+   * (2) take each candidate group's advisory lock for the rest of this short transaction, so one
+   * claimer at a time decides for a group (a group whose lock is busy waits for the next claim);
+   * (3) count the group's live leases after that lock, which sees every claim committed before
+   * it; (4) lease what fits.
+   */
+  private claimGrouped(request: ClaimRequest, groupLimit: number): Promise<DueWorkRecord[]> {
+    const s = this.s;
+    return this.driver.transaction(async (c) => {
+      const params: unknown[] = [request.now, request.limit * 2, groupLimit];
+      const kinds = kindFilter(request, params);
+      const candidates = (
+        await c.query<Row>(
+          `SELECT id, group_key FROM ${s}.due_work
+           WHERE status = 'ready' AND run_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)${kinds}
+             AND (group_key IS NULL OR group_key NOT IN (
+               SELECT group_key FROM ${s}.due_work
+               WHERE group_key IS NOT NULL AND lease_owner IS NOT NULL AND lease_until > $1
+               GROUP BY group_key HAVING count(*) >= $3))
+           ORDER BY run_at, id
+           LIMIT $2
+           FOR UPDATE SKIP LOCKED`,
+          params,
+        )
+      ).rows;
+      const groups = [...new Set(candidates.map((r) => r.group_key as string | null).filter((g): g is string => g !== null))];
+      const room = new Map<string, number>();
+      if (groups.length) {
+        const locked = await c.query<Row>(
+          `SELECT g FROM unnest($1::text[]) AS g WHERE pg_try_advisory_xact_lock(hashtextextended($2 || g, 0))`,
+          [groups, `payrail.due_work.group:${this.schema}:`],
+        );
+        for (const r of locked.rows) room.set(r.g, groupLimit);
+        const leased = await c.query<Row>(
+          `SELECT group_key, count(*) AS n FROM ${s}.due_work
+           WHERE group_key = ANY($1::text[]) AND lease_owner IS NOT NULL AND lease_until > $2
+           GROUP BY group_key`,
+          [[...room.keys()], request.now],
+        );
+        for (const r of leased.rows) room.set(r.group_key, groupLimit - Number(r.n));
+      }
+      const ids: string[] = [];
+      for (const r of candidates) {
+        if (ids.length >= request.limit) break;
+        const group = r.group_key as string | null;
+        if (group !== null) {
+          const left = room.get(group) ?? 0;
+          if (left <= 0) continue;
+          room.set(group, left - 1);
+        }
+        ids.push(r.id);
+      }
+      if (!ids.length) return [];
+      const { rows } = await c.query<Row>(
+        `UPDATE ${s}.due_work SET lease_owner = $2, lease_until = $3, attempts = attempts + 1
+         WHERE id = ANY($1::text[]) RETURNING *`,
+        [ids, request.owner, request.now + request.leaseMs],
+      );
+      return rows.map(toWork).sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : 1));
+    });
   }
 
   async close(): Promise<void> {
@@ -140,6 +208,7 @@ class PgTx {
   private deltas = new Map<string, BalanceRecord>();
   private events: EventRecord[] = [];
   private work: DueWorkRecord[] = [];
+  private deliveries: DeliveryLogRecord[] = [];
 
   constructor(
     private readonly client: SqlClient,
@@ -204,14 +273,26 @@ class PgTx {
     );
     take(
       this.work,
-      `INSERT INTO ${s}.due_work (id, kind, account_id, payload, run_at, lease_owner, lease_until, attempts, last_error, status, dedupe_key, created)
-       SELECT i, k, a, p::jsonb, r, NULL, NULL, n, e, st, dk, c
+      `INSERT INTO ${s}.due_work (id, kind, account_id, payload, run_at, lease_owner, lease_until, attempts, last_error, status, dedupe_key, created, group_key)
+       SELECT i, k, a, p::jsonb, r, NULL, NULL, n, e, st, dk, c, g
        FROM json_to_recordset($1::json)
-         AS x(i text, k text, a text, p json, r bigint, n int, e text, st text, dk text, c bigint)
+         AS x(i text, k text, a text, p json, r bigint, n int, e text, st text, dk text, c bigint, g text)
        ON CONFLICT (dedupe_key) DO NOTHING`,
       (w) => ({
         i: w.id, k: w.kind, a: w.accountId, p: w.payload, r: w.runAt, n: w.attempts, e: w.lastError,
-        st: w.status, dk: w.dedupeKey, c: w.created,
+        st: w.status, dk: w.dedupeKey, c: w.created, g: w.group ?? null,
+      }),
+    );
+    take(
+      this.deliveries,
+      `INSERT INTO ${s}.webhook_deliveries (account_id, id, endpoint_id, event_id, event_type, attempt, trigger, status,
+         response_status, latency_ms, error, created, next_attempt_at)
+       SELECT a, i, ep, ev, et, at, tr, st, rs, lm, er, c, na
+       FROM json_to_recordset($1::json)
+         AS x(a text, i text, ep text, ev text, et text, at int, tr text, st text, rs int, lm int, er text, c bigint, na bigint)`,
+      (d) => ({
+        a: d.accountId, i: d.id, ep: d.endpointId, ev: d.eventId, et: d.eventType, at: d.attempt, tr: d.trigger,
+        st: d.status, rs: d.responseStatus, lm: d.latencyMs, er: d.error, c: d.created, na: d.nextAttemptAt,
       }),
     );
     if (parts.length === 0) return;
@@ -221,6 +302,7 @@ class PgTx {
     this.deltas = new Map();
     this.events = [];
     this.work = [];
+    this.deliveries = [];
 
     // One statement: every part becomes a CTE with its parameters renumbered after the ones before.
     const params: unknown[] = [];
@@ -373,6 +455,10 @@ class PgTx {
           ]);
           return rows.map(toResource);
         },
+        async delete(accountId, id) {
+          const r = await run(`DELETE FROM ${s}.resources WHERE account_id = $1 AND id = $2`, [accountId, id]);
+          return r.rowCount === 1;
+        },
         async update(r) {
           const u = await run(
             `UPDATE ${s}.resources SET status = $3, reference = $4, data = $5::jsonb, version = $6, updated = $7
@@ -380,10 +466,6 @@ class PgTx {
             [r.accountId, r.id, r.status, r.reference, JSON.stringify(r.data), r.version, r.updated],
           );
           return u.rowCount === 1;
-        },
-        async delete(accountId, id) {
-          const r = await run(`DELETE FROM ${s}.resources WHERE account_id = $1 AND id = $2`, [accountId, id]);
-          return r.rowCount === 1;
         },
         async list(query) {
           const { text, params } = keysetSql(`${s}.resources`, query, { kind: query.kind, statusColumn: "status", reference: true });
@@ -398,6 +480,11 @@ class PgTx {
         async get(accountId, id) {
           const { rows } = await run(`SELECT * FROM ${s}.events WHERE account_id = $1 AND id = $2`, [accountId, id]);
           return rows[0] ? toEvent(rows[0]) : null;
+        },
+        async getMany(accountId, ids) {
+          if (!ids.length) return [];
+          const { rows } = await run(`SELECT * FROM ${s}.events WHERE account_id = $1 AND id = ANY($2::text[])`, [accountId, ids]);
+          return rows.map(toEvent);
         },
         async list(query) {
           const { text, params } = keysetSql(`${s}.events`, query, { statusColumn: "type", reference: false });
@@ -468,6 +555,22 @@ class PgTx {
           );
           return r.rowCount === 1;
         },
+        async completeMany(ids, owner) {
+          if (!ids.length) return [];
+          const r = await run(`DELETE FROM ${s}.due_work WHERE id = ANY($1::text[]) AND lease_owner = $2 RETURNING id`, [ids, owner]);
+          return r.rows.map((row) => String(row.id));
+        },
+        async releaseMany(owner, items) {
+          if (!items.length) return [];
+          const r = await run(
+            `UPDATE ${s}.due_work w SET run_at = x.run_at, last_error = x.last_error, status = 'ready', lease_owner = NULL, lease_until = NULL
+             FROM unnest($1::text[], $2::bigint[], $3::text[]) AS x(id, run_at, last_error)
+             WHERE w.id = x.id AND w.lease_owner = $4
+             RETURNING w.id`,
+            [items.map((i) => i.id), items.map((i) => i.runAt), items.map((i) => i.lastError), owner],
+          );
+          return r.rows.map((row) => String(row.id));
+        },
         async get(id) {
           const { rows } = await run(`SELECT * FROM ${s}.due_work WHERE id = $1`, [id]);
           return rows[0] ? toWork(rows[0]) : null;
@@ -500,6 +603,28 @@ class PgTx {
         },
       },
 
+      deliveries: {
+        async insert(records) {
+          self.deliveries.push(...records);
+        },
+        async list(query) {
+          const { text, params } = keysetSql(`${s}.webhook_deliveries`, query, {
+            endpointId: query.endpointId,
+            statusColumn: "status",
+            reference: false,
+          });
+          return (await run(text, params)).rows.map(toDelivery);
+        },
+        async pruneBefore(before, limit) {
+          const r = await run(
+            `DELETE FROM ${s}.webhook_deliveries WHERE (account_id, id) IN
+               (SELECT account_id, id FROM ${s}.webhook_deliveries WHERE created < $1 LIMIT $2)`,
+            [before, limit],
+          );
+          return r.rowCount;
+        },
+      },
+
       meta: {
         async get(key) {
           const { rows } = await run(`SELECT value FROM ${s}.meta WHERE key = $1`, [key]);
@@ -525,7 +650,7 @@ class PgTx {
 function keysetSql(
   table: string,
   q: KeysetQuery,
-  opts: { kind?: string; statusColumn: "status" | "type"; reference: boolean },
+  opts: { kind?: string; endpointId?: string; statusColumn: "status" | "type"; reference: boolean },
 ): { text: string; params: unknown[] } {
   const params: unknown[] = [q.accountId];
   const where = ["account_id = $1"];
@@ -534,6 +659,7 @@ function keysetSql(
     return `$${params.length}`;
   };
   if (opts.kind !== undefined) where.push(`kind = ${p(opts.kind)}`);
+  if (opts.endpointId !== undefined) where.push(`endpoint_id = ${p(opts.endpointId)}`);
   if (q.status !== undefined) where.push(`${opts.statusColumn} = ${p(q.status)}`);
   if (q.createdGte !== undefined) where.push(`created >= ${p(q.createdGte)}`);
   if (q.createdLt !== undefined) where.push(`created < ${p(q.createdLt)}`);
@@ -549,6 +675,20 @@ function keysetSql(
     text: `SELECT * FROM ${table} WHERE ${where.join(" AND ")} ORDER BY created DESC, id DESC LIMIT ${p(q.limit)}`,
     params,
   };
+}
+
+/** The claim's kind filters as SQL appended to a WHERE clause, with their parameters pushed. */
+function kindFilter(request: ClaimRequest, params: unknown[]): string {
+  let sql = "";
+  if (request.onlyKinds !== undefined) {
+    params.push(request.onlyKinds);
+    sql += ` AND kind = ANY($${params.length}::text[])`;
+  }
+  if (request.exceptKinds !== undefined && request.exceptKinds.length) {
+    params.push(request.exceptKinds);
+    sql += ` AND NOT (kind = ANY($${params.length}::text[]))`;
+  }
+  return sql;
 }
 
 function likePrefix(text: string): string {
@@ -661,6 +801,25 @@ function toWork(r: Row): DueWorkRecord {
     lastError: r.last_error,
     status: r.status,
     dedupeKey: r.dedupe_key,
+    group: r.group_key,
     created: num(r.created),
+  };
+}
+
+function toDelivery(r: Row): DeliveryLogRecord {
+  return {
+    accountId: r.account_id,
+    id: r.id,
+    endpointId: r.endpoint_id,
+    eventId: r.event_id,
+    eventType: r.event_type,
+    attempt: num(r.attempt),
+    trigger: r.trigger,
+    status: r.status,
+    responseStatus: numOrNull(r.response_status),
+    latencyMs: num(r.latency_ms),
+    error: r.error,
+    created: num(r.created),
+    nextAttemptAt: numOrNull(r.next_attempt_at),
   };
 }

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type {
   BalanceRecord,
+  DeliveryLogRecord,
   DueWorkRecord,
   EventRecord,
   IdempotencyRecord,
@@ -23,6 +24,7 @@ export interface StorageInspector {
   events(accountId: string): Promise<EventRecord[]>;
   idempotencyKeys(accountId: string): Promise<IdempotencyRecord[]>;
   work(): Promise<DueWorkRecord[]>;
+  deliveries(accountId: string): Promise<DeliveryLogRecord[]>;
 }
 
 export interface StorageHarness {
@@ -80,6 +82,7 @@ export function storageConformance(options: StorageConformanceOptions): void {
           await tx.events.insert([event("acct_a", "evt_01aaaaaaaaaaaaaaaaaaaaaaaa", T0)]);
           await tx.resources.insert([resource("acct_a", "po_01aaaaaaaaaaaaaaaaaaaaaaaa", T0)]);
           await tx.work.enqueue([work("job_01aaaaaaaaaaaaaaaaaaaaaaaa", T0)]);
+          await tx.deliveries.insert([delivery("acct_a", "dlv_01aaaaaaaaaaaaaaaaaaaaaaaa", T0)]);
           throw boom;
         })
         .catch((e: unknown) => e);
@@ -89,6 +92,7 @@ export function storageConformance(options: StorageConformanceOptions): void {
       expect(await h.inspect.events("acct_a")).toEqual([]);
       expect(await h.inspect.resources("acct_a")).toEqual([]);
       expect(await h.inspect.work()).toEqual([]);
+      expect(await h.inspect.deliveries("acct_a")).toEqual([]);
     });
 
     describe("accounts and API keys", () => {
@@ -231,6 +235,24 @@ export function storageConformance(options: StorageConformanceOptions): void {
         expect(await storage.transaction((tx) => tx.resources.getMany("acct_a", []))).toEqual([]);
       });
 
+      it("deletes a resource of the account only, and says whether there was one", async () => {
+        const r = resource("acct_a", "we_01aaaaaaaaaaaaaaaaaaaaaaaa", T0);
+        await storage.transaction((tx) => tx.resources.insert([r]));
+        expect(await storage.transaction((tx) => tx.resources.delete("acct_b", r.id))).toBe(false);
+        expect(await h.inspect.resources("acct_a")).toEqual([r]);
+        await storage
+          .transaction(async (tx) => {
+            expect(await tx.resources.delete("acct_a", r.id)).toBe(true);
+            expect(await tx.resources.get("acct_a", r.id)).toBeNull();
+            throw new Error("roll back");
+          })
+          .catch(() => undefined);
+        expect(await h.inspect.resources("acct_a")).toEqual([r]);
+        expect(await storage.transaction((tx) => tx.resources.delete("acct_a", r.id))).toBe(true);
+        expect(await storage.transaction((tx) => tx.resources.delete("acct_a", r.id))).toBe(false);
+        expect(await h.inspect.resources("acct_a")).toEqual([]);
+      });
+
       it("walks a list newest first, every row once, with filters", async () => {
         const rows: ResourceRecord[] = [];
         for (let i = 0; i < 23; i++) {
@@ -285,6 +307,9 @@ export function storageConformance(options: StorageConformanceOptions): void {
         await storage.transaction((tx) => tx.events.insert([e1, e2, e3]));
         expect(await storage.transaction((tx) => tx.events.get("acct_a", e2.id))).toEqual(e2);
         expect(await storage.transaction((tx) => tx.events.get("acct_b", e2.id))).toBeNull();
+        const many = await storage.transaction((tx) => tx.events.getMany("acct_a", [e2.id, e3.id, "evt_missing", e1.id]));
+        expect(many.sort((a, b) => (a.id < b.id ? -1 : 1))).toEqual([e1, e2]); // e3 is another account's
+        expect(await storage.transaction((tx) => tx.events.getMany("acct_a", []))).toEqual([]);
         const all = await storage.transaction((tx) => tx.events.list({ accountId: "acct_a", limit: 10 }));
         expect(all.map((e) => e.id)).toEqual([e2.id, e1.id]);
         const typed = await storage.transaction((tx) => tx.events.list({ accountId: "acct_a", status: "payout.created", limit: 10 }));
@@ -292,6 +317,52 @@ export function storageConformance(options: StorageConformanceOptions): void {
         expect(await storage.transaction((tx) => tx.events.pruneBefore(T0 + 15, 100))).toBe(2);
         expect((await h.inspect.events("acct_a")).length).toBe(0);
         expect(await h.inspect.events("acct_b")).toEqual([e3]);
+      });
+    });
+
+    describe("webhook delivery log", () => {
+      it("stores attempts, lists one endpoint's newest first with a status filter, and prunes by age", async () => {
+        const rows: DeliveryLogRecord[] = [];
+        for (let i = 0; i < 9; i++) {
+          rows.push({
+            ...delivery("acct_a", `dlv_01aaaaaaaaaaaaaaaaaaaaaa${String(i).padStart(2, "0")}`, T0 + Math.floor(i / 2) * 1000),
+            endpointId: i % 3 === 2 ? "we_2" : "we_1",
+            status: i % 2 ? "succeeded" : "failed",
+            responseStatus: i % 2 ? 200 : null,
+            error: i % 2 ? null : "timeout",
+            nextAttemptAt: i % 2 ? null : T0 + 5_000,
+          });
+        }
+        const foreign = { ...delivery("acct_b", "dlv_01bbbbbbbbbbbbbbbbbbbbbbbb", T0), endpointId: "we_1" };
+        await storage.transaction((tx) => tx.deliveries.insert([...rows, foreign]));
+        const mine = rows.filter((r) => r.endpointId === "we_1");
+        const expected = [...mine].sort((a, b) => b.created - a.created || (a.id < b.id ? 1 : -1));
+
+        const seen: DeliveryLogRecord[] = [];
+        let after: { created: number; id: string } | undefined;
+        for (;;) {
+          const page = await storage.transaction((tx) =>
+            tx.deliveries.list({ accountId: "acct_a", endpointId: "we_1", limit: 2, ...(after ? { after } : {}) }),
+          );
+          seen.push(...page);
+          if (page.length < 2) break;
+          after = { created: page[1]!.created, id: page[1]!.id };
+        }
+        expect(seen).toEqual(expected);
+        const failed = await storage.transaction((tx) =>
+          tx.deliveries.list({ accountId: "acct_a", endpointId: "we_1", status: "failed", limit: 100 }),
+        );
+        expect(failed.map((r) => r.id)).toEqual(expected.filter((r) => r.status === "failed").map((r) => r.id));
+        const ranged = await storage.transaction((tx) =>
+          tx.deliveries.list({ accountId: "acct_a", endpointId: "we_1", createdGte: T0 + 1000, createdLt: T0 + 3000, limit: 100 }),
+        );
+        expect(ranged.map((r) => r.id)).toEqual(expected.filter((r) => r.created >= T0 + 1000 && r.created < T0 + 3000).map((r) => r.id));
+        expect(await h.inspect.deliveries("acct_b")).toEqual([foreign]);
+
+        expect(await storage.transaction((tx) => tx.deliveries.pruneBefore(T0 + 2000, 100))).toBe(5);
+        expect((await h.inspect.deliveries("acct_a")).map((r) => r.id).sort()).toEqual(
+          rows.filter((r) => r.created >= T0 + 2000).map((r) => r.id).sort(),
+        );
       });
     });
 
@@ -386,6 +457,92 @@ export function storageConformance(options: StorageConformanceOptions): void {
           lastError: "gave up",
         });
       });
+
+      it("completes and releases many items of one owner at once, leaving others' alone", async () => {
+        const items = Array.from({ length: 5 }, (_, i) => work(`job_01aaaaaaaaaaaaaaaaaaaaaaa${i}`, T0));
+        await storage.transaction((tx) => tx.work.enqueue(items));
+        const mine = await storage.claimDueWork({ now: T0, limit: 4, leaseMs: 1000, owner: "w1" });
+        const [theirs] = await storage.claimDueWork({ now: T0, limit: 1, leaseMs: 1000, owner: "w2" });
+        const [a, b, c, d] = mine.map((w) => w.id) as [string, string, string, string];
+        const completed = await storage.transaction((tx) => tx.work.completeMany([a, b, theirs!.id], "w1"));
+        expect(completed.sort()).toEqual([a, b].sort());
+        const released = await storage.transaction((tx) =>
+          tx.work.releaseMany("w1", [
+            { id: c, runAt: T0 + 500, lastError: "HTTP 500" },
+            { id: d, runAt: T0 + 700, lastError: null },
+            { id: theirs!.id, runAt: T0 + 900, lastError: "not mine" },
+          ]),
+        );
+        expect(released.sort()).toEqual([c, d].sort());
+        const left = new Map((await h.inspect.work()).map((w) => [w.id, w]));
+        expect(left.has(a) || left.has(b)).toBe(false);
+        expect(left.get(c)).toMatchObject({ runAt: T0 + 500, lastError: "HTTP 500", leaseOwner: null, leaseUntil: null, attempts: 1, status: "ready" });
+        expect(left.get(d)).toMatchObject({ runAt: T0 + 700, lastError: null, leaseOwner: null });
+        expect(left.get(theirs!.id)).toMatchObject({ leaseOwner: "w2", runAt: T0 });
+        expect(await storage.transaction((tx) => tx.work.completeMany([], "w1"))).toEqual([]);
+        expect(await storage.transaction((tx) => tx.work.releaseMany("w1", []))).toEqual([]);
+      });
+
+      it("keeps an item's group and claims only the kinds a lane asks for", async () => {
+        await storage.transaction((tx) =>
+          tx.work.enqueue([
+            { ...work("job_01aaaaaaaaaaaaaaaaaaaaaaa1", T0), kind: "a", group: "g1" },
+            { ...work("job_01aaaaaaaaaaaaaaaaaaaaaaa2", T0 + 1), kind: "b" },
+            { ...work("job_01aaaaaaaaaaaaaaaaaaaaaaa3", T0 + 2), kind: "c" },
+          ]),
+        );
+        expect((await h.inspect.work()).map((w) => w.group ?? null)).toEqual(["g1", null, null]);
+        const onlyA = await storage.claimDueWork({ now: T0 + 10, limit: 10, leaseMs: 1000, owner: "w1", onlyKinds: ["a"] });
+        expect(onlyA.map((w) => [w.kind, w.group])).toEqual([["a", "g1"]]);
+        const notC = await storage.claimDueWork({ now: T0 + 10, limit: 10, leaseMs: 1000, owner: "w1", exceptKinds: ["c"] });
+        expect(notC.map((w) => w.kind)).toEqual(["b"]);
+        const rest = await storage.claimDueWork({ now: T0 + 10, limit: 10, leaseMs: 1000, owner: "w1", exceptKinds: [] });
+        expect(rest.map((w) => w.kind)).toEqual(["c"]);
+      });
+
+      it("keeps each group under groupLimit leases, counting every holder, until leases end", async () => {
+        const items: DueWorkRecord[] = [];
+        for (let i = 0; i < 10; i++) {
+          const group = i < 5 ? "we_a" : i < 8 ? "we_b" : null;
+          items.push({ ...work(`job_01aaaaaaaaaaaaaaaaaaaaaa${String(i).padStart(2, "0")}`, T0 + i), group });
+        }
+        await storage.transaction((tx) => tx.work.enqueue(items));
+        const claim = (owner: string, now: number, limit = 10) =>
+          storage.claimDueWork({ now, limit, leaseMs: 1000, owner, groupLimit: 2 });
+        const groupsOf = (ws: DueWorkRecord[]) => ws.map((w) => w.group ?? "-").sort();
+        const first = await claim("w1", T0 + 100);
+        expect(groupsOf(first)).toEqual(["-", "-", "we_a", "we_a", "we_b", "we_b"]);
+        expect(first.filter((w) => w.group === "we_a").map((w) => w.id)).toEqual([items[0]!.id, items[1]!.id]); // oldest first
+        expect(await claim("w2", T0 + 200)).toEqual([]); // both groups are at their limit, whoever asks
+        expect(await storage.transaction((tx) => tx.work.complete(first.find((w) => w.group === "we_a")!.id, "w1"))).toBe(true);
+        expect(groupsOf(await claim("w2", T0 + 300))).toEqual(["we_a"]);
+        // once the leases expire they no longer count: expired and waiting items share the limit again
+        const later = await claim("w3", T0 + 1300, 10);
+        expect(groupsOf(later)).toEqual(["-", "-", "we_a", "we_a", "we_b", "we_b"]);
+      });
+
+      it.skipIf(!caps.concurrentTransactions)(
+        "keeps groups under groupLimit with concurrent claimers (needs concurrentTransactions)",
+        async () => {
+          const items = Array.from({ length: 60 }, (_, i) => ({
+            ...work(`job_01aaaaaaaaaaaaaaaaaaaaaa${String(i).padStart(2, "0")}`, T0 + i),
+            group: `we_${i % 3}`,
+          }));
+          await storage.transaction((tx) => tx.work.enqueue(items));
+          for (let round = 0; round < 4; round++) {
+            await Promise.all(
+              Array.from({ length: 8 }, (_, i) =>
+                storage.claimDueWork({ now: T0 + 100, limit: 3, leaseMs: 60_000, owner: `w${round}_${i}`, groupLimit: 2 }),
+              ),
+            );
+          }
+          const leased = (await h.inspect.work()).filter((w) => w.leaseOwner !== null);
+          const perGroup = new Map<string, number>();
+          for (const w of leased) perGroup.set(w.group!, (perGroup.get(w.group!) ?? 0) + 1);
+          expect([...perGroup.values()].every((n) => n <= 2)).toBe(true);
+          expect(leased.length).toBeGreaterThan(0);
+        },
+      );
 
       it.skipIf(!caps.concurrentTransactions)(
         "never gives one item to two concurrent claimers (needs concurrentTransactions)",
@@ -485,6 +642,24 @@ function resource(accountId: string, id: string, created: number): ResourceRecor
     data: { id, amount: "10", legs: [{ chain: "base" }] },
     version: 1,
     updated: created,
+  };
+}
+
+function delivery(accountId: string, id: string, created: number): DeliveryLogRecord {
+  return {
+    accountId,
+    id,
+    endpointId: "we_1",
+    eventId: "evt_01aaaaaaaaaaaaaaaaaaaaaaaa",
+    eventType: "payout.created",
+    attempt: 1,
+    trigger: "scheduled",
+    status: "succeeded",
+    responseStatus: 200,
+    latencyMs: 12,
+    error: null,
+    created,
+    nextAttemptAt: null,
   };
 }
 

@@ -32,7 +32,12 @@ export interface MachineStep<TContext> extends PersistedState<TContext> {
  * name the actions, and the caller persists the state and carries the actions out in the same
  * storage transaction.
  */
-export function startMachine<M extends AnyStateMachine>(machine: M, input?: InputFrom<M>): MachineStep<ContextFrom<M>> {
+export function startMachine<M extends AnyStateMachine>(
+  machine: M,
+  // xstate drops `undefined` from a declared input type, so an input whose members are all
+  // optional (`{}` fits it) counts as optional too.
+  ...[input]: undefined extends InputFrom<M> ? [input?: InputFrom<M>] : {} extends InputFrom<M> ? [input?: InputFrom<M>] : [input: InputFrom<M>]
+): MachineStep<ContextFrom<M>> {
   const [snapshot, actions] = (initialTransition as (m: M, i?: unknown) => [any, any[]])(machine, input);
   return toStep<ContextFrom<M>>(snapshot, actions, null, undefined);
 }

@@ -28,7 +28,9 @@ export interface StorageAdapter {
    * Claims up to `limit` due work items (run_at <= now, not leased or lease expired, not dead)
    * in one short transaction, oldest `runAt` first, and leases them to `owner` until
    * `now + leaseMs`. Two concurrent callers never receive the same item while its lease holds
-   * (PostgreSQL: `FOR UPDATE SKIP LOCKED`). Increments `attempts`.
+   * (PostgreSQL: `FOR UPDATE SKIP LOCKED`). Increments `attempts`. Honours the request's kind
+   * filters and, with `groupLimit`, never lets more than that many items of one group be leased
+   * at once, even across concurrent claimers (see `ClaimRequest`).
    */
   claimDueWork(request: ClaimRequest): Promise<DueWorkRecord[]>;
   /** Releases connections. The engine calls it once; nothing is called after it. */
@@ -52,6 +54,7 @@ export interface StorageTx {
   readonly idempotency: IdempotencyStore;
   readonly work: WorkStore;
   readonly meta: MetaStore;
+  readonly deliveries: DeliveryLogStore;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -194,14 +197,17 @@ export interface ResourceStore {
   /** Reads many resources of the account in one go (no locks); missing ids are left out. */
   getMany(accountId: string, ids: readonly string[]): Promise<ResourceRecord[]>;
   /**
+   * Removes a resource of the account (a deleted recipient or webhook endpoint); false when there
+   * was none. Resources that others point at (payouts, ledger entries) are never deleted this way.
+   */
+  delete(accountId: string, id: string): Promise<boolean>;
+  /**
    * Replaces a resource whose stored version is `record.version - 1`; returns false and changes
    * nothing otherwise (someone else updated it first).
    */
   update(record: ResourceRecord): Promise<boolean>;
   /** One keyset page, newest first (see `KeysetQuery`). */
   list(query: KeysetQuery & { kind: string }): Promise<ResourceRecord[]>;
-  /** Removes a resource of the account; false when there was none. */
-  delete(accountId: string, id: string): Promise<boolean>;
 }
 
 /**
@@ -239,6 +245,8 @@ export interface EventStore {
   /** Appends outbox events; written in the same transaction as the change they describe. */
   insert(events: EventRecord[]): Promise<void>;
   get(accountId: string, id: string): Promise<EventRecord | null>;
+  /** The events of the account among `ids` (in no particular order; missing ids are left out). */
+  getMany(accountId: string, ids: readonly string[]): Promise<EventRecord[]>;
   /** One keyset page; `status` filters on the event type. */
   list(query: KeysetQuery): Promise<EventRecord[]>;
   /** Deletes events created before `before` (retention); returns how many. */
@@ -295,6 +303,11 @@ export interface DueWorkRecord {
   status: "ready" | "dead";
   /** At most one item per dedupe key exists at a time. */
   dedupeKey: string | null;
+  /**
+   * Items of one group (e.g. the deliveries of one webhook endpoint) share a concurrency limit
+   * when claimed with `groupLimit`. Absent or null: no group. Stored as null when absent.
+   */
+  group?: string | null;
   created: number;
 }
 
@@ -303,6 +316,16 @@ export interface ClaimRequest {
   limit: number;
   leaseMs: number;
   owner: string;
+  /** Claim only items of these kinds (a worker lane that runs only them). */
+  onlyKinds?: readonly string[];
+  /** Never claim items of these kinds (they belong to another lane). */
+  exceptKinds?: readonly string[];
+  /**
+   * At most this many items of one group may hold an unexpired lease at once, counting leases
+   * held by any claimer; items beyond it wait (a slow group never takes every slot). Must hold
+   * under concurrent claimers. Items without a group are not limited. Absent: no limit.
+   */
+  groupLimit?: number;
 }
 
 export interface WorkStore {
@@ -319,6 +342,13 @@ export interface WorkStore {
     owner: string,
     next: { runAt: number; lastError: string | null; dead?: boolean; resetAttempts?: boolean },
   ): Promise<boolean>;
+  /** `complete` for many items `owner` holds, in one statement; returns the ids it deleted. */
+  completeMany(ids: readonly string[], owner: string): Promise<string[]>;
+  /**
+   * `release` to a retry for many items `owner` holds, each with its own next run, in one
+   * statement; returns the ids it released.
+   */
+  releaseMany(owner: string, items: readonly { id: string; runAt: number; lastError: string | null }[]): Promise<string[]>;
   get(id: string): Promise<DueWorkRecord | null>;
   /**
    * The earliest moment a ready item can be claimed (its `runAt`, or its lease's end if that is
@@ -334,6 +364,40 @@ export interface RateLimitStore {
   /** Counts one more hit of `key` in the window starting at `windowStart`; returns the count. */
   hit(key: string, windowStart: number): Promise<number>;
   /** Deletes windows that started before `before`; returns how many. */
+  pruneBefore(before: number, limit: number): Promise<number>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The webhook delivery log (one row per attempt, kept 7 days)
+
+export interface DeliveryLogRecord {
+  accountId: string;
+  /** `dlv_…`, also sent as the attempt's `Service-Delivery` header. */
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  /** 1-based, as sent in `Service-Attempt`. */
+  attempt: number;
+  /** What caused the delivery: `scheduled` (an event), `replay`, `manual`. */
+  trigger: string;
+  /** `succeeded` (2xx) or `failed`; indexed for the list filter. */
+  status: string;
+  /** The receiver's HTTP status, or null when none came (timeout, refused, reset). */
+  responseStatus: number | null;
+  latencyMs: number;
+  error: string | null;
+  created: number;
+  /** When the next attempt is due; null when there is none (acknowledged, gone, gave up). */
+  nextAttemptAt: number | null;
+}
+
+export interface DeliveryLogStore {
+  /** Appends attempts; written in the transaction that settles the attempt's work item. */
+  insert(records: DeliveryLogRecord[]): Promise<void>;
+  /** One keyset page of one endpoint's attempts; `status` filters on the status column. */
+  list(query: KeysetQuery & { endpointId: string }): Promise<DeliveryLogRecord[]>;
+  /** Deletes attempts created before `before` (retention); returns how many. */
   pruneBefore(before: number, limit: number): Promise<number>;
 }
 

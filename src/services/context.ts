@@ -38,12 +38,27 @@ export interface EngineConfig {
   idempotencyLockMs: number;
   /** Events older than this are pruned (DECISIONS.md §4: 30 days). */
   eventRetentionMs: number;
+  /** A webhook attempt is cut after this (DECISIONS.md §6: 10 s). */
+  webhookTimeoutMs: number;
+  /** Webhook attempts in flight per engine process, across endpoints. */
+  webhookConcurrency: number;
+  /** Webhook attempts in flight per endpoint, across every engine process. */
+  webhookEndpointConcurrency: number;
+  /** The delivery log is kept this long, and replay reaches this far back (seed: 7 days). */
+  deliveryLogRetentionMs: number;
+  /** After a rotation the old secret keeps signing this long (DECISIONS.md §4: 24 hours). */
+  secretRotationOverlapMs: number;
 }
 
 export const DEFAULT_CONFIG: EngineConfig = {
   idempotencyTtlMs: 24 * 3600_000,
   idempotencyLockMs: 60_000,
   eventRetentionMs: 30 * 24 * 3600_000,
+  webhookTimeoutMs: 10_000,
+  webhookConcurrency: 64,
+  webhookEndpointConcurrency: 16,
+  deliveryLogRetentionMs: 7 * 24 * 3600_000,
+  secretRotationOverlapMs: 24 * 3600_000,
 };
 
 /** What every service is built from; assembled once by `createEngine`. */

@@ -1,14 +1,18 @@
 import type { EventType } from "../events/catalogue";
+import { WEBHOOK_FANOUT_KIND, fanoutPayload } from "../events/delivery-work";
 import { Ledger } from "../ledger/ledger";
 import { balanceObject, type BalanceObject } from "../ledger/balances";
 import type { AssetDefinition } from "../money/assets";
 import type { DueWorkRecord, EventRecord, Json, StorageTx } from "../ports/storage";
+import { newDueWork } from "../workers/due-work";
 import type { EngineDeps, RequestContext } from "./context";
 
 export interface ScheduleOptions {
   runAt?: number;
   dedupeKey?: string;
   accountId?: string | null;
+  /** Concurrency group of the item (see `DueWorkRecord.group`). */
+  group?: string;
 }
 
 /**
@@ -51,20 +55,12 @@ export class UnitOfWork {
 
   /** Schedules due work (default: run now). */
   schedule(kind: string, payload: Json, options: ScheduleOptions = {}): void {
-    this.work.push({
-      id: this.deps.ids.next("job"),
-      kind,
-      accountId: options.accountId === undefined ? this.ctx.accountId : options.accountId,
-      payload,
-      runAt: options.runAt ?? this.now,
-      leaseOwner: null,
-      leaseUntil: null,
-      attempts: 0,
-      lastError: null,
-      status: "ready",
-      dedupeKey: options.dedupeKey ?? null,
-      created: this.now,
-    });
+    this.work.push(
+      newDueWork(this.deps.ids, this.now, kind, payload, {
+        ...options,
+        accountId: options.accountId === undefined ? this.ctx.accountId : options.accountId,
+      }),
+    );
   }
 
   /** True when something scheduled is due already, so the workers should wake. */
@@ -83,7 +79,15 @@ export class UnitOfWork {
       // as_of is read after the locks were taken, so its order is the order of the commits
       if (asset) this.emit("balance.updated", this.balance(accountId, asset) as unknown as Json, accountId);
     }
-    if (this.events.length) await this.tx.events.insert(this.events);
+    if (this.events.length) {
+      await this.tx.events.insert(this.events);
+      // Webhook fan-out is due work of this same transaction: an event can never be missed.
+      const byAccount = new Map<string, EventRecord[]>();
+      for (const e of this.events) byAccount.set(e.accountId, [...(byAccount.get(e.accountId) ?? []), e]);
+      for (const [accountId, events] of byAccount) {
+        this.schedule(WEBHOOK_FANOUT_KIND, fanoutPayload(events), { accountId });
+      }
+    }
     if (this.work.length) await this.tx.work.enqueue(this.work);
   }
 }

@@ -8,20 +8,22 @@ const PRUNE_BATCH = 5_000;
 const RATE_WINDOW_KEPT_MS = 3_600_000;
 
 /**
- * Hourly housekeeping: events past retention (30 days), expired idempotency keys and old
- * rate-limit windows are deleted in bounded batches. It reschedules itself; one item exists at a time (dedupe key).
+ * Hourly housekeeping: events past retention (30 days), webhook attempts past the delivery log's
+ * retention (7 days), expired idempotency keys and old rate-limit windows are deleted in bounded
+ * batches. It reschedules itself; one item exists at a time (dedupe key).
  */
 export function maintenanceHandler(deps: EngineDeps): WorkHandler {
   return async () => {
     const now = deps.clock.now();
     let more = true;
     while (more) {
-      const counts = await deps.storage.transaction(async (tx) => [
+      const pruned = await deps.storage.transaction(async (tx) => [
         await tx.events.pruneBefore(now - deps.config.eventRetentionMs, PRUNE_BATCH),
         await tx.idempotency.pruneExpired(now, PRUNE_BATCH),
+        await tx.deliveries.pruneBefore(now - deps.config.deliveryLogRetentionMs, PRUNE_BATCH),
         await tx.rateLimits.pruneBefore(now - RATE_WINDOW_KEPT_MS, PRUNE_BATCH),
       ]);
-      more = counts.some((n) => n === PRUNE_BATCH);
+      more = pruned.some((n) => n === PRUNE_BATCH);
     }
     return { kind: "reschedule", at: now + MAINTENANCE_EVERY_MS };
   };

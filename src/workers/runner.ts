@@ -4,12 +4,46 @@ import type { DueWorkRecord, StorageAdapter } from "../ports/storage";
 
 /**
  * What a handler tells the runner: finished (the item is deleted), run again later (a retry
- * that counts as a failed attempt), or reschedule (recurring work; attempts start over).
+ * that counts as a failed attempt), reschedule (recurring work; attempts start over), or
+ * settled: the handler completed or released its own item (`tx.work.complete/release` with
+ * `job.leaseOwner`) in the transaction that recorded its effect, so the effect and the queue
+ * can never disagree, and the runner has nothing left to do.
  */
 export type WorkOutcome =
   | { kind: "done" }
   | { kind: "retry"; at: number; error: string }
-  | { kind: "reschedule"; at: number };
+  | { kind: "reschedule"; at: number }
+  | { kind: "settled" };
+
+/**
+ * A lane: kinds that run in their own pool, so slow work (webhook deliveries waiting on
+ * receivers) never takes the slots of everything else. Work of kinds in no lane runs in the
+ * default lane (`WorkerOptions.concurrency`).
+ */
+export interface WorkLane {
+  /** The kinds this lane runs. A kind belongs to one lane at most. */
+  kinds: readonly string[];
+  /** Items of this lane running at once in this process. */
+  concurrency: number;
+  /** At most this many items of one group leased at once, across every worker (see `ClaimRequest`). */
+  groupLimit?: number;
+  /** Lease of this lane's items; must outlast its slowest handler (default the runner's). */
+  leaseMs?: number;
+}
+
+interface LaneState extends WorkLane {
+  /** Null for the default lane: every kind no other lane runs. */
+  only: readonly string[] | null;
+  running: number;
+  /** Items of this lane finished in this drain. */
+  finished: number;
+  /**
+   * Its last claim came back short: nothing more to claim until one of its items finishes
+   * (freeing a group) or the runner is woken (new work was scheduled) after `dryAt`.
+   */
+  dry: boolean;
+  dryAt: number;
+}
 
 /**
  * Runs one due work item. Work is delivered at least once: a crash after the effect but before
@@ -46,11 +80,15 @@ export interface WorkerOptions {
 export class WorkerRunner {
   readonly owner: string;
   private readonly handlers = new Map<string, WorkHandler>();
+  private readonly lanes: LaneState[] = [];
   private readonly opts: Required<Omit<WorkerOptions, "onError">> & Pick<WorkerOptions, "onError">;
   private loop: Promise<void> | null = null;
   private stopping: AbortController | null = null;
   private nap: AbortController | null = null;
   private draining: Promise<number> | null = null;
+  private woken = false;
+  /** Counts wakes, so a drain can tell a lane's claim is older than the latest scheduled work. */
+  private wakes = 0;
 
   constructor(
     private readonly storage: StorageAdapter,
@@ -78,6 +116,14 @@ export class WorkerRunner {
     this.handlers.set(kind, handler);
   }
 
+  /** Gives `lane.kinds` a pool of their own (see `WorkLane`). */
+  addLane(lane: WorkLane): void {
+    const taken = lane.kinds.find((kind) => this.lanes.some((l) => l.kinds.includes(kind)));
+    if (taken !== undefined) throw new Error(`${taken} runs in a lane already`);
+    if (!(lane.concurrency >= 1)) throw new RangeError("a lane needs a concurrency of at least 1");
+    this.lanes.push({ ...lane, kinds: [...lane.kinds], only: [...lane.kinds], running: 0, finished: 0, dry: false, dryAt: 0 });
+  }
+
   /**
    * Runs everything due now, including work that becomes due while it runs, and resolves with
    * how many items ran. Concurrent calls share one drain.
@@ -99,12 +145,14 @@ export class WorkerRunner {
     this.loop = (async () => {
       while (!stopping.signal.aborted) {
         let ran = 0;
+        this.woken = false;
         try {
           ran = await this.runDue();
         } catch (e) {
           this.opts.onError?.(e);
         }
-        if (ran > 0 || stopping.signal.aborted) continue;
+        // a wake that came while draining may be for work committed after the last claim
+        if (ran > 0 || this.woken || stopping.signal.aborted) continue;
         this.nap = new AbortController();
         const wake = AbortSignal.any([stopping.signal, this.nap.signal]);
         await this.clock.sleep(this.opts.pollMs, wake).catch(() => undefined);
@@ -112,8 +160,14 @@ export class WorkerRunner {
     })();
   }
 
-  /** Cuts the current idle wait short so due work runs at once. */
+  /**
+   * Says due work was just scheduled: cuts the current idle wait short, and lets a drain in
+   * progress claim again in every lane. Whatever schedules due work calls it (the engine wires
+   * it to every command and to the webhook fan-out).
+   */
   wake(): void {
+    this.woken = true;
+    this.wakes++;
     this.nap?.abort();
   }
 
@@ -128,24 +182,56 @@ export class WorkerRunner {
   private async drain(): Promise<number> {
     let ran = 0;
     const inflight = new Set<Promise<void>>();
+    const lanes: LaneState[] = [
+      { kinds: [], only: null, concurrency: this.opts.concurrency, running: 0, finished: 0, dry: false, dryAt: 0 },
+      ...this.lanes,
+    ];
+    const laned = this.lanes.flatMap((l) => l.kinds);
+    for (const lane of lanes) {
+      lane.running = 0;
+      lane.finished = 0;
+      lane.dry = false;
+    }
+    // A lane with work in hand claims again once half a batch is free, not for every single
+    // slot: one claim per finished item would cost a claim's round trips per item.
+    const room = (lane: LaneState) => Math.max(1, Math.floor(Math.min(this.opts.batchSize, lane.concurrency) / 2));
+    const claimable = (lane: LaneState) =>
+      (!lane.dry || lane.dryAt !== this.wakes) &&
+      !this.stopping?.signal.aborted &&
+      lane.concurrency - lane.running >= (lane.running === 0 ? 1 : room(lane));
     for (;;) {
-      const free = this.opts.concurrency - inflight.size;
-      const jobs =
-        free > 0 && !this.stopping?.signal.aborted
-          ? await this.storage.claimDueWork({
-              now: this.clock.now(),
-              limit: Math.min(free, this.opts.batchSize),
-              leaseMs: this.opts.leaseMs,
-              owner: this.owner,
-            })
-          : [];
-      for (const job of jobs) {
-        const running: Promise<void> = this.runOne(job).finally(() => inflight.delete(running));
-        inflight.add(running);
-        ran++;
+      for (const lane of lanes) {
+        if (!claimable(lane)) continue;
+        const limit = Math.min(lane.concurrency - lane.running, this.opts.batchSize);
+        const wakes = this.wakes;
+        const finished = lane.finished;
+        const jobs = await this.storage.claimDueWork({
+          now: this.clock.now(),
+          limit,
+          leaseMs: lane.leaseMs ?? this.opts.leaseMs,
+          owner: this.owner,
+          ...(lane.only ? { onlyKinds: lane.only } : laned.length ? { exceptKinds: laned } : {}),
+          ...(lane.groupLimit !== undefined ? { groupLimit: lane.groupLimit } : {}),
+        });
+        // Short means nothing more is claimable now, unless one of the lane's items finished during
+        // the claim (it may have freed a group), or a wake came (work the claim could not see).
+        lane.dry = jobs.length < limit && lane.finished === finished;
+        lane.dryAt = wakes;
+        for (const job of jobs) {
+          lane.running++;
+          const running: Promise<void> = this.runOne(job).finally(() => {
+            inflight.delete(running);
+            lane.running--;
+            lane.finished++;
+            lane.dry = false;
+          });
+          inflight.add(running);
+          ran++;
+        }
       }
-      if (jobs.length === 0 && inflight.size === 0) return ran;
-      if (jobs.length === 0 || inflight.size >= this.opts.concurrency) await Promise.race(inflight);
+      if (lanes.some(claimable)) continue;
+      if (inflight.size === 0) return ran;
+      await Promise.race(inflight);
     }
   }
 
@@ -163,6 +249,7 @@ export class WorkerRunner {
       }
     }
     try {
+      if (outcome.kind === "settled") return;
       if (outcome.kind === "done") {
         await this.storage.transaction((tx) => tx.work.complete(job.id, this.owner));
       } else {

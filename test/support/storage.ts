@@ -104,6 +104,7 @@ function memoryInspector(storage: MemoryStorage): StorageInspector {
     events: async (a) => of(storage.dump().events.values(), a),
     idempotencyKeys: async (a) => of(storage.dump().idempotency.values(), a),
     work: async () => [...storage.dump().work.values()],
+    deliveries: async (a) => of(storage.dump().deliveries.values(), a),
   };
 }
 
@@ -190,7 +191,24 @@ function sqlInspector(db: SqlClient, schema: string): StorageInspector {
         lastError: r.last_error,
         status: r.status,
         dedupeKey: r.dedupe_key,
+        group: r.group_key,
         created: Number(r.created),
+      })),
+    deliveries: async (a) =>
+      (await q(`SELECT * FROM $S.webhook_deliveries WHERE account_id = $1 ORDER BY created, id`, [a])).map((r) => ({
+        accountId: r.account_id,
+        id: r.id,
+        endpointId: r.endpoint_id,
+        eventId: r.event_id,
+        eventType: r.event_type,
+        attempt: Number(r.attempt),
+        trigger: r.trigger,
+        status: r.status,
+        responseStatus: n(r.response_status),
+        latencyMs: Number(r.latency_ms),
+        error: r.error,
+        created: Number(r.created),
+        nextAttemptAt: n(r.next_attempt_at),
       })),
   };
 }

@@ -1,4 +1,4 @@
-import { listEventsSchema } from "../../../src/services/events";
+import { listEventsSchema, triggerEventSchema } from "../../../src/services/events";
 import type { RouteDefinition } from "../route";
 
 export const eventRoutes: RouteDefinition[] = [
@@ -20,5 +20,16 @@ export const eventRoutes: RouteDefinition[] = [
     scope: "events:read",
     returns: "event",
     handler: ({ engine, ctx, params }) => engine.events.get(ctx, params.id!),
+  },
+  {
+    method: "post",
+    path: "/v1/test_helpers/events/trigger",
+    summary: "Emit an event of a type about a sample object, delivered like any other (test mode)",
+    tag: "Test helpers",
+    scope: "test_helpers:write",
+    testModeOnly: true,
+    body: triggerEventSchema,
+    returns: "event",
+    handler: ({ engine, ctx, body }) => engine.events.trigger(ctx, body),
   },
 ];

@@ -4,6 +4,7 @@ import { eventRoutes } from "./events";
 import { payoutRoutes } from "./payouts";
 import { recipientRoutes } from "./recipients";
 import { testHelperRoutes } from "./test-helpers";
+import { webhookEndpointRoutes } from "./webhook-endpoints";
 
 /** Every route of the /v1 binding; a resource's routes live in its own file. */
 export const ROUTES: readonly RouteDefinition[] = [
@@ -12,4 +13,5 @@ export const ROUTES: readonly RouteDefinition[] = [
   ...testHelperRoutes,
   ...recipientRoutes,
   ...payoutRoutes,
+  ...webhookEndpointRoutes,
 ];

@@ -1,0 +1,2 @@
+export { createHttpDelivery, parseRetryAfter, type HttpDeliveryOptions, type ResolvedAddress } from "./http-delivery";
+export { refusedAddress, addressLiteral } from "./address-guard";

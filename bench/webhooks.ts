@@ -1,0 +1,140 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { ok } from "neverthrow";
+import pg from "pg";
+import { Agent, request } from "undici";
+import { ManualClock } from "../adapters/clock";
+import { createHttpDelivery } from "../adapters/delivery";
+import { createMemoryStorage } from "../adapters/memory";
+import { connectPostgres } from "../adapters/postgres";
+import { createEngine } from "../src/engine";
+import { signatureHeader } from "../src/events/signing";
+import type { StorageAdapter } from "../src/ports/storage";
+import { runCommand } from "../src/services/command";
+import { systemContext } from "../src/services/context";
+
+/**
+ * Webhook throughput: signed deliveries per second from the outbox to a loopback receiver (fan-out,
+ * claim, read, sign, POST, log and settle each attempt), on memory and on a PostgreSQL server
+ * (the delivery log persisted there), beside a raw loop that only signs and POSTs the same body
+ * to the same receiver at the same concurrency, with no storage at all.
+ */
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 2500);
+const ENDPOINTS = 4;
+const CONCURRENCY = 64;
+const BATCH = 32;
+
+async function startReceiver(): Promise<{ server: Server; url: string; count: () => number }> {
+  let received = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      received++;
+      res.writeHead(200, { "content-type": "text/plain" });
+      res.end("ok");
+    });
+  });
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, count: () => received };
+}
+
+async function benchEngine(name: string, storage: StorageAdapter, receiverUrl: string): Promise<string> {
+  const engine = await createEngine({
+    storage,
+    clock: new ManualClock(),
+    delivery: createHttpDelivery({ allowPrivateNetworks: true }),
+    config: { webhookConcurrency: CONCURRENCY, webhookEndpointConcurrency: CONCURRENCY / ENDPOINTS },
+    worker: { batchSize: BATCH },
+  });
+  try {
+    await engine.worker.runDue();
+    const account = await engine.accounts.create({ name: "bench" });
+    const ctx = systemContext(account.id, false);
+    for (let i = 0; i < ENDPOINTS; i++) {
+      (await engine.webhookEndpoints.create(ctx, { url: `${receiverUrl}/hooks/${i}`, enabled_events: ["*"] }))._unsafeUnwrap();
+    }
+    // the outbox: events written by commands, 100 per transaction
+    const sample = { id: "po_bench", object: "payout", status: "settled", amount: "25", asset: "USDC", legs: [{ chain: "base", amount: "25" }] };
+    for (let done = 0; done < EVENTS; done += 100) {
+      await runCommand(engine.deps, ctx, async (uow) => {
+        for (let i = done; i < Math.min(EVENTS, done + 100); i++) uow.emit("payout.settled", { ...sample, reference: `bench-${i}` });
+        return ok(null);
+      });
+    }
+    const start = performance.now();
+    await engine.worker.runDue();
+    const seconds = (performance.now() - start) / 1000;
+    const logged = (await engine.webhookDeliveries.list(ctx, (await engine.webhookEndpoints.list(ctx, {}))._unsafeUnwrap().data[0]!.id, { limit: 1 }))
+      ._unsafeUnwrap().data.length;
+    if (!logged) throw new Error("nothing was logged");
+    const deliveries = EVENTS * ENDPOINTS;
+    return `${name.padEnd(10)} signed deliveries/s ${(deliveries / seconds).toFixed(0).padStart(6)}   (${deliveries} attempts, fan-out and log included, ${seconds.toFixed(2)} s)`;
+  } finally {
+    await engine.close();
+  }
+}
+
+/** The same body signed and POSTed to the same receiver at the same concurrency: no storage. */
+async function rawLoop(receiverUrl: string, count: number): Promise<string> {
+  const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
+  const body = JSON.stringify({
+    id: "evt_01kdvdna00vz7478fgef2x6dpj",
+    object: "event",
+    type: "payout.settled",
+    created: "2026-01-01T00:00:00.000Z",
+    livemode: false,
+    data: { object: { id: "po_bench", object: "payout", status: "settled", amount: "25", asset: "USDC", reference: "bench-1" } },
+    request: { id: null, idempotency_key: null },
+  });
+  const secret = "whsec_benchbenchbenchbenchbenchbenchbenchbenchbe";
+  let next = 0;
+  const start = performance.now();
+  await Promise.all(
+    Array.from({ length: CONCURRENCY }, async () => {
+      while (next++ < count) {
+        const res = await request(`${receiverUrl}/raw`, {
+          method: "POST",
+          dispatcher: agent,
+          body,
+          headers: {
+            "content-type": "application/json",
+            "service-signature": signatureHeader(body, [secret], Math.floor(Date.now() / 1000)),
+          },
+        });
+        await res.body.dump();
+      }
+    }),
+  );
+  const seconds = (performance.now() - start) / 1000;
+  await agent.close();
+  return `${"raw loop".padEnd(10)} signed POSTs/s      ${(count / seconds).toFixed(0).padStart(6)}   (sign + POST only, same receiver, concurrency ${CONCURRENCY})`;
+}
+
+export async function benchWebhooks(): Promise<void> {
+  const receiver = await startReceiver();
+  try {
+    console.log(`webhooks: ${EVENTS} events to ${ENDPOINTS} endpoints on one loopback receiver, ${CONCURRENCY} attempts in flight`);
+    console.log(await benchEngine("memory", createMemoryStorage(), receiver.url));
+    const url = process.env.DATABASE_URL;
+    if (url) {
+      const schema = `bench_wh_${process.pid}`;
+      const storage = await connectPostgres(url, { schema, maxConnections: 16 });
+      try {
+        console.log(await benchEngine("postgres", storage, receiver.url));
+      } finally {
+        const pool = new pg.Pool({ connectionString: url });
+        await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+        await pool.end();
+      }
+    } else {
+      console.log("postgres   (set DATABASE_URL to persist the delivery log on a PostgreSQL server)");
+    }
+    console.log(await rawLoop(receiver.url, EVENTS * ENDPOINTS));
+  } finally {
+    await new Promise<void>((resolve) => {
+      receiver.server.close(() => resolve());
+      receiver.server.closeAllConnections();
+    });
+  }
+}

@@ -1,0 +1,43 @@
+import { expect } from "vitest";
+import type { TestWorld } from "./engine";
+
+/** Registers an endpoint through the API and returns it with its secret. */
+export async function registerEndpoint(
+  w: TestWorld,
+  url: string,
+  enabledEvents: string[] = ["*"],
+): Promise<{ id: string; secret: string; [key: string]: unknown }> {
+  const res = await w.request("POST", "/v1/webhook_endpoints", { body: { url, enabled_events: enabledEvents } });
+  const body = await res.json();
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  return body;
+}
+
+/** Emits a sample event of `type` through the test helper; returns its envelope. */
+export async function trigger(w: TestWorld, type: string): Promise<{ id: string; type: string; [key: string]: unknown }> {
+  const res = await w.request("POST", "/v1/test_helpers/events/trigger", { body: { type } });
+  const body = await res.json();
+  expect(res.status, JSON.stringify(body)).toBe(200);
+  return body;
+}
+
+/** Every delivery log entry of an endpoint through the API, oldest first. */
+export async function deliveryLog(w: TestWorld, endpointId: string): Promise<any[]> {
+  const entries: any[] = [];
+  let cursor: string | null = null;
+  do {
+    const res = await w.request("GET", `/v1/webhook_endpoints/${endpointId}/deliveries?limit=200${cursor ? `&starting_after=${cursor}` : ""}`);
+    const page: any = await res.json();
+    expect(res.status, JSON.stringify(page)).toBe(200);
+    entries.push(...page.data);
+    cursor = page.next_cursor;
+  } while (cursor);
+  return entries.reverse();
+}
+
+/** Moves the manual clock to the next due work (at most `maxMs` ahead) and runs everything due. */
+export async function runNext(w: TestWorld, maxMs = Number.POSITIVE_INFINITY): Promise<number> {
+  const next = await w.engine.storage.transaction((tx) => tx.work.nextRunAt());
+  if (next !== null && next > w.clock.now() && next - w.clock.now() <= maxMs) w.clock.set(next);
+  return w.engine.worker.runDue();
+}
