@@ -25,6 +25,9 @@ import { PayoutWorkers } from "./services/payouts/payout-workers";
 import { PayoutsService } from "./services/payouts/payouts-service";
 import { RateLimitService } from "./services/rate-limits";
 import { RecipientsService, SCREEN_KIND } from "./services/recipients";
+import { ChainWatchers, WATCH_KIND } from "./services/payment-intents/chain-watchers";
+import { DepositIngestion } from "./services/payment-intents/deposit-ingestion";
+import { EXPIRE_KIND, PaymentIntentsService } from "./services/payment-intents/payment-intents-service";
 import { ChainHelpersService, TestHelpersService } from "./services/test-helpers";
 import { WebhookDeliveriesService } from "./services/webhook-deliveries";
 import { WebhookEndpointsService } from "./services/webhook-endpoints";
@@ -78,6 +81,8 @@ export class Engine {
   readonly recipients: RecipientsService;
   readonly payouts: PayoutsService;
   readonly batches: BatchesService;
+  readonly paymentIntents: PaymentIntentsService;
+  readonly deposits: DepositIngestion;
   readonly testHelpers: TestHelpersService;
   readonly chainHelpers: ChainHelpersService;
   readonly worker: WorkerRunner;
@@ -104,12 +109,17 @@ export class Engine {
     const payoutWorkers = new PayoutWorkers(deps, transitions, batchCounts);
     this.payouts = new PayoutsService(deps, transitions, batchCounts, payoutWorkers);
     this.batches = new BatchesService(deps, this.payouts, transitions);
+    this.deposits = new DepositIngestion(deps);
+    const watchers = new ChainWatchers(deps, this.deposits);
+    this.paymentIntents = new PaymentIntentsService(deps, this.deposits, watchers);
     this.testHelpers = new TestHelpersService(deps, worker);
-    this.chainHelpers = new ChainHelpersService(deps);
+    this.chainHelpers = new ChainHelpersService(deps, watchers);
     worker.register(MAINTENANCE_KIND, maintenanceHandler(deps));
     worker.register(SCREEN_KIND, this.recipients.screeningHandler());
     worker.register(BROADCAST_KIND, payoutWorkers.broadcastHandler());
     worker.register(TRACK_KIND, payoutWorkers.trackHandler());
+    worker.register(WATCH_KIND, watchers.handler());
+    worker.register(EXPIRE_KIND, this.paymentIntents.expiryHandler());
     this.webhookEndpoints = new WebhookEndpointsService(deps, delivery);
     this.webhookDeliveries = new WebhookDeliveriesService(deps, this.webhookEndpoints);
     registerWebhookWorkers(worker, this.webhookDeliveries, delivery, {

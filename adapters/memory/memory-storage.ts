@@ -7,6 +7,7 @@ import type {
   BalanceRecord,
   ClaimRequest,
   DeliveryLogRecord,
+  DepositAddressRecord,
   DueWorkRecord,
   EventRecord,
   IdempotencyRecord,
@@ -34,6 +35,7 @@ export interface MemoryTables {
   meta: Map<string, string>;
   rateLimits: Map<string, { key: string; windowStart: number; count: number }>;
   deliveries: Map<string, DeliveryLogRecord>;
+  depositAddresses: Map<string, DepositAddressRecord>;
 }
 
 const clone = <T>(value: T): T => structuredClone(value);
@@ -75,6 +77,7 @@ export class MemoryStorage implements StorageAdapter {
     meta: new Map(),
     rateLimits: new Map(),
     deliveries: new Map(),
+    depositAddresses: new Map(),
   };
   private readonly mutex = new Mutex();
 
@@ -421,6 +424,25 @@ export class MemoryStorage implements StorageAdapter {
         },
         async set(key, value) {
           put(t.meta, key, value);
+        },
+        async raise(key, value) {
+          const stored = t.meta.get(key);
+          const next = stored === undefined ? value : Math.max(Number(stored), value);
+          put(t.meta, key, String(next));
+          return next;
+        },
+      },
+
+      depositAddresses: {
+        async insert(records) {
+          for (const r of records) {
+            if (t.depositAddresses.has(k2(r.chain, r.address))) throw new Error(`deposit address ${r.address} exists on ${r.chain}`);
+          }
+          for (const r of records) put(t.depositAddresses, k2(r.chain, r.address), frozen(r));
+        },
+        async find(addresses) {
+          const wanted = new Set(addresses);
+          return [...t.depositAddresses.values()].filter((r) => wanted.has(r.address));
         },
       },
     };

@@ -181,4 +181,20 @@ CREATE TABLE {s}.rate_limits (
 );
 `,
   },
+  {
+    version: 4,
+    name: "deposit addresses",
+    sql: `
+-- The one cross-account lookup: which payment intent an address belongs to.
+CREATE TABLE {s}.deposit_addresses (
+  chain text NOT NULL,
+  address text NOT NULL,
+  account_id text NOT NULL,
+  resource text NOT NULL,
+  created bigint NOT NULL,
+  PRIMARY KEY (chain, address)
+);
+CREATE INDEX deposit_addresses_by_address ON {s}.deposit_addresses (address);
+`,
+  },
 ];

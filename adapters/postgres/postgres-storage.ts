@@ -626,8 +626,8 @@ class PgTx {
       },
 
       meta: {
-        async get(key) {
-          const { rows } = await run(`SELECT value FROM ${s}.meta WHERE key = $1`, [key]);
+        async get(key, options) {
+          const { rows } = await run(`SELECT value FROM ${s}.meta WHERE key = $1${options?.lock ? " FOR UPDATE" : ""}`, [key]);
           return rows[0] ? String(rows[0].value) : null;
         },
         async setIfAbsent(key, value) {
@@ -640,6 +640,37 @@ class PgTx {
             `INSERT INTO ${s}.meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
             [key, value],
           );
+        },
+        async raise(key, value) {
+          const { rows } = await run(
+            `INSERT INTO ${s}.meta (key, value) VALUES ($1, $2) ON CONFLICT (key)
+             DO UPDATE SET value = GREATEST(${s}.meta.value::bigint, EXCLUDED.value::bigint)::text
+             RETURNING value`,
+            [key, String(Math.trunc(value))],
+          );
+          return Number(rows[0]!.value);
+        },
+      },
+
+      depositAddresses: {
+        async insert(records) {
+          if (!records.length) return;
+          await run(
+            `INSERT INTO ${s}.deposit_addresses (chain, address, account_id, resource, created)
+             SELECT ch, ad, a, r, c FROM json_to_recordset($1::json) AS x(ch text, ad text, a text, r text, c bigint)`,
+            [JSON.stringify(records.map((d) => ({ ch: d.chain, ad: d.address, a: d.accountId, r: d.resource, c: d.created })))],
+          );
+        },
+        async find(addresses) {
+          if (!addresses.length) return [];
+          const { rows } = await run(`SELECT * FROM ${s}.deposit_addresses WHERE address = ANY($1::text[])`, [[...addresses]]);
+          return rows.map((r) => ({
+            chain: r.chain,
+            address: r.address,
+            accountId: r.account_id,
+            resource: r.resource,
+            created: Number(r.created),
+          }));
         },
       },
     };

@@ -571,6 +571,27 @@ export function storageConformance(options: StorageConformanceOptions): void {
       });
     });
 
+    describe("deposit addresses", () => {
+      it("finds addresses on any chain, refuses a second record of one address on a chain", async () => {
+        const evm = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
+        const rec = (chain: string, address: string, resource: string) => ({ chain, address, accountId: "acct_a", resource, created: T0 });
+        await storage.transaction((tx) =>
+          tx.depositAddresses.insert([rec("base", evm, "pi_1"), rec("ethereum", evm, "pi_1"), rec("solana", "So1111", "pi_2")]),
+        );
+        const found = await storage.transaction((tx) => tx.depositAddresses.find([evm, "nowhere"]));
+        expect(found.map((r) => `${r.chain}:${r.resource}`).sort()).toEqual(["base:pi_1", "ethereum:pi_1"]);
+        expect(found[0]).toMatchObject({ address: evm, accountId: "acct_a", created: T0 });
+        const twice = await storage
+          .transaction((tx) => tx.depositAddresses.insert([rec("base", evm, "pi_3")]).then(() => tx.meta.get("x")))
+          .then(
+            () => "stored",
+            () => "refused",
+          );
+        expect(twice).toBe("refused");
+        expect(await storage.transaction((tx) => tx.depositAddresses.find([]))).toEqual([]);
+      });
+    });
+
     describe("meta", () => {
       it("keeps the first value of setIfAbsent and overwrites with set", async () => {
         expect(await storage.transaction((tx) => tx.meta.get("k"))).toBeNull();
@@ -578,6 +599,13 @@ export function storageConformance(options: StorageConformanceOptions): void {
         expect(await storage.transaction((tx) => tx.meta.setIfAbsent("k", "two"))).toBe("one");
         await storage.transaction((tx) => tx.meta.set("k", "three"));
         expect(await storage.transaction((tx) => tx.meta.get("k"))).toBe("three");
+      });
+
+      it("raises a number only upwards, atomically", async () => {
+        expect(await storage.transaction((tx) => tx.meta.raise("n", 5))).toBe(5);
+        expect(await storage.transaction((tx) => tx.meta.raise("n", 3))).toBe(5);
+        await Promise.all([7, 9, 8, 6].map((v) => storage.transaction((tx) => tx.meta.raise("n", v))));
+        expect(await storage.transaction((tx) => tx.meta.get("n"))).toBe("9");
       });
     });
 

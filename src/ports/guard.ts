@@ -44,6 +44,7 @@ function guardTx(name: string, tx: StorageTx): StorageTx {
     idempotency: guardMethods(name, tx.idempotency, "idempotency."),
     work: guardMethods(name, tx.work, "work."),
     meta: guardMethods(name, tx.meta, "meta."),
+    depositAddresses: guardMethods(name, tx.depositAddresses, "depositAddresses."),
     deliveries: guardMethods(name, tx.deliveries, "deliveries."),
   };
 }

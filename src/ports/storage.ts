@@ -55,6 +55,7 @@ export interface StorageTx {
   readonly work: WorkStore;
   readonly meta: MetaStore;
   readonly deliveries: DeliveryLogStore;
+  readonly depositAddresses: DepositAddressStore;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -405,10 +406,43 @@ export interface DeliveryLogStore {
 // Engine metadata
 
 export interface MetaStore {
-  get(key: string): Promise<string | null>;
+  /** `lock` holds a row lock on the key until the transaction ends (when the key exists). */
+  get(key: string, options?: { lock?: boolean }): Promise<string | null>;
   /** Stores `value` unless the key exists; returns the stored value either way. */
   setIfAbsent(key: string, value: string): Promise<string>;
   set(key: string, value: string): Promise<void>;
+  /**
+   * Stores the larger of the stored integer and `value` (as decimal text), atomically even under
+   * concurrent callers; returns what is stored. A missing key counts as smaller than anything.
+   */
+  raise(key: string, value: number): Promise<number>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Deposit addresses (which payment intent an address on a chain belongs to)
+
+export interface DepositAddressRecord {
+  chain: string;
+  /** As the chain adapter gave it, and as inbound transfers report it. */
+  address: string;
+  accountId: string;
+  /** The payment intent the address was made for. */
+  resource: string;
+  created: number;
+}
+
+/**
+ * The one lookup that crosses accounts: a chain reports deposits by address, and the engine must
+ * find whose they are. Addresses are unique per chain.
+ */
+export interface DepositAddressStore {
+  /** Records new addresses; an address already recorded on its chain is an error (throws). */
+  insert(records: DepositAddressRecord[]): Promise<void>;
+  /**
+   * Every recorded address among `addresses`, on any chain (an EVM address made on one chain
+   * receives on the others too, and the engine must see a deposit that came the wrong way).
+   */
+  find(addresses: readonly string[]): Promise<DepositAddressRecord[]>;
 }
 
 /**

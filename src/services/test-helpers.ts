@@ -7,6 +7,7 @@ import { isManualClock } from "../ports/clock";
 import { s } from "../validation/schema";
 import { isoTime } from "../validation/timestamp";
 import type { WorkerRunner } from "../workers/runner";
+import type { ChainWatchers } from "./payment-intents/chain-watchers";
 import { runCommand } from "./command";
 import type { EngineDeps, RequestContext } from "./context";
 
@@ -96,11 +97,15 @@ export class TestHelpersService {
 }
 
 /**
- * Test helpers on simulated chains (DECISIONS.md §7): mine blocks now, or replace the tip. Workers
- * see the new chain at their next poll (a block time later on the engine's clock).
+ * Test helpers on simulated chains (DECISIONS.md §7): mine blocks now, or replace the tip.
+ * Deposits to payment intents are read at once; payout tracking sees the new chain at its next
+ * poll (a block time later on the engine's clock).
  */
 export class ChainHelpersService {
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(
+    private readonly deps: EngineDeps,
+    private readonly watchers: ChainWatchers,
+  ) {}
 
   advance(ctx: RequestContext, chain: string, input: unknown): Promise<Result<TestChainObject, ApiError>> {
     return this.withSimulation(ctx, chain, input, advanceChainSchema, (sim, { blocks }) => {
@@ -133,7 +138,10 @@ export class ChainHelpersService {
     if (!adapter || !isChainSimulation(adapter)) {
       return fail("resource_missing", `${chain} is not simulated on this engine`, { param: "chain" });
     }
-    return ok(act(adapter, parsed.value));
+    const result = act(adapter, parsed.value);
+    // Deposits see the new chain at once (payouts at their next poll, a block time later).
+    await this.watchers.poll(chain);
+    return ok(result);
   }
 }
 

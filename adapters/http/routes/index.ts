@@ -1,6 +1,7 @@
 import type { RouteDefinition } from "../route";
 import { balanceRoutes } from "./balances";
 import { eventRoutes } from "./events";
+import { paymentIntentRoutes } from "./payment-intents";
 import { payoutRoutes } from "./payouts";
 import { recipientRoutes } from "./recipients";
 import { testHelperRoutes } from "./test-helpers";
@@ -13,5 +14,6 @@ export const ROUTES: readonly RouteDefinition[] = [
   ...testHelperRoutes,
   ...recipientRoutes,
   ...payoutRoutes,
+  ...paymentIntentRoutes,
   ...webhookEndpointRoutes,
 ];
