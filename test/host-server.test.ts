@@ -98,3 +98,28 @@ describe("the host server on the real-time clock", () => {
     }
   });
 });
+
+describe("payment intents on the host's real-time clock", () => {
+  it("sees a deposit at once and credits it at finality within seconds", async () => {
+    const { createMemoryStorage } = await import("../adapters/memory");
+    const host = await startHost({ port: 0, storage: createMemoryStorage() });
+    const headers = { authorization: `Bearer ${host.apiKey}`, "content-type": "application/json" };
+    const post = async (path: string, body: unknown) =>
+      (await fetch(`${host.url}${path}`, { method: "POST", headers, body: JSON.stringify(body) })).json();
+    try {
+      const pi: any = await post("/v1/payment_intents", { amount: "42", asset: "USDC", chains: ["base"], reference: "rt-1" });
+      const seen: any = await post(`/v1/test_helpers/payment_intents/${pi.id}/pay`, { chain: "base", amount: "42" });
+      expect(seen.status).toBe("processing");
+      const started = Date.now();
+      let status = seen.status;
+      while (status !== "succeeded" && Date.now() - started < 20_000) {
+        await new Promise((r) => setTimeout(r, 250));
+        status = (await (await fetch(`${host.url}/v1/payment_intents/${pi.id}`, { headers })).json()).status;
+      }
+      expect(status).toBe("succeeded");
+      expect(Date.now() - started).toBeLessThan(15_000);
+    } finally {
+      await host.stop();
+    }
+  });
+});
