@@ -34,13 +34,7 @@ interface SentTransfer {
   fails: boolean;
 }
 
-interface ReceivedTransfer {
-  transferId: string;
-  chain: string;
-  asset: string;
-  address: string;
-  amount: bigint;
-  txHash: string;
+interface ReceivedTransfer extends Pick<InboundTransfer, "transferId" | "chain" | "asset" | "address" | "amount" | "txHash"> {
   includedAt: number;
   /** Height at which a reorganisation removed it, or null. */
   droppedAt: number | null;
