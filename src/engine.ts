@@ -13,6 +13,11 @@ import { EventsService } from "./services/events";
 import { IdempotencyService } from "./services/idempotency";
 import { TestHelpersService } from "./services/test-helpers";
 import { MAINTENANCE_KIND, maintenanceHandler } from "./workers/maintenance";
+import type { VenueAdapter } from "./ports/venue";
+import { VenueSet } from "./quoting/venue-set";
+import { QuotesService } from "./services/quotes";
+import { SWAP_EXECUTE_KIND, SwapsService } from "./services/swaps";
+import { LIMIT_ORDER_EXPIRE_KIND, LIMIT_ORDER_MATCH_KIND, LimitOrdersService } from "./services/limit-orders";
 import { WorkerRunner, type WorkerOptions } from "./workers/runner";
 
 export interface EngineOptions {
@@ -33,6 +38,11 @@ export interface EngineOptions {
   secret?: string;
   config?: Partial<EngineConfig>;
   worker?: WorkerOptions;
+  /**
+   * Where conversions execute: quotes, swaps and limit orders price across every venue these
+   * adapters offer (e.g. `new SimulatedVenues({ clock })`). None: quotes answer `no_route`.
+   */
+  venues?: VenueAdapter[];
 }
 
 /**
@@ -47,6 +57,9 @@ export class Engine {
   readonly idempotency: IdempotencyService;
   readonly testHelpers: TestHelpersService;
   readonly worker: WorkerRunner;
+  readonly quotes: QuotesService;
+  readonly swaps: SwapsService;
+  readonly limitOrders: LimitOrdersService;
 
   private constructor(
     readonly deps: EngineDeps,
@@ -62,6 +75,12 @@ export class Engine {
     this.idempotency = new IdempotencyService(deps);
     this.testHelpers = new TestHelpersService(deps, worker);
     worker.register(MAINTENANCE_KIND, maintenanceHandler(deps));
+    this.quotes = new QuotesService(deps);
+    this.swaps = new SwapsService(deps);
+    this.limitOrders = new LimitOrdersService(deps);
+    worker.register(SWAP_EXECUTE_KIND, (job) => this.swaps.executeDue(job));
+    worker.register(LIMIT_ORDER_MATCH_KIND, (job) => this.limitOrders.matchDue(job));
+    worker.register(LIMIT_ORDER_EXPIRE_KIND, (job) => this.limitOrders.expireDue(job));
   }
 
   get clock(): Clock {
@@ -95,6 +114,7 @@ export class Engine {
       cursors: new CursorCodec(Buffer.from(secret)),
       config: { ...DEFAULT_CONFIG, ...options.config },
       wakeWorkers: () => undefined,
+      venues: new VenueSet(options.venues ?? []),
     };
     const engine = new Engine(deps, options.worker ?? {});
     await storage.transaction((tx) =>

@@ -3,6 +3,7 @@ import type { IdGenerator, RandomSource } from "../ids";
 import type { CursorCodec } from "../lists/cursor-codec";
 import type { Clock } from "../ports/clock";
 import type { StorageAdapter } from "../ports/storage";
+import type { VenueSet } from "../quoting/venue-set";
 
 /**
  * Who is asking, carried into every use case. Requests build it from the API key; workers build
@@ -36,12 +37,21 @@ export interface EngineConfig {
   idempotencyLockMs: number;
   /** Events older than this are pruned (DECISIONS.md §4: 30 days). */
   eventRetentionMs: number;
+  /**
+   * Platform fee on conversions, basis points of the venues' output, rounded up; never charged
+   * when both assets are stablecoins (the seed). Default 20 (0.2 %).
+   */
+  platformFeeBps: number;
+  /** How often a working limit order looks at the venues again (default 10 s). */
+  limitOrderMatchIntervalMs: number;
 }
 
 export const DEFAULT_CONFIG: EngineConfig = {
   idempotencyTtlMs: 24 * 3600_000,
   idempotencyLockMs: 60_000,
   eventRetentionMs: 30 * 24 * 3600_000,
+  platformFeeBps: 20,
+  limitOrderMatchIntervalMs: 10_000,
 };
 
 /** What every service is built from; assembled once by `createEngine`. */
@@ -53,6 +63,8 @@ export interface EngineDeps {
   assets: AssetRegistry;
   cursors: CursorCodec;
   config: EngineConfig;
+  /** The venue adapters, guarded; empty when the host gave none (quotes are then `no_route`). */
+  venues: VenueSet;
   /** Asks the worker loop to poll now: a command just scheduled work that is due. */
   wakeWorkers(): void;
 }

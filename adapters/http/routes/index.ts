@@ -2,6 +2,16 @@ import type { RouteDefinition } from "../route";
 import { balanceRoutes } from "./balances";
 import { eventRoutes } from "./events";
 import { testHelperRoutes } from "./test-helpers";
+import { quoteRoutes } from "./quotes";
+import { swapRoutes } from "./swaps";
+import { limitOrderRoutes } from "./limit-orders";
 
 /** Every route of the /v1 binding; a resource's routes live in its own file. */
-export const ROUTES: readonly RouteDefinition[] = [...balanceRoutes, ...eventRoutes, ...testHelperRoutes];
+export const ROUTES: readonly RouteDefinition[] = [
+  ...balanceRoutes,
+  ...eventRoutes,
+  ...testHelperRoutes,
+  ...quoteRoutes,
+  ...swapRoutes,
+  ...limitOrderRoutes,
+];
