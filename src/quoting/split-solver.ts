@@ -129,10 +129,16 @@ export function solveContinuous(model: SplitModel, amount: number, allowed: read
       // always holds the answer when pools are active.
       if (m > 0 && (last || (lambda >= lo * (1 - 1e-12) && lambda <= hi * (1 + 1e-12)))) {
         const amounts = venues.map(() => 0);
+        let pools = 0;
         for (const p of activePools) {
           const pool = venues[p] as RealPool;
           amounts[p] = Math.max(0, pool.sq * m - pool.xg);
+          pools += amounts[p]!;
         }
+        // `sq·m − x/γ` cancels when an order is tiny beside the reserves, so the pools' total
+        // drifts from what they must take by ~ulp(x): rescale it back. What remains is an error
+        // in the proportions between pools, which at the optimum costs only second order.
+        if (pools > 0) for (const p of activePools) amounts[p]! *= (amount - booked) / pools;
         return finish(model, allowed, amounts, fullLevels, partial, Math.min(Math.max(lambda, lo), hi));
       }
     }
