@@ -1,8 +1,10 @@
 import { benchLedger } from "./ledger";
+import { benchQuotes } from "./quotes";
 
 /** `npm run bench [name…]`: runs the named benchmarks (default all) and prints their figures. */
 const BENCHES: Record<string, () => Promise<void>> = {
   ledger: benchLedger,
+  quotes: benchQuotes,
 };
 
 const wanted = process.argv.slice(2);
