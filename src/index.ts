@@ -31,3 +31,10 @@ export { systemContext, DEFAULT_CONFIG, type EngineConfig, type RequestContext, 
 export { runCommand, type CommandOptions } from "./services/command";
 export { UnitOfWork } from "./services/unit-of-work";
 export { WorkerRunner, type WorkHandler, type WorkOutcome, type WorkerOptions } from "./workers/runner";
+export { SimulatedVenues, DEFAULT_SIMULATED_VENUES, DEFAULT_SIMULATED_ASSETS, type SimulatedVenuesOptions, type SimulatedVenueSpec, type SimulatedAsset } from "../adapters/venues/simulated";
+export { QuotesService, QUOTE_TTL, type QuoteObject } from "./services/quotes";
+export { SwapsService, type SwapObject } from "./services/swaps";
+export { LimitOrdersService, EXPIRES_IN, type LimitOrderObject, type FillObject } from "./services/limit-orders";
+export { OrderPricer, priceImpact, type Pricing, type PricedLeg } from "./quoting/order-pricer";
+export { poolOut, bookOut, venueOut, zeroSizeRate, bestZeroSizeRate, FEE_SCALE, type Ratio } from "./quoting/venue-curves";
+export { gridSplit } from "./quoting/grid-split";

@@ -48,6 +48,8 @@ export class ScriptedVenue implements VenueAdapter {
     let result: VenueExecutionResult;
     if (this.halted || !snapshot) {
       result = { status: "rejected", reason: "venue halted" };
+    } else if (request.legs.some((l) => l.venue !== this.venue)) {
+      result = { status: "rejected", reason: "unknown venue" };
     } else {
       const legs = request.legs.map((l) => ({ venue: l.venue, amountIn: l.amountIn, amountOut: venueOut(snapshot, l.amountIn) }));
       result = legs.every((l, i) => l.amountOut >= request.legs[i]!.minAmountOut)
