@@ -93,7 +93,9 @@ for (const kind of storageKinds()) {
       expect((await balance("USDC")).chains.base.available).toBe(fill.to_amount);
 
       // cancel: the rest is released at once, the fill stays
-      const canceled = await json(await w.request("DELETE", `/v1/limit_orders/${order.id}`));
+      const canceledText = await (await w.request("DELETE", `/v1/limit_orders/${order.id}`)).text();
+      expect(await (await w.request("GET", `/v1/limit_orders/${order.id}`)).text()).toBe(canceledText);
+      const canceled = JSON.parse(canceledText);
       expect(canceled).toMatchObject({ status: "canceled", cancellation_reason: "requested", reserved_amount: "0", fills: partial.fills });
       expect(await balance("ETH")).toMatchObject({ available: partial.reserved_amount, reserved: "0" });
       expect((await balance("USDC")).available).toBe(fill.to_amount);

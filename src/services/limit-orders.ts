@@ -122,9 +122,34 @@ export interface LimitOrderDoc extends LimitOrderObject {
 
 export const LIMIT_ORDERS = new ResourceStore<LimitOrderDoc>({ kind: "limit_order", status: (d) => d.status, reference: () => null });
 
-export function presentLimitOrder(doc: LimitOrderDoc): LimitOrderObject {
-  const { internal: _, ...order } = doc;
-  return order;
+/** The API object, fields in their documented order (jsonb storage does not keep key order). */
+export function presentLimitOrder(o: LimitOrderDoc): LimitOrderObject {
+  return {
+    id: o.id,
+    object: "limit_order",
+    status: o.status,
+    cancellation_reason: o.cancellation_reason,
+    from: { asset: o.from.asset, amount: o.from.amount },
+    to: { asset: o.to.asset },
+    destination_chain: o.destination_chain,
+    target_rate: o.target_rate,
+    partial_fills: o.partial_fills,
+    max_slippage: o.max_slippage,
+    filled: { from_amount: o.filled.from_amount, to_amount: o.filled.to_amount },
+    reserved_amount: o.reserved_amount,
+    fills: o.fills.map((f) => ({
+      id: f.id,
+      from_amount: f.from_amount,
+      to_amount: f.to_amount,
+      rate: f.rate,
+      price_impact: f.price_impact,
+      network_fee: f.network_fee,
+      platform_fee: f.platform_fee,
+      created: f.created,
+    })),
+    expires_at: o.expires_at,
+    created: o.created,
+  };
 }
 
 function isOpen(doc: LimitOrderDoc): boolean {

@@ -77,9 +77,22 @@ export function quoteFigures(pricing: Pricing, from: AssetDefinition, to: AssetD
   };
 }
 
-export function presentQuote(doc: QuoteDoc): QuoteObject {
-  const { internal: _, ...quote } = doc;
-  return quote;
+/** The API object, fields in their documented order (jsonb storage does not keep key order). */
+export function presentQuote(q: QuoteDoc): QuoteObject {
+  return {
+    id: q.id,
+    object: "quote",
+    from: { asset: q.from.asset, amount: q.from.amount },
+    to: { asset: q.to.asset, amount: q.to.amount },
+    rate: q.rate,
+    price_impact: q.price_impact,
+    network_fee: q.network_fee,
+    platform_fee: q.platform_fee,
+    venues: q.venues.map((v) => ({ name: v.name, weight: v.weight })),
+    approximate: q.approximate,
+    created: q.created,
+    expires_at: q.expires_at,
+  };
 }
 
 /** `POST /v1/quotes`, `GET /v1/quotes/{id}`: short-lived price commitments (research §3, §4). */

@@ -72,9 +72,22 @@ export interface SwapDoc extends SwapObject {
 
 export const SWAPS = new ResourceStore<SwapDoc>({ kind: "swap", status: (d) => d.status, reference: () => null });
 
-export function presentSwap(doc: SwapDoc): SwapObject {
-  const { internal: _, ...swap } = doc;
-  return swap;
+/** The API object, fields in their documented order (jsonb storage does not keep key order). */
+export function presentSwap(s: SwapDoc): SwapObject {
+  return {
+    id: s.id,
+    object: "swap",
+    status: s.status,
+    quote: s.quote,
+    from: { asset: s.from.asset, amount: s.from.amount },
+    to: { asset: s.to.asset, amount: s.to.amount },
+    destination_chain: s.destination_chain,
+    executed_rate: s.executed_rate,
+    refreshed: s.refreshed,
+    failure_code: s.failure_code,
+    created: s.created,
+    settled: s.settled,
+  };
 }
 
 /**
