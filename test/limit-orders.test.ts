@@ -165,6 +165,19 @@ for (const kind of storageKinds()) {
       expect(await eventTypes()).toEqual(["limit_order.canceled", "limit_order.working"]);
     });
 
+    it("keeps watching through a venue outage, and fills once the venue is back", async () => {
+      const order = await json(await place({ from: { asset: "ETH", amount: "1" } }));
+      venue.unreachable = true;
+      priceAt(venue, 3_200n);
+      await advance(300);
+      expect(await get(order.id)).toMatchObject({ status: "working", fills: [] });
+      const work = await w.harness.inspect.work();
+      expect(work.find((j) => j.kind === "limit_order.match")).toMatchObject({ status: "ready" });
+      venue.unreachable = false;
+      await advance(10);
+      expect((await get(order.id)).status).toBe("filled");
+    });
+
     it.each([
       [{ target_rate: "0" }, "parameter_invalid", "target_rate"],
       [{ target_rate: "-3" }, "parameter_invalid", "target_rate"],

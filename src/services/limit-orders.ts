@@ -1,5 +1,5 @@
 import { err, ok, type Result } from "neverthrow";
-import { ApiError, fail } from "../errors";
+import { AdapterError, ApiError, fail } from "../errors";
 import { listParamsShape } from "../lists/list-params";
 import type { ListEnvelope } from "../lists/list-page";
 import {
@@ -296,8 +296,12 @@ export class LimitOrdersService {
     if (now > doc.internal.expires_at_ms) return; // the expiry job cancels it
     const from = this.deps.assets.get(doc.from.asset)!;
     const to = this.deps.assets.get(doc.to.asset)!;
-    const pricer = await pricerNow(this.deps, from, to);
-    if (pricer.isErr()) return next();
+    // A venue that is down or offers nothing is no reason to stop watching: look again later.
+    const pricer = await pricerNow(this.deps, from, to).catch((e: unknown) => {
+      if (e instanceof AdapterError) return null;
+      throw e;
+    });
+    if (!pricer || pricer.isErr()) return next();
     const decision = matchStep(this.terms(doc, from, to), pricer.value.pricer, now);
     if (decision.kind !== "fill") return decision.kind === "expired" ? undefined : next();
 

@@ -4,12 +4,15 @@ import { venueOut } from "../../src/quoting/venue-curves";
 /**
  * A venue whose prices a test sets by hand: one constant-product pool per pair (both
  * directions see the same reserves). It executes at its current state, like an on-chain pool,
- * and can be made to refuse (`halted`) or to fail transiently (`failing`).
+ * and can be made to refuse (`halted`), to fail executions transiently (`failing`) or to be
+ * unreachable altogether (`unreachable`).
  */
 export class ScriptedVenue implements VenueAdapter {
   readonly name = "scripted";
   halted = false;
   failing = false;
+  /** Snapshots throw (the venue is unreachable). */
+  unreachable = false;
   readonly executions: VenueExecution[] = [];
   private readonly pools = new Map<string, { reserves: Record<string, bigint>; feePpm: bigint; networkCost: bigint }>();
   private readonly results = new Map<string, VenueExecutionResult>();
@@ -26,6 +29,7 @@ export class ScriptedVenue implements VenueAdapter {
   }
 
   async snapshot(from: string, to: string): Promise<VenueSnapshot[]> {
+    if (this.unreachable) throw new Error("venue unreachable");
     const pool = this.pools.get(key(from, to));
     if (!pool) return [];
     const snapshot: PoolSnapshot = {
