@@ -101,6 +101,13 @@ function ourScore(venues: readonly VenueSnapshot[], amounts: readonly number[]):
   return venues.reduce((sum, v, i) => sum + (amounts[i]! > 0 ? realOut(v, amounts[i]!) - kappa(v) : 0), 0);
 }
 
+/** Units an integer split may lose to rounding: a leg's unit at r0 and a floor per venue, a floor per book level. */
+function roundingSlack(venues: readonly VenueSnapshot[], bestRate: { num: bigint; den: bigint }): number {
+  const r0 = Number(bestRate.num) / Number(bestRate.den);
+  const levels = venues.reduce((s, v) => s + (v.kind === "book" ? v.levels.length + 1 : 0), 0);
+  return venues.length * (r0 + 1) + levels;
+}
+
 const priceOrNull = (venues: VenueSnapshot[], amount: bigint, bps = 0n) => {
   const p = new OrderPricer(venues, bps).price(amount);
   return p.isOk() ? p.value : null;
@@ -179,10 +186,8 @@ describe("the split (research §3)", () => {
         const brute = bruteForce(venues, Number(amount));
         const priced = priceOrNull(venues, amount);
         fc.pre(brute !== null && priced !== null);
-        const r0 = Number(priced!.bestRate.num) / Number(priced!.bestRate.den);
-        const levels = venues.reduce((s, v) => s + (v.kind === "book" ? v.levels.length + 1 : 0), 0);
         const integerScore = Number(priced!.grossOut) - Number(priced!.networkFee);
-        const bound = venues.length * (r0 + 1) + levels + 1e-9 * Math.abs(brute!);
+        const bound = roundingSlack(venues, priced!.bestRate) + 1e-9 * Math.abs(brute!);
         expect(brute! - integerScore).toBeLessThanOrEqual(bound);
       }),
       { numRuns: 300 },
@@ -198,10 +203,7 @@ describe("the split (research §3)", () => {
         const grid = gridSplit(amount, venues);
         fc.pre(grid.reduce((s, x) => s + x, 0n) === amount);
         const theirs = pricer.priceLegs(amount, grid);
-        const r0 = Number(pricer.bestRate.num) / Number(pricer.bestRate.den);
-        const levels = venues.reduce((s, v) => s + (v.kind === "book" ? v.levels.length + 1 : 0), 0);
-        const slack = venues.length * (r0 + 1) + levels;
-        expect(Number(theirs.netOut - ours._unsafeUnwrap().netOut)).toBeLessThanOrEqual(slack);
+        expect(Number(theirs.netOut - ours._unsafeUnwrap().netOut)).toBeLessThanOrEqual(roundingSlack(venues, pricer.bestRate));
       }),
       { numRuns: 200 },
     );
@@ -228,12 +230,10 @@ describe("the split (research §3)", () => {
         const priced = priceOrNull(venues, amount);
         fc.pre(priced !== null);
         const ours = priced!.grossOut - priced!.networkFee;
-        const r0 = Number(priced!.bestRate.num) / Number(priced!.bestRate.den);
-        const levels = venues.reduce((s, v) => s + (v.kind === "book" ? v.levels.length + 1 : 0), 0);
         for (const v of venues) {
           if (v.kind === "book" && bookDepth(v) < amount) continue;
           const alone = venueOut(v, amount) - v.networkCost;
-          expect(Number(alone - ours)).toBeLessThanOrEqual(venues.length * (r0 + 1) + levels);
+          expect(Number(alone - ours)).toBeLessThanOrEqual(roundingSlack(venues, priced!.bestRate));
         }
       }),
       { numRuns: 300 },

@@ -40,6 +40,13 @@ export function parseFraction(text: string, param: string): Result<Ratio, ApiErr
   return ok({ num: BigInt(whole + fraction), den: 10n ** BigInt(fraction.length) });
 }
 
+/** A fraction from 0 to 1 such as a slippage ceiling, exactly; `parameter_invalid` above 1. */
+export function parseSlippage(text: string, param: string): Result<Ratio, ApiError> {
+  const r = parseFraction(text, param);
+  if (r.isOk() && r.value.num > r.value.den) return fail("parameter_invalid", `${param} must be at most 1`, { param });
+  return r;
+}
+
 /** A rate in whole units (`to` per `from`) as an exact fraction of base units. */
 export function baseUnitRate(rate: Ratio, from: AssetDefinition, to: AssetDefinition): Ratio {
   return { num: rate.num * 10n ** BigInt(to.decimals), den: rate.den * 10n ** BigInt(from.decimals) };

@@ -19,6 +19,11 @@ export function platformFeeBps(deps: EngineDeps, from: AssetDefinition, to: Asse
   return from.stablecoin && to.stablecoin ? 0n : BigInt(deps.config.platformFeeBps);
 }
 
+/** A conversion needs two different assets (`parameter_invalid` on `to.asset`). */
+export function distinctAssets(from: AssetDefinition, to: AssetDefinition): Result<true, ApiError> {
+  return from.code === to.code ? fail("parameter_invalid", "to.asset must differ from from.asset", { param: "to.asset" }) : ok(true);
+}
+
 /** A pricer on the venues' snapshots taken now, or `no_route` when no venue trades the pair. */
 export async function pricerNow(
   deps: EngineDeps,

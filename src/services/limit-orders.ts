@@ -17,7 +17,7 @@ import { divCeil } from "../money/rounding";
 import type { DueWorkRecord } from "../ports/storage";
 import { priceImpact } from "../quoting/order-pricer";
 import { fromPricingRecord, toPricingRecord, type PricingRecord } from "../quoting/pricing-record";
-import { baseUnitRate, formatFraction, formatRate, parseFraction } from "../quoting/quote-metrics";
+import { baseUnitRate, formatFraction, formatRate, parseFraction, parseSlippage } from "../quoting/quote-metrics";
 import type { Ratio } from "../quoting/venue-curves";
 import { s, type Infer } from "../validation/schema";
 import { isoTime } from "../validation/timestamp";
@@ -26,6 +26,7 @@ import { runCommand } from "./command";
 import { systemContext, type EngineDeps, type RequestContext } from "./context";
 import {
   delivered,
+  distinctAssets,
   executePricing,
   platformFeeBps,
   pricerNow,
@@ -172,18 +173,16 @@ export class LimitOrdersService {
     const p = parsed.value;
     const from = p.from.asset;
     const to = p.to.asset;
-    if (from.code === to.code) return fail("parameter_invalid", "to.asset must differ from from.asset", { param: "to.asset" });
+    const distinct = distinctAssets(from, to);
+    if (distinct.isErr()) return err(distinct.error);
     const amount = parseAmount(p.from.amount, from, "from.amount");
     if (amount.isErr()) return err(amount.error);
     const target = parseFraction(p.target_rate, "target_rate");
     if (target.isErr()) return err(target.error);
     if (target.value.num === 0n) return fail("parameter_invalid", "target_rate must be greater than zero", { param: "target_rate" });
     if (p.max_slippage !== undefined) {
-      const slippage = parseFraction(p.max_slippage, "max_slippage");
+      const slippage = parseSlippage(p.max_slippage, "max_slippage");
       if (slippage.isErr()) return err(slippage.error);
-      if (slippage.value.num > slippage.value.den) {
-        return fail("parameter_invalid", "max_slippage must be at most 1", { param: "max_slippage" });
-      }
     }
     if (p.destination_chain) {
       const chain = this.deps.assets.chainFor(to, p.destination_chain.name, "destination_chain");

@@ -9,7 +9,7 @@ import { s, type Infer } from "../validation/schema";
 import { isoTime } from "../validation/timestamp";
 import { runCommand } from "./command";
 import type { EngineDeps, RequestContext } from "./context";
-import { priceNow } from "./conversion";
+import { distinctAssets, priceNow } from "./conversion";
 import { ResourceStore } from "./resource-store";
 
 /** DECISIONS.md §4: a quote lives 5 to 600 seconds, 30 by default. */
@@ -103,9 +103,8 @@ export class QuotesService {
     const parsed = createQuoteSchema.parse(input, "", { assets: this.deps.assets });
     if (parsed.isErr()) return err(parsed.error);
     const { from, to } = parsed.value;
-    if (from.asset.code === to.asset.code) {
-      return fail("parameter_invalid", "to.asset must differ from from.asset", { param: "to.asset" });
-    }
+    const distinct = distinctAssets(from.asset, to.asset);
+    if (distinct.isErr()) return err(distinct.error);
     const amount = parseAmount(from.amount, from.asset, "from.amount");
     if (amount.isErr()) return err(amount.error);
     // Venues are asked outside the transaction (DESIGN.md: no I/O inside one).

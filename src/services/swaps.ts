@@ -9,7 +9,7 @@ import { formatAmount } from "../money/amount";
 import type { DueWorkRecord } from "../ports/storage";
 import type { VenueExecutionResult } from "../ports/venue";
 import { fromPricingRecord, toPricingRecord, type PricingRecord, type StoredPricing } from "../quoting/pricing-record";
-import { formatRate, parseFraction } from "../quoting/quote-metrics";
+import { formatRate, parseSlippage } from "../quoting/quote-metrics";
 import type { Ratio } from "../quoting/venue-curves";
 import { s, type Infer } from "../validation/schema";
 import { isoTime } from "../validation/timestamp";
@@ -104,11 +104,8 @@ export class SwapsService {
     const { quote: quoteId, destination_chain, refresh } = parsed.value;
     let maxSlippage: Ratio | null = null;
     if (refresh) {
-      const parsedSlippage = parseFraction(refresh.max_slippage, "refresh.max_slippage");
+      const parsedSlippage = parseSlippage(refresh.max_slippage, "refresh.max_slippage");
       if (parsedSlippage.isErr()) return err(parsedSlippage.error);
-      if (parsedSlippage.value.num > parsedSlippage.value.den) {
-        return fail("parameter_invalid", "refresh.max_slippage must be at most 1", { param: "refresh.max_slippage" });
-      }
       maxSlippage = parsedSlippage.value;
     }
     const found = await this.deps.storage.transaction((tx) => QUOTES.get(tx, ctx.accountId, quoteId));
