@@ -42,6 +42,13 @@ function build(input: TermsInput) {
   return { pricer, terms, now: 1_000 + input.late };
 }
 
+/**
+ * fast-check settings for synchronous properties: a synchronous assert blocks vitest's timeout,
+ * so a failure whose shrinking runs the brute force thousands of times is cut off after 30 s and
+ * reported with the smallest counterexample found so far, instead of stalling the run.
+ */
+const bounded = (numRuns: number) => ({ numRuns, interruptAfterTimeLimit: 30_000, markInterruptAsFailure: true });
+
 describe("the limit-order matching step (research §5.2)", () => {
   it("never fills worse than the target after all fees and rounding, nor beyond its funds, slippage or expiry", () => {
     fc.assert(
@@ -74,7 +81,7 @@ describe("the limit-order matching step (research §5.2)", () => {
           expect(impact.num * terms.maxSlippage.den <= terms.maxSlippage.num * impact.den).toBe(true);
         }
       }),
-      { numRuns: 400 },
+      bounded(400),
     );
   });
 
@@ -94,7 +101,7 @@ describe("the limit-order matching step (research §5.2)", () => {
         const more = pricer.price(a + 1n);
         expect(more.isOk() && respectsTerms(more.value, terms)).toBe(false);
       }),
-      { numRuns: runs },
+      bounded(runs),
     );
     expect(partial).toBeGreaterThan(runs / 10);
   });
@@ -109,7 +116,7 @@ describe("the limit-order matching step (research §5.2)", () => {
         expect(decision.kind === "fill").toBe(qualifies);
         if (decision.kind === "fill") expect(decision.pricing.amountIn).toBe(terms.remaining);
       }),
-      { numRuns: 300 },
+      bounded(300),
     );
   });
 
@@ -119,7 +126,7 @@ describe("the limit-order matching step (research §5.2)", () => {
         const { pricer, terms, now } = build({ ...input, bps: -1, late: 0 });
         expect(matchStep(terms, pricer, now).kind).toBe("wait");
       }),
-      { numRuns: 100 },
+      bounded(100),
     );
   });
 });

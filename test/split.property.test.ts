@@ -116,6 +116,13 @@ const priceOrNull = (venues: VenueSnapshot[], amount: bigint, bps = 0n) => {
 const ETH: AssetDefinition = { code: "ETH", decimals: 18, stablecoin: false, chains: ["base"] };
 const USDC: AssetDefinition = { code: "USDC", decimals: 6, stablecoin: true, chains: ["base"] };
 
+/**
+ * fast-check settings for synchronous properties: a synchronous assert blocks vitest's timeout,
+ * so a failure whose shrinking runs the brute force thousands of times is cut off after 30 s and
+ * reported with the smallest counterexample found so far, instead of stalling the run.
+ */
+const bounded = (numRuns: number) => ({ numRuns, interruptAfterTimeLimit: 30_000, markInterruptAsFailure: true });
+
 describe("the split (research §3)", () => {
   it("is within 1e-9 relative of a brute-force optimum, fixed costs included", () => {
     fc.assert(
@@ -130,7 +137,7 @@ describe("the split (research §3)", () => {
         const ours = ourScore(venues, priced!.continuous.amounts);
         expect(brute - ours).toBeLessThanOrEqual(1e-9 * Math.abs(brute) + 1e-6);
       }),
-      { numRuns: 300 },
+      bounded(300),
     );
   });
 
@@ -159,7 +166,7 @@ describe("the split (research §3)", () => {
           }
         });
       }),
-      { numRuns: 300 },
+      bounded(300),
     );
   });
 
@@ -176,7 +183,7 @@ describe("the split (research §3)", () => {
           expect(leg.amountOut).toBe(venueOut(v, leg.amountIn));
         }
       }),
-      { numRuns: 400 },
+      bounded(400),
     );
   });
 
@@ -190,7 +197,7 @@ describe("the split (research §3)", () => {
         const bound = roundingSlack(venues, priced!.bestRate) + 1e-9 * Math.abs(brute!);
         expect(brute! - integerScore).toBeLessThanOrEqual(bound);
       }),
-      { numRuns: 300 },
+      bounded(300),
     );
   });
 
@@ -205,7 +212,7 @@ describe("the split (research §3)", () => {
         const theirs = pricer.priceLegs(amount, grid);
         expect(Number(theirs.netOut - ours._unsafeUnwrap().netOut)).toBeLessThanOrEqual(roundingSlack(venues, pricer.bestRate));
       }),
-      { numRuns: 200 },
+      bounded(200),
     );
   });
 
@@ -220,7 +227,7 @@ describe("the split (research §3)", () => {
         const even = amount / BigInt(n);
         for (const size of sizes) expect(size === even || size === even + 1n).toBe(true);
       }),
-      { numRuns: 200 },
+      bounded(200),
     );
   });
 
@@ -236,7 +243,7 @@ describe("the split (research §3)", () => {
           expect(Number(alone - ours)).toBeLessThanOrEqual(roundingSlack(venues, priced!.bestRate));
         }
       }),
-      { numRuns: 300 },
+      bounded(300),
     );
   });
 });
@@ -263,7 +270,7 @@ describe("the quote's figures (research §4)", () => {
           expect(s.num * p!.bestRate.den <= p!.bestRate.num * s.den).toBe(true);
         }
       }),
-      { numRuns: 300 },
+      bounded(300),
     );
   });
 
@@ -284,7 +291,7 @@ describe("the quote's figures (research §4)", () => {
         const sorted = [...figures.venues].sort((a, b) => Number(b.weight) - Number(a.weight) || (a.name < b.name ? -1 : 1));
         expect(figures.venues).toEqual(sorted);
       }),
-      { numRuns: 300 },
+      bounded(300),
     );
   });
 
@@ -300,7 +307,7 @@ describe("the quote's figures (research §4)", () => {
         const slack = { num: BigInt(venues.length * 8 + 20) * large!.bestRate.den, den: amount * 4n * large!.bestRate.num };
         expect(a.num * b.den * slack.den <= (b.num * slack.den + slack.num * b.den) * a.den).toBe(true);
       }),
-      { numRuns: 200 },
+      bounded(200),
     );
   });
 
@@ -317,7 +324,7 @@ describe("the quote's figures (research §4)", () => {
         expect(p!.platformFee).toBe(0n);
         expect(quoteFigures(p!, USDC, EURC).platform_fee).toBe("0");
       }),
-      { numRuns: 100 },
+      bounded(100),
     );
   });
 });
