@@ -97,6 +97,8 @@ export function splitModel(venues: readonly VenueSnapshot[]): SplitModel {
     if (v.kind === "pool") breakpoints.push({ value: v.s, venue, level: -1 });
     else v.rho.forEach((value, level) => breakpoints.push({ value, venue, level }));
   });
+  // The sweep groups equal rates: a NaN would never equal itself and the sweep would not advance.
+  for (const b of breakpoints) if (!Number.isFinite(b.value)) throw new RangeError(`venue ${venues[b.venue]!.venue}: rate out of range`);
   // Descending rate; ties in venue order, then level order (research §3.2 [P]): deterministic.
   breakpoints.sort((a, b) => b.value - a.value || a.venue - b.venue || a.level - b.level);
   return { venues: model, breakpoints };

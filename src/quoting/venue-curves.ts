@@ -85,6 +85,13 @@ export function bestZeroSizeRate(venues: readonly VenueSnapshot[]): Ratio {
 }
 
 /**
+ * The largest base-unit value a snapshot may hold. Far above any real supply (amounts are capped
+ * at 10^38), and low enough that the solver's floats stay finite (products of two stay below
+ * 10^308).
+ */
+export const MAX_VENUE_UNITS = 10n ** 60n;
+
+/**
  * Checks a snapshot against the port's documented shape, so the solver can trust it. A broken
  * adapter is a programmer error: it fails loudly, naming the adapter.
  */
@@ -92,11 +99,13 @@ export function checkSnapshot(adapter: string, venue: VenueSnapshot): void {
   const bad = (why: string) => {
     throw new AdapterError(adapter, "snapshot", new Error(`venue ${String(venue.venue)}: ${why}`));
   };
+  const huge = (...values: bigint[]) => values.some((v) => v > MAX_VENUE_UNITS);
   if (typeof venue.venue !== "string" || venue.venue === "") bad("a venue needs a name");
   if (typeof venue.networkCost !== "bigint" || venue.networkCost < 0n) bad("networkCost must be a bigint >= 0");
   if (venue.kind === "pool") {
     if (typeof venue.reserveIn !== "bigint" || typeof venue.reserveOut !== "bigint") bad("reserves must be bigints");
     if (venue.reserveIn <= 0n || venue.reserveOut <= 0n) bad("reserves must be positive");
+    if (huge(venue.reserveIn, venue.reserveOut, venue.networkCost)) bad("values above 10^60 base units");
     if (typeof venue.feePpm !== "bigint" || venue.feePpm < 0n || venue.feePpm >= FEE_SCALE) bad("feePpm out of range");
   } else if (venue.kind === "book") {
     if (!Array.isArray(venue.levels) || venue.levels.length === 0) bad("a book needs at least one level");
@@ -109,6 +118,7 @@ export function checkSnapshot(adapter: string, venue: VenueSnapshot): void {
         bad("levels hold bigints");
       }
       if (level.rateNum <= 0n || level.rateDen <= 0n || level.capacityIn <= 0n) bad("levels must be positive");
+      if (huge(level.rateNum, level.rateDen, level.capacityIn, venue.networkCost)) bad("values above 10^60 base units");
       const rate = { num: level.rateNum, den: level.rateDen };
       if (previous && !ratioGte(previous, rate)) bad("levels must be best first");
       previous = rate;
