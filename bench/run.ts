@@ -1,12 +1,14 @@
 import { benchLedger } from "./ledger";
 import { benchPayouts } from "./payouts";
 import { benchWebhooks } from "./webhooks";
+import { benchQuotes } from "./quotes";
 
 /** `npm run bench [name…]`: runs the named benchmarks (default all) and prints their figures. */
 const BENCHES: Record<string, () => Promise<void>> = {
   ledger: benchLedger,
   payouts: benchPayouts,
   webhooks: benchWebhooks,
+  quotes: benchQuotes,
 };
 
 const wanted = process.argv.slice(2);

@@ -32,6 +32,11 @@ import { ChainHelpersService, TestHelpersService } from "./services/test-helpers
 import { WebhookDeliveriesService } from "./services/webhook-deliveries";
 import { WebhookEndpointsService } from "./services/webhook-endpoints";
 import { MAINTENANCE_KIND, maintenanceHandler } from "./workers/maintenance";
+import type { VenueAdapter } from "./ports/venue";
+import { VenueSet } from "./quoting/venue-set";
+import { QuotesService } from "./services/quotes";
+import { SWAP_EXECUTE_KIND, SwapsService } from "./services/swaps";
+import { LIMIT_ORDER_EXPIRE_KIND, LIMIT_ORDER_MATCH_KIND, LimitOrdersService } from "./services/limit-orders";
 import { WorkerRunner, type WorkerOptions } from "./workers/runner";
 import { registerWebhookWorkers } from "./workers/webhook-delivery";
 
@@ -65,6 +70,11 @@ export interface EngineOptions {
    * `createHttpDelivery({ allowPrivateNetworks: true })` for local receivers. The engine closes it.
    */
   delivery?: DeliveryAdapter;
+  /**
+   * Where conversions execute: quotes, swaps and limit orders price across every venue these
+   * adapters offer (e.g. `new SimulatedVenues({ clock })`). None: quotes answer `no_route`.
+   */
+  venues?: VenueAdapter[];
 }
 
 /**
@@ -88,6 +98,9 @@ export class Engine {
   readonly worker: WorkerRunner;
   readonly webhookEndpoints: WebhookEndpointsService;
   readonly webhookDeliveries: WebhookDeliveriesService;
+  readonly quotes: QuotesService;
+  readonly swaps: SwapsService;
+  readonly limitOrders: LimitOrdersService;
 
   private constructor(
     readonly deps: EngineDeps,
@@ -128,6 +141,12 @@ export class Engine {
       // the lease outlasts the attempt's timeout by half a minute of database work
       leaseMs: Math.max(workerOptions.leaseMs ?? 60_000, deps.config.webhookTimeoutMs + 30_000),
     });
+    this.quotes = new QuotesService(deps);
+    this.swaps = new SwapsService(deps);
+    this.limitOrders = new LimitOrdersService(deps);
+    worker.register(SWAP_EXECUTE_KIND, (job) => this.swaps.executeDue(job));
+    worker.register(LIMIT_ORDER_MATCH_KIND, (job) => this.limitOrders.matchDue(job));
+    worker.register(LIMIT_ORDER_EXPIRE_KIND, (job) => this.limitOrders.expireDue(job));
   }
 
   get clock(): Clock {
@@ -165,6 +184,7 @@ export class Engine {
       chains: new ChainDirectory(options.chainAdapters ?? [new SimulatedChains({ clock, assets })]),
       screening: guardMethods(screening.name, screening),
       wakeWorkers: () => undefined,
+      venues: new VenueSet(options.venues ?? []),
     };
     const delivery = options.delivery ?? createHttpDelivery();
     const engine = new Engine(deps, options.worker ?? {}, guardMethods(delivery.name, delivery));

@@ -36,3 +36,10 @@ export { nextAttemptAt, RETRY_DELAYS_MS, DELIVERY_WINDOW_MS, MAX_DELIVERY_ATTEMP
 export { createHttpDelivery, type HttpDeliveryOptions } from "../adapters/delivery/http-delivery";
 export type { WebhookEndpointObject, DeletedWebhookEndpoint } from "./services/webhook-endpoints";
 export type { WebhookDeliveryObject, WebhookReplayObject } from "./services/webhook-deliveries";
+export { SimulatedVenues, DEFAULT_SIMULATED_VENUES, DEFAULT_SIMULATED_ASSETS, type SimulatedVenuesOptions, type SimulatedVenueSpec, type SimulatedAsset } from "../adapters/venues/simulated";
+export { QuotesService, QUOTE_TTL, type QuoteObject } from "./services/quotes";
+export { SwapsService, type SwapObject } from "./services/swaps";
+export { LimitOrdersService, EXPIRES_IN, type LimitOrderObject, type FillObject } from "./services/limit-orders";
+export { OrderPricer, priceImpact, type Pricing, type PricedLeg } from "./quoting/order-pricer";
+export { poolOut, bookOut, venueOut, zeroSizeRate, bestZeroSizeRate, FEE_SCALE, type Ratio } from "./quoting/venue-curves";
+export { gridSplit } from "./quoting/grid-split";

@@ -8,6 +8,9 @@ import { systemContext } from "../../src/services/context";
 import { createHttpDelivery } from "../delivery/http-delivery";
 import { createHttpApp } from "../http/app";
 import { connectPostgres, openPGlite } from "../postgres";
+import { SystemClock } from "../clock";
+import { SimulatedVenues } from "../venues/simulated";
+import type { VenueAdapter } from "../../src/ports/venue";
 
 export interface HostOptions {
   /** TCP port; 0 picks a free one (default 4000). */
@@ -23,6 +26,8 @@ export interface HostOptions {
   /** Use this storage instead of PGlite or `databaseUrl`. */
   storage?: StorageAdapter;
   clock?: Clock;
+  /** Venues to convert on (default: the simulated venues on the host's clock). */
+  venues?: VenueAdapter[];
   /** Where log lines go (default: nowhere). */
   log?: (line: string) => void;
   /**
@@ -62,10 +67,13 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     (options.databaseUrl
       ? await connectPostgres(options.databaseUrl)
       : await openPGlite(options.dataDir ?? ".payrail-data"));
+  // The simulated venues price on the engine's own clock, so quotes move with real time.
+  const clock = options.clock ?? new SystemClock();
   const engine = await createEngine({
     storage,
-    ...(options.clock ? { clock: options.clock } : {}),
+    clock,
     delivery: createHttpDelivery({ allowPrivateNetworks: options.allowPrivateWebhooks ?? false }),
+    venues: options.venues ?? [new SimulatedVenues({ clock })],
     worker: { onError: (e) => log(`worker: ${e instanceof Error ? e.message : String(e)}`) },
   });
   try {

@@ -4,3 +4,4 @@ export {
   type StorageHarness,
   type StorageInspector,
 } from "./storage-conformance";
+export { venueConformance, type VenueConformanceOptions, type VenueHarness } from "./venue-conformance";

@@ -70,11 +70,7 @@ export class Ledger {
     if (lines.length === 0) return ok([]);
     if (!isBalanced(lines)) throw new LedgerInvariantError("posting does not net to zero per asset");
     const keys = uniqueKeys(request.accountId, lines);
-    if (keys.some((k) => !this.rows.has(keyOf(k)))) {
-      for (const row of await this.tx.ledger.lockBalances(keys)) {
-        if (!this.rows.has(keyOf(row))) this.rows.set(keyOf(row), row);
-      }
-    }
+    await this.lock(keys);
     const after = new Map<string, bigint>();
     for (const line of lines) {
       const k = keyOf({ accountId: request.accountId, ...line });
@@ -198,6 +194,48 @@ export class Ledger {
     return ok(await this.saveReservation(reservation, 0n));
   }
 
+  /**
+   * What is available of `asset` on each chain it lives on, with the asset's balance rows locked
+   * for the rest of the transaction (so what it says still holds when this transaction posts).
+   */
+  async availableByChain(accountId: string, asset: AssetDefinition): Promise<Map<string, bigint>> {
+    await this.lock(asset.chains.map((chain) => ({ accountId, asset: asset.code, chain, book: "available" as const })));
+    const out = new Map<string, bigint>(asset.chains.map((chain) => [chain, 0n]));
+    for (const row of this.lockedRows(accountId, asset.code)) {
+      if (row.book === "available" && out.has(row.chain)) out.set(row.chain, row.amount);
+    }
+    return out;
+  }
+
+  /**
+   * Reserves `amount` of an asset held on several chains, drawing from the chains with the most
+   * available first (ties by chain name), so an order touches as few chains as it can. One
+   * reservation per chain drawn from; `insufficient_funds`, changing nothing, when the asset's
+   * available total is short.
+   */
+  async reserveAcrossChains(request: Omit<ReserveRequest, "chain">): Promise<Result<ReservationRecord[], ApiError>> {
+    const { accountId, asset, amount, resource } = request;
+    const plan = drawLargestFirst(await this.availableByChain(accountId, asset), amount);
+    if (!plan) {
+      return err(new ApiError("insufficient_funds", `Insufficient available ${asset.code} for ${formatAmount(amount, asset)}`));
+    }
+    const reservations: ReservationRecord[] = [];
+    for (const { chain, amount: part } of plan) {
+      const reserved = await this.reserve({ accountId, asset, chain, amount: part, resource });
+      if (reserved.isErr()) throw new LedgerInvariantError("available changed under a lock");
+      reservations.push(reserved.value);
+    }
+    return ok(reservations);
+  }
+
+  /** Locks the balance rows of the named keys' assets (once per transaction) and caches them. */
+  private async lock(keys: BalanceKey[]): Promise<void> {
+    if (keys.every((k) => this.rows.has(keyOf(k)))) return;
+    for (const row of await this.tx.ledger.lockBalances(keys)) {
+      if (!this.rows.has(keyOf(row))) this.rows.set(keyOf(row), row);
+    }
+  }
+
   private async activeReservation(accountId: string, id: string): Promise<ReservationRecord> {
     const reservation = await this.tx.ledger.lockReservation(accountId, id);
     if (!reservation) throw new LedgerInvariantError(`reservation ${id} does not exist`);
@@ -213,6 +251,24 @@ export class Ledger {
     await this.tx.ledger.updateReservation(updated);
     return updated;
   }
+}
+
+/**
+ * How `amount` is drawn from per-chain balances: largest available first, ties by chain name;
+ * null when they do not cover it. Parts are positive and sum exactly to `amount`.
+ */
+export function drawLargestFirst(available: ReadonlyMap<string, bigint>, amount: bigint): { chain: string; amount: bigint }[] | null {
+  const chains = [...available].sort(([a, x], [b, y]) => (x === y ? (a < b ? -1 : a > b ? 1 : 0) : x > y ? -1 : 1));
+  const plan: { chain: string; amount: bigint }[] = [];
+  let left = amount;
+  for (const [chain, held] of chains) {
+    if (left === 0n) break;
+    if (held <= 0n) continue;
+    const take = held < left ? held : left;
+    plan.push({ chain, amount: take });
+    left -= take;
+  }
+  return left === 0n ? plan : null;
 }
 
 function keyOf(key: BalanceKey): string {

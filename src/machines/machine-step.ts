@@ -34,9 +34,9 @@ export interface MachineStep<TContext> extends PersistedState<TContext> {
  */
 export function startMachine<M extends AnyStateMachine>(
   machine: M,
-  // xstate drops `undefined` from a declared input type, so an input whose members are all
-  // optional (`{}` fits it) counts as optional too.
-  ...[input]: undefined extends InputFrom<M> ? [input?: InputFrom<M>] : {} extends InputFrom<M> ? [input?: InputFrom<M>] : [input: InputFrom<M>]
+  // Optional always: xstate's InputFrom drops `undefined`, and payrail's context factories
+  // tolerate a missing input by rule (DESIGN.md).
+  input?: InputFrom<M>,
 ): MachineStep<ContextFrom<M>> {
   const [snapshot, actions] = (initialTransition as (m: M, i?: unknown) => [any, any[]])(machine, input);
   return toStep<ContextFrom<M>>(snapshot, actions, null, undefined);

@@ -1,53 +1,101 @@
 /**
- * The venue port: where swaps and limit-order fills execute. Quoting is done by the core on the
- * venues' state (research §2 and §3), so a venue only reports its liquidity exactly and executes
- * what the core decided.
+ * The venue port: where conversions execute. Implemented by the simulated venues
+ * (`adapters/venues/simulated`, tests and `npm start`) and by real venue adapters.
+ *
+ * A venue only reports its liquidity exactly and executes what the core decided: the split of
+ * an order across venues, the fees and the rates are computed by the core on the snapshots
+ * (research §2 to §4), so every adapter is priced by the same exact integer formulas.
+ *
+ * Every call happens outside storage transactions. `execute` is idempotent by an id the engine
+ * chose and stored beforehand, so a crash between the call and the commit repeats it harmlessly.
+ * The core wraps every adapter with `guardMethods`: whatever an adapter throws reaches the core
+ * as an `AdapterError` naming it.
  */
 export interface VenueAdapter {
-  /** Adapter name for error messages. */
+  /** Adapter name for error messages, e.g. `simulated`. */
   readonly name: string;
   /**
-   * Current liquidity for selling `from` into `to`, one snapshot per venue. Called on every
-   * quote and every limit-order match; must be cheap and must not move prices.
+   * The current liquidity of every venue this adapter offers for selling `from` into `to`
+   * (asset codes the engine knows; never equal), one snapshot per venue, or none when it does
+   * not trade the pair. Called on every quote, swap refresh and limit-order match step; must be
+   * cheap and must not move prices. Venue names are unique across all adapters of an engine.
    */
   snapshot(from: string, to: string): Promise<VenueSnapshot[]>;
   /**
-   * Executes the legs of a swap at the snapshot the quote used or better. Idempotent by
-   * `executionId`: a repeated call returns the first result. Returns what each leg delivered.
+   * Executes legs the core priced on snapshots taken at `pricedAt`. A venue that honours a past
+   * snapshot (a firm-quote maker, the simulated venues within their firm window) executes at
+   * it; one that cannot (an on-chain pool) executes at its current state. Either way a leg that
+   * would deliver less than its `minAmountOut` refuses the whole execution and nothing moves.
+   *
+   * Idempotent by `executionId`: a repeated call returns the first call's result and executes
+   * nothing. Throws only for transient failures (the engine retries later with the same id); a
+   * permanent refusal is returned as `{ status: "rejected" }`.
    */
-  execute(request: VenueExecution): Promise<{ legs: { venue: string; amountOut: bigint }[] } | { rejected: string }>;
+  execute(request: VenueExecution): Promise<VenueExecutionResult>;
 }
 
-/** One venue's liquidity in base units of the pair (input X, output Y). */
+/** One venue's liquidity for a directed pair, in base units of the input X and output Y. */
 export type VenueSnapshot = PoolSnapshot | BookSnapshot;
 
-/** Constant-product pool with a fee (Uniswap v2 integer formulas, research §2.1). */
-export interface PoolSnapshot {
-  kind: "pool";
+/** The parts every snapshot has. */
+export interface SnapshotBase {
+  /** Venue name, unique across the engine's adapters; shown in quotes as `venues[].name`. */
   venue: string;
-  reserveIn: bigint;
-  reserveOut: bigint;
-  /** Fee in parts per million of the input. */
-  feePpm: bigint;
-  /** Fixed network cost of using this venue, in output base units. */
+  /**
+   * Fixed cost of using this venue at all (gas, a withdrawal fee), in output base units,
+   * already rounded up. Charged once per order that uses the venue, as the quote's
+   * `network_fee`; it makes the split a mixed-integer problem (research §3.4).
+   */
   networkCost: bigint;
 }
 
-/** Order book levels converted to the input side, best first (research §2.2). */
-export interface BookSnapshot {
+/**
+ * A constant-product pool with a fee on the input: output for input `a` is Uniswap v2's
+ * `floor(a·(F−fee)·reserveOut / (reserveIn·F + a·(F−fee)))` with F = 1,000,000 (research §2.1).
+ */
+export interface PoolSnapshot extends SnapshotBase {
+  kind: "pool";
+  /** Reserve of the input asset, base units, > 0. */
+  reserveIn: bigint;
+  /** Reserve of the output asset, base units, > 0. */
+  reserveOut: bigint;
+  /** Fee in parts per million of the input, 0 to 999,999. */
+  feePpm: bigint;
+}
+
+/**
+ * An order book walked from the best level, already converted to the input side (research
+ * §2.2): selling base into bids, or buying base from asks with the quote asset. Output for
+ * input `a` is the sum over the levels it reaches of `floor(taken·rateNum/rateDen)`, less the
+ * taker fee rounded up.
+ */
+export interface BookSnapshot extends SnapshotBase {
   kind: "book";
-  venue: string;
-  /** Each level: output per input as a fraction, and how much input it takes. */
-  levels: { rateNum: bigint; rateDen: bigint; capacityIn: bigint }[];
-  /** Taker fee in parts per million of the output. */
+  /** Best first: rates (output per input, base units) never increase down the list. */
+  levels: BookLevel[];
+  /** Taker fee in parts per million of the output, 0 to 999,999. */
   takerFeePpm: bigint;
-  networkCost: bigint;
+}
+
+export interface BookLevel {
+  /** Output base units per input base unit, as the fraction rateNum / rateDen (both > 0). */
+  rateNum: bigint;
+  rateDen: bigint;
+  /** Input base units this level takes at most, > 0. */
+  capacityIn: bigint;
 }
 
 export interface VenueExecution {
-  /** Engine-chosen id (a swap or fill id). */
+  /** Engine-chosen id (a swap id, or a limit-order fill id), stored before the call. */
   executionId: string;
   from: string;
   to: string;
+  /** When the snapshots the legs were priced on were taken (epoch ms, the engine's clock). */
+  pricedAt: number;
+  /** One leg per venue of this adapter; amounts in base units, `amountIn` > 0. */
   legs: { venue: string; amountIn: bigint; minAmountOut: bigint }[];
 }
+
+export type VenueExecutionResult =
+  | { status: "executed"; legs: { venue: string; amountIn: bigint; amountOut: bigint }[] }
+  | { status: "rejected"; reason: string };

@@ -5,6 +5,7 @@ import type { CursorCodec } from "../lists/cursor-codec";
 import type { Clock } from "../ports/clock";
 import type { ScreeningAdapter } from "../ports/screening";
 import type { StorageAdapter } from "../ports/storage";
+import type { VenueSet } from "../quoting/venue-set";
 
 /**
  * Who is asking, carried into every use case. Requests build it from the API key; workers build
@@ -48,6 +49,13 @@ export interface EngineConfig {
   deliveryLogRetentionMs: number;
   /** After a rotation the old secret keeps signing this long (DECISIONS.md §4: 24 hours). */
   secretRotationOverlapMs: number;
+  /**
+   * Platform fee on conversions, basis points of the venues' output, rounded up; never charged
+   * when both assets are stablecoins (the seed). Default 20 (0.2 %).
+   */
+  platformFeeBps: number;
+  /** How often a working limit order looks at the venues again (default 10 s). */
+  limitOrderMatchIntervalMs: number;
 }
 
 export const DEFAULT_CONFIG: EngineConfig = {
@@ -59,6 +67,8 @@ export const DEFAULT_CONFIG: EngineConfig = {
   webhookEndpointConcurrency: 16,
   deliveryLogRetentionMs: 7 * 24 * 3600_000,
   secretRotationOverlapMs: 24 * 3600_000,
+  platformFeeBps: 20,
+  limitOrderMatchIntervalMs: 10_000,
 };
 
 /** What every service is built from; assembled once by `createEngine`. */
@@ -72,6 +82,8 @@ export interface EngineDeps {
   config: EngineConfig;
   chains: ChainDirectory;
   screening: ScreeningAdapter & { readonly testModeOnly?: boolean };
+  /** The venue adapters, guarded; empty when the host gave none (quotes are then `no_route`). */
+  venues: VenueSet;
   /** Asks the worker loop to poll now: a command just scheduled work that is due. */
   wakeWorkers(): void;
 }

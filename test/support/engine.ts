@@ -4,6 +4,7 @@ import { Engine, createEngine, type EngineOptions } from "../../src/engine";
 import { systemContext, type RequestContext } from "../../src/services/context";
 import type { StorageHarness } from "../../src/conformance";
 import type { StorageKind } from "./storage";
+import { SimulatedVenues } from "../../adapters/venues/simulated";
 
 export interface TestWorld {
   engine: Engine;
@@ -13,6 +14,8 @@ export interface TestWorld {
   apiKey: string;
   ctx: RequestContext;
   app: ReturnType<typeof createHttpApp>;
+  /** The simulated venues on the world's clock (unused when the test passed its own venues). */
+  venues: SimulatedVenues;
   /** Sends a request to the /v1 app with the account's key unless `key` says otherwise. */
   request(method: string, path: string, options?: { body?: unknown; key?: string | null; headers?: Record<string, string> }): Promise<Response>;
   close(): Promise<void>;
@@ -25,7 +28,9 @@ export async function testWorld(
 ): Promise<TestWorld> {
   const harness = await kind.factory();
   const clock = options.clock ?? new ManualClock();
-  const engine = await createEngine({ ...options, storage: harness.storage, clock });
+  // Simulated venues on the world's manual clock unless the test brings its own.
+  const venues = new SimulatedVenues({ clock });
+  const engine = await createEngine({ venues: [venues], ...options, storage: harness.storage, clock });
   const account = await engine.accounts.create({ name: "Test" });
   const key = (await engine.accounts.createApiKey(account.id))._unsafeUnwrap();
   const app = createHttpApp(engine);
@@ -38,6 +43,7 @@ export async function testWorld(
     apiKey,
     ctx: systemContext(account.id, false),
     app,
+    venues,
     request(method, path, opts = {}) {
       const headers: Record<string, string> = { ...opts.headers };
       const bearer = opts.key === undefined ? apiKey : opts.key;

@@ -6,6 +6,9 @@ import { payoutRoutes } from "./payouts";
 import { recipientRoutes } from "./recipients";
 import { testHelperRoutes } from "./test-helpers";
 import { webhookEndpointRoutes } from "./webhook-endpoints";
+import { quoteRoutes } from "./quotes";
+import { swapRoutes } from "./swaps";
+import { limitOrderRoutes } from "./limit-orders";
 
 /** Every route of the /v1 binding; a resource's routes live in its own file. */
 export const ROUTES: readonly RouteDefinition[] = [
@@ -16,4 +19,7 @@ export const ROUTES: readonly RouteDefinition[] = [
   ...payoutRoutes,
   ...paymentIntentRoutes,
   ...webhookEndpointRoutes,
+  ...quoteRoutes,
+  ...swapRoutes,
+  ...limitOrderRoutes,
 ];

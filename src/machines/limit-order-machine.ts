@@ -1,0 +1,67 @@
+import { setup } from "xstate";
+
+export type LimitOrderStatus = "working" | "partially_filled" | "filled" | "canceled";
+export type CancellationReason = "requested" | "expired";
+
+export type LimitOrderEvent =
+  | { type: "fill"; complete: boolean }
+  | { type: "cancel"; reason: CancellationReason };
+
+export type LimitOrderAnnouncement =
+  | "limit_order.working"
+  | "limit_order.partially_filled"
+  | "limit_order.filled"
+  | "limit_order.canceled";
+
+/**
+ * A limit order (DECISIONS.md §4): `working` while it watches the venues, `partially_filled`
+ * after a tranche, `filled` when nothing remains, `canceled` when cancelled or expired. An
+ * all-or-nothing order (`partialFills` false) has no partial step: a fill that does not
+ * complete it is not handled. The limit-orders service carries out the actions: `watch`
+ * (schedule matching and expiry), `release` (free what the reservation still holds) and
+ * `announce` (the event, after the document is updated).
+ */
+export const limitOrderMachine = setup({
+  types: {
+    context: {} as { partialFills: boolean },
+    events: {} as LimitOrderEvent,
+    input: {} as { partialFills?: boolean } | undefined,
+  },
+  actions: {
+    watch: () => undefined,
+    release: () => undefined,
+    announce: (_, params: { type: LimitOrderAnnouncement }) => params,
+  },
+  guards: {
+    completes: ({ event }) => event.type === "fill" && event.complete,
+    partialAllowed: ({ context, event }) => event.type === "fill" && !event.complete && context.partialFills,
+  },
+}).createMachine({
+  id: "limit_order",
+  initial: "working",
+  context: ({ input }) => ({ partialFills: input?.partialFills ?? true }),
+  states: {
+    working: {
+      entry: ["watch", { type: "announce", params: { type: "limit_order.working" } }],
+      on: {
+        fill: [
+          { guard: "completes", target: "filled" },
+          { guard: "partialAllowed", target: "partially_filled" },
+        ],
+        cancel: { target: "canceled" },
+      },
+    },
+    partially_filled: {
+      entry: [{ type: "announce", params: { type: "limit_order.partially_filled" } }],
+      on: {
+        fill: [
+          { guard: "completes", target: "filled" },
+          { guard: "partialAllowed", actions: [{ type: "announce", params: { type: "limit_order.partially_filled" } }] },
+        ],
+        cancel: { target: "canceled" },
+      },
+    },
+    filled: { type: "final", entry: [{ type: "announce", params: { type: "limit_order.filled" } }] },
+    canceled: { type: "final", entry: ["release", { type: "announce", params: { type: "limit_order.canceled" } }] },
+  },
+});

@@ -1,0 +1,73 @@
+import { AdapterError } from "../errors";
+import { guardMethods } from "../ports/guard";
+import type { VenueAdapter, VenueExecution, VenueExecutionResult, VenueSnapshot } from "../ports/venue";
+import { checkSnapshot } from "./venue-curves";
+
+/**
+ * The engine's venues: every injected adapter, guarded (an adapter's throw reaches the core as
+ * an `AdapterError` naming it), asked together, their snapshots checked and sorted by venue
+ * name so a split never depends on the order adapters were given in.
+ */
+export class VenueSet {
+  private readonly adapters: VenueAdapter[];
+  /** Which adapter offers a venue, learnt from snapshots (venue names are unique). */
+  private readonly owners = new Map<string, number>();
+
+  constructor(adapters: readonly VenueAdapter[]) {
+    this.adapters = adapters.map((a) => guardMethods(a.name, a));
+  }
+
+  get size(): number {
+    return this.adapters.length;
+  }
+
+  /** Every adapter's snapshots for selling `from` into `to`, checked, by venue name. */
+  async snapshots(from: string, to: string): Promise<VenueSnapshot[]> {
+    const answers = await Promise.all(this.adapters.map((a) => a.snapshot(from, to)));
+    const seen = new Map<string, number>();
+    const all: VenueSnapshot[] = [];
+    answers.forEach((snapshots, index) => {
+      const adapter = this.adapters[index]!.name;
+      if (!Array.isArray(snapshots)) throw new AdapterError(adapter, "snapshot", new Error("snapshot must return an array"));
+      for (const snapshot of snapshots) {
+        checkSnapshot(adapter, snapshot);
+        if (seen.has(snapshot.venue)) {
+          throw new AdapterError(adapter, "snapshot", new Error(`venue ${snapshot.venue} is offered twice`));
+        }
+        seen.set(snapshot.venue, index);
+        all.push(snapshot);
+      }
+    });
+    for (const [venue, index] of seen) this.owners.set(venue, index);
+    return all.sort((a, b) => (a.venue < b.venue ? -1 : a.venue > b.venue ? 1 : 0));
+  }
+
+  /**
+   * Executes legs on the adapters offering their venues, each adapter once with its own legs.
+   * Refused as a whole if any adapter refuses (legs an adapter executed before another refused
+   * stay with the platform: the customer's side never moves for a refused execution).
+   */
+  async execute(execution: VenueExecution): Promise<VenueExecutionResult> {
+    if (execution.legs.some((l) => !this.owners.has(l.venue))) await this.snapshots(execution.from, execution.to);
+    const byAdapter = new Map<number, VenueExecution["legs"]>();
+    for (const leg of execution.legs) {
+      const owner = this.owners.get(leg.venue);
+      if (owner === undefined) return { status: "rejected", reason: `no adapter offers venue ${leg.venue}` };
+      byAdapter.set(owner, [...(byAdapter.get(owner) ?? []), leg]);
+    }
+    const legs: { venue: string; amountIn: bigint; amountOut: bigint }[] = [];
+    for (const [owner, own] of [...byAdapter].sort((a, b) => a[0] - b[0])) {
+      const adapter = this.adapters[owner]!;
+      const result = await adapter.execute({ ...execution, legs: own });
+      if (result.status === "rejected") return result;
+      for (const leg of own) {
+        const done = result.legs.find((l) => l.venue === leg.venue);
+        if (!done || done.amountIn !== leg.amountIn || done.amountOut < leg.minAmountOut) {
+          throw new AdapterError(adapter.name, "execute", new Error(`leg at ${leg.venue} was not executed as asked`));
+        }
+        legs.push(done);
+      }
+    }
+    return { status: "executed", legs };
+  }
+}
