@@ -134,7 +134,7 @@ describe("the split (research §3)", () => {
           return;
         }
         expect(priced).not.toBeNull();
-        const ours = ourScore(venues, priced!.continuous.amounts);
+        const ours = ourScore(venues, priced!.continuous.allocations);
         expect(brute - ours).toBeLessThanOrEqual(1e-9 * Math.abs(brute) + 1e-6);
       }),
       bounded(300),
@@ -146,7 +146,7 @@ describe("the split (research §3)", () => {
       fc.property(venuesArb(4, false), amountArb, (venues, amount) => {
         const priced = priceOrNull(venues, amount);
         fc.pre(priced !== null);
-        const { lambda, amounts, fullLevels } = priced!.continuous;
+        const { lambda, allocations: amounts, fullLevels } = priced!.continuous;
         const tol = 1e-9;
         venues.forEach((v, i) => {
           if (v.kind === "pool") {

@@ -15,7 +15,7 @@ export function integerLegs(amount: bigint, venues: readonly VenueSnapshot[], so
   const legs = venues.map(() => 0n);
   let left = amount;
   venues.forEach((venue, i) => {
-    if (venue.kind !== "book" || !(solution.amounts[i]! > 0)) return;
+    if (venue.kind !== "book" || !(solution.allocations[i]! > 0)) return;
     const full = solution.fullLevels[i]!;
     let leg = 0n;
     for (let l = 0; l < full; l++) leg += venue.levels[l]!.capacityIn;
@@ -30,16 +30,16 @@ export function integerLegs(amount: bigint, venues: readonly VenueSnapshot[], so
   });
   if (left === 0n) return legs;
 
-  const pools = venues.flatMap((v, i) => (v.kind === "pool" && solution.amounts[i]! > 0 ? [i] : []));
+  const pools = venues.flatMap((v, i) => (v.kind === "pool" && solution.allocations[i]! > 0 ? [i] : []));
   if (pools.length > 0) {
     // Real allocations scaled to integers: the weights keep 2^-20 of a unit, far below one unit.
-    const weights = pools.map((i) => BigInt(Math.round(solution.amounts[i]! * 2 ** 20)));
+    const weights = pools.map((i) => BigInt(Math.round(solution.allocations[i]! * 2 ** 20)));
     const shares = weights.some((w) => w > 0n) ? allocate(left, weights) : pools.map((_, k) => (k === 0 ? left : 0n));
     pools.forEach((venue, k) => (legs[venue]! += shares[k]!));
     return legs;
   }
   // Books only, and flooring left a few units: pour them into the best levels still open.
-  left = pourIntoBooks(venues, legs, left, (i) => solution.amounts[i]! > 0);
+  left = pourIntoBooks(venues, legs, left, (i) => solution.allocations[i]! > 0);
   if (left > 0n) left = pourIntoBooks(venues, legs, left, () => true);
   if (left > 0n) throw new RangeError("integer split: the venues cannot absorb the order");
   return legs;

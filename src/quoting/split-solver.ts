@@ -56,8 +56,8 @@ export interface SplitModel {
 export interface ContinuousSolution {
   /** The common post-trade marginal rate λ of the venues used (KKT, research §3). */
   lambda: number;
-  /** Real input per venue (0 when unused or not allowed). */
-  amounts: number[];
+  /** Real-valued input per venue (0 when unused or not allowed): proportions only, never money. */
+  allocations: number[];
   /** Per book: levels consumed in full (a prefix), and the real input into the next level. */
   fullLevels: number[];
   partial: number[];
@@ -225,7 +225,7 @@ function finish(
     output += out;
     score += out - (amounts[i]! > 0 ? v.kappa : 0);
   });
-  return { lambda, amounts, fullLevels, partial, output, score };
+  return { lambda, allocations: amounts, fullLevels, partial, output, score };
 }
 
 /** The continuous optimum with the venues chosen, and whether the choice was exact. */
@@ -270,7 +270,7 @@ function eliminate(model: SplitModel, amount: number, allowed: boolean[]): Conti
   while (current) {
     let best: { venue: number; s: ContinuousSolution } | null = null;
     for (let i = 0; i < model.venues.length; i++) {
-      if (!allowed[i] || model.venues[i]!.kappa === 0 || current.amounts[i] === 0) continue;
+      if (!allowed[i] || model.venues[i]!.kappa === 0 || current.allocations[i] === 0) continue;
       allowed[i] = false;
       const s = solveContinuous(model, amount, allowed);
       allowed[i] = true;
