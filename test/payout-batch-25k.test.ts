@@ -22,6 +22,18 @@ for (const kind of storageKinds()) {
           recipients.push((await w.engine.recipients.create(w.ctx, { name: `r${i}`, chain_addresses: { base: BASE } }))._unsafeUnwrap().id);
         }
         const legs = Array.from({ length: LEGS }, (_, row) => ({ row, amount: "1.5", recipient: recipients[row % 50] }));
+        // the same batch with one bad row: that row is listed, nothing is created, and dry_run agrees
+        const bad = legs.map((leg) => (leg.row === 17_017 ? { ...leg, amount: "1.5000001" } : leg));
+        for (const query of [{}, { dry_run: "true" }]) {
+          const refused = await w.engine.batches.create(w.ctx, { funding: { asset: "USDC", source: "auto" }, legs: bad }, query);
+          expect(refused.isErr() && refused.error.code).toBe("batch_invalid");
+          expect(refused.isErr() && refused.error.errors).toEqual([
+            { row: 17_017, param: "legs[17017].amount", code: "amount_invalid", message: expect.any(String) },
+          ]);
+        }
+        expect((await w.harness.inspect.resources(w.accountId)).filter((r) => r.kind === "payout")).toEqual([]);
+        const dry = (await w.engine.batches.create(w.ctx, { funding: { asset: "USDC", source: "auto" }, legs }, { dry_run: "true" }))._unsafeUnwrap();
+        expect(dry).toEqual({ object: "payout_batch_validation", valid: true, leg_count: LEGS, total_amount: "37500" });
         const batch = (
           await w.engine.batches.create(w.ctx, { reference: "big", funding: { asset: "USDC", source: "auto" }, legs }, {})
         )._unsafeUnwrap();
