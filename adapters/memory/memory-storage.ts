@@ -341,6 +341,7 @@ export class MemoryStorage implements StorageAdapter {
             runAt: next.runAt,
             lastError: next.lastError,
             status: next.dead ? "dead" : "ready",
+            dedupeKey: next.dead ? null : item.dedupeKey,
             attempts: next.resetAttempts ? 0 : item.attempts,
             leaseOwner: null,
             leaseUntil: null,

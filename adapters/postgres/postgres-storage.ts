@@ -549,7 +549,8 @@ class PgTx {
         async release(id, owner, next) {
           const r = await run(
             `UPDATE ${s}.due_work SET run_at = $3, last_error = $4, status = $5, lease_owner = NULL, lease_until = NULL,
-               attempts = CASE WHEN $6 THEN 0 ELSE attempts END
+               attempts = CASE WHEN $6 THEN 0 ELSE attempts END,
+               dedupe_key = CASE WHEN $5 = 'dead' THEN NULL ELSE dedupe_key END
              WHERE id = $1 AND lease_owner = $2`,
             [id, owner, next.runAt, next.lastError, next.dead ? "dead" : "ready", next.resetAttempts ?? false],
           );

@@ -432,7 +432,7 @@ export function storageConformance(options: StorageConformanceOptions): void {
       });
 
       it("releases for a retry, resets attempts on reschedule, and never claims dead items", async () => {
-        await storage.transaction((tx) => tx.work.enqueue([work("job_01aaaaaaaaaaaaaaaaaaaaaaa1", T0)]));
+        await storage.transaction((tx) => tx.work.enqueue([work("job_01aaaaaaaaaaaaaaaaaaaaaaa1", T0, "d-dead")]));
         await storage.claimDueWork({ now: T0, limit: 1, leaseMs: 1000, owner: "w1" });
         expect(
           await storage.transaction((tx) =>
@@ -455,7 +455,11 @@ export function storageConformance(options: StorageConformanceOptions): void {
         expect(await storage.transaction((tx) => tx.work.get("job_01aaaaaaaaaaaaaaaaaaaaaaa1"))).toMatchObject({
           status: "dead",
           lastError: "gave up",
+          dedupeKey: null,
         });
+        // the dead item gave its dedupe key up: the same work can be scheduled again
+        await storage.transaction((tx) => tx.work.enqueue([work("job_01aaaaaaaaaaaaaaaaaaaaaaa2", T0, "d-dead")]));
+        expect((await h.inspect.work()).map((w) => w.id).sort()).toEqual(["job_01aaaaaaaaaaaaaaaaaaaaaaa1", "job_01aaaaaaaaaaaaaaaaaaaaaaa2"]);
       });
 
       it("completes and releases many items of one owner at once, leaving others' alone", async () => {

@@ -336,7 +336,8 @@ export interface WorkStore {
   complete(id: string, owner: string): Promise<boolean>;
   /**
    * Ends the lease of an item `owner` holds and sets when it runs next (or marks it dead) with
-   * the error text; false if the lease was lost.
+   * the error text; false if the lease was lost. A dead item gives up its dedupe key (it is set
+   * to null), so the same work can be scheduled again.
    */
   release(
     id: string,

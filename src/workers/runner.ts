@@ -65,7 +65,12 @@ export interface WorkerOptions {
   backoffBaseMs?: number;
   /** Longest retry delay (default 1 h). */
   backoffMaxMs?: number;
-  /** After this many failed attempts the item is marked dead (default 20). */
+  /**
+   * After this many failed attempts in a row the item is marked dead and kept for inspection.
+   * Default: never. Work that moves money must not stop (a payout left tracking nothing keeps its
+   * reservation forever), so failures keep retrying at the capped backoff, their last error on
+   * the item. A dead item frees its dedupe key, so the same work can be scheduled again.
+   */
   maxAttempts?: number;
   /** Called with errors the runner swallowed (handler failures, poll failures). */
   onError?: (error: unknown, job?: DueWorkRecord) => void;
@@ -105,7 +110,7 @@ export class WorkerRunner {
       pollMs: options.pollMs ?? 250,
       backoffBaseMs: options.backoffBaseMs ?? 1_000,
       backoffMaxMs: options.backoffMaxMs ?? 3_600_000,
-      maxAttempts: options.maxAttempts ?? 20,
+      maxAttempts: options.maxAttempts ?? Number.POSITIVE_INFINITY,
       onError: options.onError,
     };
   }
