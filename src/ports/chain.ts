@@ -30,8 +30,9 @@ export interface ChainAdapter {
   liquidity(chain: string, asset: string): Promise<bigint>;
   /**
    * Sends a transfer. Idempotent by `transferId`: a repeated call returns the first call's
-   * transaction hash and sends nothing. Throws only for transient failures (the engine retries
-   * later); a permanent refusal is returned as `{ rejected }` and fails the leg.
+   * outcome, the same transaction hash or the same refusal, and sends nothing (the engine may
+   * repeat a call after a crash). Throws only for transient failures, when nothing was decided
+   * (the engine calls again later); a refusal is returned as `{ rejected }` and fails the leg.
    */
   broadcast(transfer: OutboundTransfer): Promise<{ txHash: string } | { rejected: string }>;
   /** Where a broadcast transaction stands. Called by the confirmation worker. */

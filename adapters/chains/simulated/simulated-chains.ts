@@ -64,6 +64,8 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   private readonly byHash = new Map<string, SentTransfer>();
   private readonly forcedFailures = new Map<string, { count: number; mode: "rejected" | "reverted" }>();
   private readonly received = new Map<string, ReceivedTransfer[]>();
+  /** Refusals, remembered like transfers: a repeated transfer id gets its first answer. */
+  private readonly refused = new Map<string, string>();
 
   constructor(options: SimulatedChainsOptions) {
     this.clock = options.clock;
@@ -117,11 +119,21 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   async broadcast(transfer: OutboundTransfer): Promise<{ txHash: string } | { rejected: string }> {
     const previous = this.sent.get(transfer.transferId);
     if (previous) return { txHash: previous.txHash };
+    const refused = this.refused.get(transfer.transferId);
+    if (refused) return { rejected: refused };
     const config = this.chainConfig(transfer.chain);
     const failure = this.takeFailure(transfer.chain, transfer.transferId, config);
-    if (failure === "rejected") return { rejected: "the simulated chain refused the transaction" };
     const left = await this.liquidity(transfer.chain, transfer.asset);
-    if (left < transfer.amount) return { rejected: "insufficient hot-wallet liquidity" };
+    const refusal =
+      failure === "rejected"
+        ? "the simulated chain refused the transaction"
+        : left < transfer.amount
+          ? "insufficient hot-wallet liquidity"
+          : null;
+    if (refusal) {
+      this.refused.set(transfer.transferId, refusal);
+      return { rejected: refusal };
+    }
     this.liquidityLeft.set(`${transfer.chain}:${transfer.asset}`, left - transfer.amount);
     const includedAt = this.height(transfer.chain) + 1;
     const txHash = this.txHash(transfer.chain, includedAt, `out:${transfer.transferId}`);

@@ -17,6 +17,8 @@ export interface LegDoc {
   reservation: string;
   status: LegStatus;
   machine: LegContext;
+  /** Set while a run is sending the leg (see `payout-workers.ts`); null or absent otherwise. */
+  sendingSince?: number | null;
 }
 
 /** A payout as stored. */
