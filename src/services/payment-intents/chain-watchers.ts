@@ -6,6 +6,8 @@ import type { DepositIngestion } from "./deposit-ingestion";
 export const WATCH_KIND = "chains.watch";
 /** Poll interval while nothing is in flight on the chain. */
 const IDLE_POLL_MS = 5_000;
+/** Longest wait between tries while a chain cannot be read. */
+const MAX_RETRY_MS = 60_000;
 /** How long a chain stays watched after its last intent could still be paid (late reorgs). */
 const TAIL_MS = 3_600_000;
 
@@ -46,7 +48,14 @@ export class ChainWatchers {
   handler(): WorkHandler {
     return async (job) => {
       const { chain } = job.payload as { chain: string };
-      const { inFlight } = await this.poll(chain);
+      let inFlight: boolean;
+      try {
+        ({ inFlight } = await this.poll(chain));
+      } catch (e) {
+        // a chain that cannot be read is asked again soon: deposits wait on it
+        const delay = Math.min(MAX_RETRY_MS, IDLE_POLL_MS * 2 ** Math.max(0, job.attempts - 1));
+        return { kind: "retry", at: this.deps.clock.now() + delay, error: e instanceof Error ? e.message : String(e) };
+      }
       // Stopping is decided under the demand row's lock, and the watcher removes its own item in
       // that transaction: a `watch` that raises the demand either commits first (and is seen
       // here) or waits, then finds no watcher and starts one. No demand slips between the two.

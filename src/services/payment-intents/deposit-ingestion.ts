@@ -39,8 +39,14 @@ const MOVES: Record<SettlementDoc["ledger"], Partial<Record<Finality, LedgerMove
 export class DepositIngestion {
   constructor(private readonly deps: EngineDeps) {}
 
-  /** Applies notifications (any chains, any order, duplicates allowed); returns how many moved. */
-  async ingest(transfers: readonly InboundTransfer[]): Promise<number> {
+  /**
+   * Applies notifications (any chains, any order, duplicates allowed); returns how many moved.
+   * Transfers of no value are ignored (address-poisoning spam moves nothing). One intent that
+   * fails does not stop the others: they are applied, then the first failure is thrown, so the
+   * caller keeps its cursor and the same news comes again (applied twice, it changes nothing).
+   */
+  async ingest(news: readonly InboundTransfer[]): Promise<number> {
+    const transfers = news.filter((t) => t.amount > 0n);
     if (transfers.length === 0) return 0;
     const addresses = [...new Set(transfers.map((t) => t.address))];
     const owners = await this.deps.storage.transaction((tx) => tx.depositAddresses.find(addresses));
@@ -54,30 +60,41 @@ export class DepositIngestion {
       byIntent.set(owner.resource, group);
     }
     let moved = 0;
+    let failure: unknown = null;
     for (const [intentId, { accountId, transfers: mine }] of [...byIntent].sort(([a], [b]) => (a < b ? -1 : 1))) {
-      const account = await this.deps.storage.transaction((tx) => tx.accounts.getAccount(accountId));
-      const result = await runCommand(this.deps, systemContext(accountId, account?.livemode ?? false), async (uow) => {
-        const stored = await PAYMENT_INTENTS.get(uow.tx, accountId, intentId, { lock: true });
-        if (!stored) return ok(0);
-        let doc = stored.doc;
-        let changes = 0;
-        for (const t of mine) {
-          const applied = await this.applyTransfer(uow, doc, t);
-          if (applied) {
-            doc = applied.doc;
-            changes++;
-            if (applied.unsupported) doc = this.step(uow, doc, { type: "unsupported" });
-          }
-        }
-        if (changes === 0) return ok(0);
-        doc = this.reconcile(uow, doc);
-        await PAYMENT_INTENTS.update(uow.tx, stored, this.withEntries(uow, doc), uow.now);
-        return ok(changes);
-      });
-      if (result.isErr()) throw result.error;
-      moved += result.value;
+      try {
+        moved += await this.ingestFor(accountId, intentId, mine);
+      } catch (e) {
+        failure ??= e;
+      }
     }
+    if (failure) throw failure;
     return moved;
+  }
+
+  /** One intent's news in one transaction. */
+  private async ingestFor(accountId: string, intentId: string, mine: InboundTransfer[]): Promise<number> {
+    const account = await this.deps.storage.transaction((tx) => tx.accounts.getAccount(accountId));
+    const result = await runCommand(this.deps, systemContext(accountId, account?.livemode ?? false), async (uow) => {
+      const stored = await PAYMENT_INTENTS.get(uow.tx, accountId, intentId, { lock: true });
+      if (!stored) return ok(0);
+      let doc = stored.doc;
+      let changes = 0;
+      for (const t of mine) {
+        const applied = await this.applyTransfer(uow, doc, t);
+        if (applied) {
+          doc = applied.doc;
+          changes++;
+          if (applied.unsupported) doc = this.step(uow, doc, { type: "unsupported" });
+        }
+      }
+      if (changes === 0) return ok(0);
+      doc = this.reconcile(uow, doc);
+      await PAYMENT_INTENTS.update(uow.tx, stored, this.withEntries(uow, doc), uow.now);
+      return ok(changes);
+    });
+    if (result.isErr()) throw result.error;
+    return result.value;
   }
 
   /** Re-decides the status from the deposits (and the clock, for expiry). */

@@ -179,11 +179,19 @@ export class PaymentIntentsService {
     return ok(presentPaymentIntent(this.deps.assets, after?.doc ?? doc));
   }
 
-  /** At `expires_at`, an intent that is not paid (and has nothing in flight) expires. */
+  /**
+   * At `expires_at`, an intent that is not paid (and has nothing in flight) expires. Its chains
+   * are read first: a deposit included in time must be seen before the intent can expire, so a
+   * chain that cannot be read delays the expiry (the item retries) rather than the deposit
+   * arriving "late" because the engine was.
+   */
   expiryHandler(): WorkHandler {
     return async (job) => {
       const { intent, livemode } = job.payload as { intent: string; livemode: boolean };
       const accountId = job.accountId!;
+      const current = await this.deps.storage.transaction((tx) => PAYMENT_INTENTS.get(tx, accountId, intent));
+      if (!current || current.doc.status === "expired" || current.doc.status === "succeeded") return;
+      for (const chain of current.doc.chains) await this.watchers.poll(chain);
       const result = await runCommand(this.deps, systemContext(accountId, livemode), async (uow) => {
         const stored = await PAYMENT_INTENTS.get(uow.tx, accountId, intent, { lock: true });
         if (!stored) return ok(null);
