@@ -176,6 +176,22 @@ for (const kind of storageKinds()) {
         expectError(res, await json(res), 400, code, param);
       });
 
+      it("pages balances by asset with limit and cursor, and refuses unknown query parameters anywhere", async () => {
+        const first = await json(await w.request("GET", "/v1/balances?limit=2"));
+        expect(first.data.map((b: any) => b.asset)).toEqual(["BTC", "ETH"]);
+        expect(first.has_more).toBe(true);
+        const rest = await json(await w.request("GET", `/v1/balances?limit=200&starting_after=${first.next_cursor}`));
+        expect(rest.data.map((b: any) => b.asset)).toEqual(["EURC", "SOL", "USDC", "USDT"]);
+        expect(rest).toMatchObject({ has_more: false, next_cursor: null });
+        for (const path of ["/v1/balances?limit=0", "/v1/balances?foo=1", "/v1/events/evt_x?foo=1"]) {
+          const res = await w.request("GET", path);
+          expect(res.status).toBe(400);
+          expect((await json(res)).error.code).toBe("parameter_invalid");
+        }
+        const tampered = await w.request("GET", "/v1/balances?starting_after=cur_nope");
+        expect((await json(tampered)).error.code).toBe("cursor_invalid");
+      });
+
       it("accepts limit 200 and defaults to 20", async () => {
         for (let i = 0; i < 21; i++) await fund({ asset: "ETH", chain: "base", amount: "0.1" });
         expect((await json(await w.request("GET", "/v1/events"))).data).toHaveLength(20);

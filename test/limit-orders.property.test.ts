@@ -90,7 +90,7 @@ async function check(w: TestWorld, placed: string[]): Promise<void> {
     filledTotal += filled;
     if (open) reservedOpen += amount - filled;
   }
-  const eth = (await w.engine.balances.list(w.ctx)).data.find((b) => b.asset === "ETH")!;
+  const eth = (await w.engine.balances.list(w.ctx))._unsafeUnwrap().data.find((b) => b.asset === "ETH")!;
   expect(units(eth.reserved)).toBe(reservedOpen);
   expect(units(eth.available) + units(eth.reserved)).toBe(FUNDED - filledTotal);
   // the output side: what the customer got, the fees, and what the venues delivered, per book
@@ -150,7 +150,7 @@ for (const kind of storageKinds()) {
             // past every expiry: everything is terminal and released
             (await w.engine.testHelpers.advanceClock(w.ctx, { seconds: 1_000 }))._unsafeUnwrap();
             await check(w, placed);
-            const eth = (await w.engine.balances.list(w.ctx)).data.find((b) => b.asset === "ETH")!;
+            const eth = (await w.engine.balances.list(w.ctx))._unsafeUnwrap().data.find((b) => b.asset === "ETH")!;
             expect(eth.reserved).toBe("0");
           } finally {
             await w.close();

@@ -117,7 +117,8 @@ for (const kind of storageKinds()) {
 
     it("fills in tranches until filled, each within max_slippage", async () => {
       priceAt(venue, 3_200n);
-      const order = await json(await place({ amount: undefined, from: { asset: "ETH", amount: "300" }, target_rate: "3000", max_slippage: "0.01" }));
+      const order = await json(await place({ amount: undefined, from: { asset: "ETH", amount: "300" }, target_rate: "3000.00", max_slippage: "0.0100" }));
+      expect(order).toMatchObject({ target_rate: "3000", max_slippage: "0.01" }); // shortest form, as every decimal
       await advance(120);
       const done = await get(order.id);
       expect(done.status).toBe("filled");

@@ -126,11 +126,18 @@ for (const kind of storageKinds()) {
       const a = await recipient();
       await post("/v1/test_helpers/balances/fund", { asset: "USDC", chain: "base", amount: "100" });
       const legs = [{ row: 0, amount: "1", recipient: a }];
-      for (let i = 0; i < 20; i++) expect((await batch(legs, "?dry_run=true")).status).toBe(200);
+      const body = { funding: { asset: "USDC", source: "auto" }, legs };
+      const accepted = await w.request("POST", "/v1/payouts/batches", { body, headers: { "Idempotency-Key": "first" } });
+      expect(accepted.status).toBe(200);
+      for (let i = 0; i < 19; i++) expect((await batch(legs, "?dry_run=1")).status).toBe(200);
       const limited = await batch(legs);
       expect(limited.status).toBe(429);
       expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
       expect((await json(limited)).error).toMatchObject({ type: "rate_limit_error", code: "rate_limited" });
+      // a replay is answered from the stored response: it is not a new submission
+      const replay = await w.request("POST", "/v1/payouts/batches", { body, headers: { "Idempotency-Key": "first" } });
+      expect(replay.status).toBe(200);
+      expect(replay.headers.get("idempotent-replayed")).toBe("true");
       const otherKey = (await w.engine.accounts.createApiKey(w.accountId))._unsafeUnwrap().key;
       const other = await w.request("POST", "/v1/payouts/batches?dry_run=true", {
         key: otherKey,

@@ -52,7 +52,7 @@ for (const kind of storageKinds()) {
           const leg = payout.legs[0]!;
           // one outcome for the leg, the same for every run: the first refusal, remembered
           expect(leg).toMatchObject({ status: "failed", failure_code: "broadcast_rejected", tx_hash: null });
-          const usdc = (await w.engine.balances.list(w.ctx)).data.find((b) => b.asset === "USDC")!;
+          const usdc = (await w.engine.balances.list(w.ctx))._unsafeUnwrap().data.find((b) => b.asset === "USDC")!;
           expect(usdc).toMatchObject({ available: "100", reserved: "0" });
           expect(await sim.broadcast({ transferId: leg.id, chain: "base", asset: "USDC", amount: 10_000_000n, to: BASE })).toEqual({
             rejected: "the simulated chain refused the transaction",
@@ -90,7 +90,7 @@ for (const kind of storageKinds()) {
         (await w.engine.testHelpers.advanceClock(w.ctx, { seconds: 3_600 }))._unsafeUnwrap();
         const after = (await w.engine.payouts.retrieve(w.ctx, payout.id, {}))._unsafeUnwrap();
         expect(after.status).toBe("settled");
-        expect((await w.engine.balances.list(w.ctx)).data.find((b) => b.asset === "USDC")).toMatchObject({ available: "90", reserved: "0" });
+        expect((await w.engine.balances.list(w.ctx))._unsafeUnwrap().data.find((b) => b.asset === "USDC")).toMatchObject({ available: "90", reserved: "0" });
         expect((await w.harness.inspect.work()).filter((j) => j.kind.startsWith("payouts."))).toEqual([]);
       } finally {
         await w.close();

@@ -79,9 +79,12 @@ async function handle(engine: Engine, route: RouteDefinition, c: Context<Env>, o
   }
   const allowed = engine.auth.authorize(principal.value, route.scope);
   if (allowed.isErr()) return errorResponse(c, allowed.error);
-  if (route.rateLimit) {
-    const limited = await engine.rateLimits.hit(principal.value.keyHash, route.rateLimit);
-    if (limited.isErr()) return errorResponse(c, limited.error);
+  const query = queryObject(c);
+  if (!route.query) {
+    const unknown = Object.keys(query)[0];
+    if (unknown !== undefined) {
+      return errorResponse(c, new ApiError("parameter_invalid", `Received unknown parameter: ${unknown}`, { param: unknown }));
+    }
   }
 
   let body: unknown = {};
@@ -128,11 +131,19 @@ async function handle(engine: Engine, route: RouteDefinition, c: Context<Env>, o
       ctx.idempotency = begun.value.claim;
     }
   }
+  // Counted only for requests that will run: a replay answers from the stored response.
+  if (route.rateLimit) {
+    const limited = await engine.rateLimits.hit(principal.value.keyHash, route.rateLimit);
+    if (limited.isErr()) {
+      if (ctx.idempotency) await engine.idempotency.release(ctx.idempotency);
+      return errorResponse(c, limited.error);
+    }
+  }
 
   let status: number;
   let responseBody: unknown;
   try {
-    const result = await route.handler({ engine, ctx, params: c.req.param() as Record<string, string>, query: queryObject(c), body });
+    const result = await route.handler({ engine, ctx, params: c.req.param() as Record<string, string>, query, body });
     if (result.isOk()) {
       status = route.successStatus ?? 200;
       responseBody = result.value;

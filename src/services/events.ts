@@ -2,7 +2,7 @@ import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../errors";
 import { EVENT_TYPES } from "../events/catalogue";
 import { toEnvelope, type EventEnvelope } from "../events/envelope";
-import { sampleObject } from "../events/samples";
+import { sampleObject } from "./event-samples";
 import { listPage, type ListEnvelope } from "../lists/list-page";
 import { listParamsShape } from "../lists/list-params";
 import { s, type Infer } from "../validation/schema";
@@ -54,7 +54,7 @@ export class EventsService {
     const parsed = triggerEventSchema.parse(input, "", { assets: this.deps.assets });
     if (parsed.isErr()) return err(parsed.error);
     const emitted = await runCommand(this.deps, ctx, async (uow) =>
-      ok(uow.emit(parsed.value.type, sampleObject(parsed.value.type, this.deps.ids, uow.now))),
+      ok(uow.emit(parsed.value.type, sampleObject(parsed.value.type, this.deps.ids, this.deps.assets, uow.now))),
     );
     if (emitted.isErr()) return err(emitted.error);
     return this.get(ctx, emitted.value);

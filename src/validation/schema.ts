@@ -1,7 +1,7 @@
 import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail, type ErrorCode } from "../errors";
 import type { AssetDefinition, AssetRegistry, ChainDefinition } from "../money/assets";
-import { isDecimalString } from "../money/decimal";
+import { decimal, formatDecimal, isDecimalString } from "../money/decimal";
 import { parseTimestamp } from "./timestamp";
 
 /**
@@ -110,7 +110,9 @@ export class BooleanSchema extends Schema<boolean> {
   }
   parse(value: unknown, path: string): Result<boolean, ApiError> {
     if (typeof value === "boolean") return ok(value);
-    if (this.opts.coerce && (value === "true" || value === "false")) return ok(value === "true");
+    if (this.opts.coerce && (value === "true" || value === "false" || value === "1" || value === "0")) {
+      return ok(value === "true" || value === "1");
+    }
     return invalid(path, `${path} must be a boolean`);
   }
   protected baseJsonSchema(): JsonSchema {
@@ -132,14 +134,18 @@ export class EnumSchema<T extends string> extends Schema<T> {
   }
 }
 
-/** A decimal string of DECISIONS.md §1; `amount_invalid` for amounts, `parameter_invalid` else. */
+/**
+ * A decimal string of DECISIONS.md §1; `amount_invalid` for amounts, `parameter_invalid` else.
+ * Yields the shortest exact form ("0.0100" → "0.01"), so a value echoed back in a response is
+ * written the way every response writes decimals.
+ */
 export class DecimalSchema extends Schema<string> {
   constructor(readonly code: "amount_invalid" | "parameter_invalid") {
     super();
   }
   parse(value: unknown, path: string): Result<string, ApiError> {
     return isDecimalString(value)
-      ? ok(value)
+      ? ok(formatDecimal(decimal(value)))
       : invalid(path, `${path} must be a decimal string such as "10.25" (no sign, exponent or spaces)`, this.code);
   }
   protected baseJsonSchema(): JsonSchema {

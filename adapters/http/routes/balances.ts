@@ -1,4 +1,4 @@
-import { ok } from "neverthrow";
+import { listBalancesSchema } from "../../../src/services/balances";
 import type { RouteDefinition } from "../route";
 
 export const balanceRoutes: RouteDefinition[] = [
@@ -8,7 +8,8 @@ export const balanceRoutes: RouteDefinition[] = [
     summary: "List balances per asset, with available, reserved and pending amounts per chain",
     tag: "Balances",
     scope: "balances:read",
+    query: listBalancesSchema,
     returns: "list of balance",
-    handler: async ({ engine, ctx }) => ok(await engine.balances.list(ctx)),
+    handler: ({ engine, ctx, query }) => engine.balances.list(ctx, query),
   },
 ];
