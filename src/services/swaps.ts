@@ -21,8 +21,6 @@ import { ResourceStore } from "./resource-store";
 import type { UnitOfWork } from "./unit-of-work";
 
 export const SWAP_EXECUTE_KIND = "swap.execute";
-/** Attempts at reaching the venues before a swap fails as `venue_unavailable`. */
-export const SWAP_EXECUTE_ATTEMPTS = 8;
 
 export const createSwapSchema = s.object({
   quote: s.string({ min: 1, max: 64 }).describe("The quote id (qt_…) this swap consumes"),
@@ -54,7 +52,7 @@ export interface SwapObject {
   /** The quote's rate, or the refreshed quote's when `refreshed`. */
   executed_rate: string;
   refreshed: boolean;
-  /** `venue_rejected` or `venue_unavailable` when failed, else null. */
+  /** `venue_rejected` when failed, else null. */
   failure_code: string | null;
   created: string;
   settled: string | null;
@@ -183,8 +181,10 @@ export class SwapsService {
 
   /**
    * Due work `swap.execute`: calls the venues with the stored legs (idempotent by the swap id,
-   * so a retry after a crash executes nothing twice), then settles or fails the swap. Transient
-   * venue errors are retried; after `SWAP_EXECUTE_ATTEMPTS` the swap fails and its funds return.
+   * so a retry after a crash executes nothing twice), then settles or fails the swap. A transient
+   * venue error is retried for as long as it lasts (capped backoff): it says nothing about
+   * whether the legs executed, so concluding "rejected" and returning the funds could hand back
+   * money a venue already took. Only the venue's own answer fails a swap.
    */
   async executeDue(job: DueWorkRecord): Promise<void> {
     const { swap: id } = job.payload as { swap: string };
@@ -192,14 +192,14 @@ export class SwapsService {
     const stored = await this.deps.storage.transaction((tx) => SWAPS.get(tx, accountId, id));
     if (!stored || stored.doc.status !== "executing") return;
     const doc = stored.doc;
-    let result: VenueExecutionResult;
-    try {
-      result = await executePricing(this.deps, doc.id, doc.from.asset, doc.to.asset, fromPricingRecord(doc.internal.pricing));
-    } catch (e) {
-      if (job.attempts < SWAP_EXECUTE_ATTEMPTS) throw e;
-      result = { status: "rejected", reason: `venues unavailable: ${e instanceof Error ? e.message : String(e)}` };
-    }
-    const code = result.status === "rejected" ? (result.reason.startsWith("venues unavailable") ? "venue_unavailable" : "venue_rejected") : null;
+    const result: VenueExecutionResult = await executePricing(
+      this.deps,
+      doc.id,
+      doc.from.asset,
+      doc.to.asset,
+      fromPricingRecord(doc.internal.pricing),
+    );
+    const code = result.status === "rejected" ? "venue_rejected" : null;
     const ctx = systemContext(accountId, doc.internal.livemode);
     const applied = await runCommand(this.deps, ctx, async (uow) => {
       const locked = await SWAPS.get(uow.tx, accountId, id, { lock: true });
