@@ -1,3 +1,4 @@
+import { groupBy } from "../collections/group-by";
 import { AdapterError } from "../errors";
 import { guardMethods } from "../ports/guard";
 import type { VenueAdapter, VenueExecution, VenueExecutionResult, VenueSnapshot } from "../ports/venue";
@@ -49,12 +50,9 @@ export class VenueSet {
    */
   async execute(execution: VenueExecution): Promise<VenueExecutionResult> {
     if (execution.legs.some((l) => !this.owners.has(l.venue))) await this.snapshots(execution.from, execution.to);
-    const byAdapter = new Map<number, VenueExecution["legs"]>();
-    for (const leg of execution.legs) {
-      const owner = this.owners.get(leg.venue);
-      if (owner === undefined) return { status: "rejected", reason: `no adapter offers venue ${leg.venue}` };
-      byAdapter.set(owner, [...(byAdapter.get(owner) ?? []), leg]);
-    }
+    const missing = execution.legs.find((l) => !this.owners.has(l.venue));
+    if (missing) return { status: "rejected", reason: `no adapter offers venue ${missing.venue}` };
+    const byAdapter = groupBy(execution.legs, (leg) => this.owners.get(leg.venue)!);
     const legs: { venue: string; amountIn: bigint; amountOut: bigint }[] = [];
     for (const [owner, own] of [...byAdapter].sort((a, b) => a[0] - b[0])) {
       const adapter = this.adapters[owner]!;

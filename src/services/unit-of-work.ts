@@ -1,3 +1,4 @@
+import { groupBy } from "../collections/group-by";
 import type { EventType } from "../events/catalogue";
 import { WEBHOOK_FANOUT_KIND, fanoutPayload } from "../events/delivery-work";
 import { Ledger } from "../ledger/ledger";
@@ -82,9 +83,7 @@ export class UnitOfWork {
     if (this.events.length) {
       await this.tx.events.insert(this.events);
       // Webhook fan-out is due work of this same transaction: an event can never be missed.
-      const byAccount = new Map<string, EventRecord[]>();
-      for (const e of this.events) byAccount.set(e.accountId, [...(byAccount.get(e.accountId) ?? []), e]);
-      for (const [accountId, events] of byAccount) {
+      for (const [accountId, events] of groupBy(this.events, (e) => e.accountId)) {
         this.schedule(WEBHOOK_FANOUT_KIND, fanoutPayload(events), { accountId });
       }
     }

@@ -1,3 +1,4 @@
+import { groupBy } from "../collections/group-by";
 import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../errors";
 import {
@@ -296,15 +297,14 @@ export class WebhookDeliveriesService {
     const read = await this.deps.storage.transaction(async (tx) => {
       const endpoints = new Map<string, WebhookEndpointDoc | null>();
       const events = new Map<string, EventRecord>();
-      const byAccount = new Map<string, string[]>();
       for (const job of jobs) {
-        const { endpoint: endpointId, event: eventId } = job.payload as DeliveryPayload;
-        byAccount.set(job.accountId!, [...(byAccount.get(job.accountId!) ?? []), eventId]);
+        const { endpoint: endpointId } = job.payload as DeliveryPayload;
         const key = `${job.accountId}/${endpointId}`;
         if (!endpoints.has(key)) endpoints.set(key, (await WEBHOOK_ENDPOINTS.get(tx, job.accountId!, endpointId))?.doc ?? null);
       }
-      for (const [accountId, ids] of byAccount) {
-        for (const e of await tx.events.getMany(accountId, [...new Set(ids)])) events.set(`${accountId}/${e.id}`, e);
+      for (const [accountId, mine] of groupBy(jobs, (job) => job.accountId!)) {
+        const ids = [...new Set(mine.map((job) => (job.payload as DeliveryPayload).event))];
+        for (const e of await tx.events.getMany(accountId, ids)) events.set(`${accountId}/${e.id}`, e);
       }
       return jobs.map((job) => {
         const { endpoint: endpointId, event: eventId } = job.payload as DeliveryPayload;
@@ -327,9 +327,7 @@ export class WebhookDeliveriesService {
         for (const { job, prepared } of gone) await this.endpoints.markGone(tx, job.accountId!, prepared.endpointId, now);
         await tx.deliveries.insert(items.map(({ job, prepared, result, outcome }) => logEntry(job, prepared, result, outcome, now)));
         // every item of one batch was claimed by this process's runner: one owner, two statements
-        const byOwner = new Map<string, typeof items>();
-        for (const item of items) byOwner.set(item.job.leaseOwner ?? "", [...(byOwner.get(item.job.leaseOwner ?? "") ?? []), item]);
-        for (const [owner, mine] of byOwner) {
+        for (const [owner, mine] of groupBy(items, (item) => item.job.leaseOwner ?? "")) {
           await tx.work.completeMany(mine.filter((i) => i.outcome.next === null).map((i) => i.job.id), owner);
           await tx.work.releaseMany(
             owner,

@@ -1,3 +1,4 @@
+import { groupBy } from "../../collections/group-by";
 import type { PayoutStatus } from "../../machines/payout-machine";
 import type { EngineDeps } from "../context";
 import type { UnitOfWork } from "../unit-of-work";
@@ -15,10 +16,10 @@ export class BatchCounts {
   constructor(private readonly deps: EngineDeps) {}
 
   async apply(uow: UnitOfWork, changes: readonly StatusChange[]): Promise<void> {
-    const byBatch = new Map<string, StatusChange[]>();
-    for (const change of changes) {
-      if (change.batch && change.from !== change.to) byBatch.set(change.batch, [...(byBatch.get(change.batch) ?? []), change]);
-    }
+    const byBatch = groupBy(
+      changes.filter((c) => c.batch && c.from !== c.to),
+      (c) => c.batch!,
+    );
     for (const [batchId, list] of [...byBatch].sort(([a], [b]) => (a < b ? -1 : 1))) {
       const stored = await BATCHES.get(uow.tx, uow.ctx.accountId, batchId, { lock: true });
       if (!stored) throw new Error(`batch ${batchId} of a payout does not exist`);
