@@ -322,6 +322,14 @@ class PgTx {
   view(): StorageTx {
     const s = this.s;
     const run = this.run.bind(this);
+    /** Retention: deletes at most `limit` rows matching `where` (on `$1`), by their key. */
+    const prune = async (table: string, key: string, where: string, bound: number, limit: number) =>
+      (
+        await run(`DELETE FROM ${s}.${table} WHERE (${key}) IN (SELECT ${key} FROM ${s}.${table} WHERE ${where} LIMIT $2)`, [
+          bound,
+          limit,
+        ])
+      ).rowCount;
     const self = this;
     return {
       accounts: {
@@ -490,13 +498,7 @@ class PgTx {
           const { text, params } = keysetSql(`${s}.events`, query, { statusColumn: "type", reference: false });
           return (await run(text, params)).rows.map(toEvent);
         },
-        async pruneBefore(before, limit) {
-          const r = await run(
-            `DELETE FROM ${s}.events WHERE (account_id, id) IN (SELECT account_id, id FROM ${s}.events WHERE created < $1 LIMIT $2)`,
-            [before, limit],
-          );
-          return r.rowCount;
-        },
+        pruneBefore: (before, limit) => prune("events", "account_id, id", "created < $1", before, limit),
       },
 
       idempotency: {
@@ -528,14 +530,7 @@ class PgTx {
         async delete(accountId, key) {
           await run(`DELETE FROM ${s}.idempotency_keys WHERE account_id = $1 AND key = $2`, [accountId, key]);
         },
-        async pruneExpired(now, limit) {
-          const r = await run(
-            `DELETE FROM ${s}.idempotency_keys WHERE (account_id, key) IN
-               (SELECT account_id, key FROM ${s}.idempotency_keys WHERE expires_at <= $1 LIMIT $2)`,
-            [now, limit],
-          );
-          return r.rowCount;
-        },
+        pruneExpired: (now, limit) => prune("idempotency_keys", "account_id, key", "expires_at <= $1", now, limit),
       },
 
       work: {
@@ -594,14 +589,7 @@ class PgTx {
           );
           return Number(rows[0]!.count);
         },
-        async pruneBefore(before, limit) {
-          const r = await run(
-            `DELETE FROM ${s}.rate_limits WHERE (key, window_start) IN
-               (SELECT key, window_start FROM ${s}.rate_limits WHERE window_start < $1 LIMIT $2)`,
-            [before, limit],
-          );
-          return r.rowCount;
-        },
+        pruneBefore: (before, limit) => prune("rate_limits", "key, window_start", "window_start < $1", before, limit),
       },
 
       deliveries: {
@@ -616,14 +604,7 @@ class PgTx {
           });
           return (await run(text, params)).rows.map(toDelivery);
         },
-        async pruneBefore(before, limit) {
-          const r = await run(
-            `DELETE FROM ${s}.webhook_deliveries WHERE (account_id, id) IN
-               (SELECT account_id, id FROM ${s}.webhook_deliveries WHERE created < $1 LIMIT $2)`,
-            [before, limit],
-          );
-          return r.rowCount;
-        },
+        pruneBefore: (before, limit) => prune("webhook_deliveries", "account_id, id", "created < $1", before, limit),
       },
 
       meta: {

@@ -111,7 +111,7 @@ export class PayoutWorkers {
         }
         if (legEvents.size) events.set(doc.id, legEvents);
       }
-      const { inFlight, delay } = await this.apply(job.accountId!, livemode, payouts, (uow, doc) => ({ doc, events: events.get(doc.id) }), {
+      const { inFlight, delay } = await this.apply(job.accountId!, livemode, payouts, (_, doc) => ({ doc, events: events.get(doc.id) }), {
         finish: job,
       });
       if (transient) return retry(this.deps, job, transient);
