@@ -3,10 +3,11 @@ import { ManualClock } from "../adapters/clock";
 import { createHttpApp } from "../adapters/http";
 import { createMemoryStorage } from "../adapters/memory";
 import { connectPostgres, openPGlite } from "../adapters/postgres";
-import { createEngine } from "../src/engine";
+import { createEngine, engineDeps } from "../src/engine/engine";
 import type { StorageAdapter } from "../src/ports/storage";
-import { runCommand } from "../src/services/command";
-import { systemContext } from "../src/services/context";
+import { runCommand } from "../src/engine/command";
+import { systemContext } from "../src/engine/context";
+import { devPorts } from "../adapters/dev";
 
 /**
  * Ledger throughput: reservations (lock balance rows, two entries, a reservation row, one
@@ -28,7 +29,7 @@ async function timed(ops: number, clients: number, op: (i: number) => Promise<un
 }
 
 async function benchStorage(name: string, storage: StorageAdapter): Promise<string[]> {
-  const engine = await createEngine({ storage, clock: new ManualClock() });
+  const engine = await createEngine({ storage, ...devPorts({ clock: new ManualClock() }) });
   try {
     const account = await engine.accounts.create({ name: "bench" });
     const key = (await engine.accounts.createApiKey(account.id))._unsafeUnwrap().key;
@@ -36,7 +37,7 @@ async function benchStorage(name: string, storage: StorageAdapter): Promise<stri
     (await engine.testHelpers.fund(ctx, { asset: "USDC", chain: "base", amount: "100000000" }))._unsafeUnwrap();
     const usdc = engine.assets.get("USDC")!;
     const reserves = await timed(OPS, CLIENTS, (i) =>
-      runCommand(engine.deps, ctx, (uow) =>
+      runCommand(engineDeps(engine), ctx, (uow) =>
         uow.ledger.reserve({ accountId: account.id, asset: usdc, chain: "base", amount: 1_000n, resource: `lo_${i}` }),
       ).then((r) => r._unsafeUnwrap()),
     );

@@ -2,9 +2,10 @@ import pg from "pg";
 import { ManualClock } from "../adapters/clock";
 import { createMemoryStorage } from "../adapters/memory";
 import { connectPostgres, openPGlite } from "../adapters/postgres";
-import { createEngine, type Engine } from "../src/engine";
+import { createEngine, type Engine } from "../src/engine/engine";
 import type { StorageAdapter } from "../src/ports/storage";
-import { systemContext } from "../src/services/context";
+import { systemContext } from "../src/engine/context";
+import { devPorts } from "../adapters/dev";
 
 /**
  * Payouts: single payouts created per second (4 concurrent clients, each its own Idempotency-Key
@@ -19,7 +20,7 @@ const CLIENTS = 4;
 const BASE = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 
 async function setup(storage: StorageAdapter): Promise<{ engine: Engine; ctx: ReturnType<typeof systemContext>; recipients: string[] }> {
-  const engine = await createEngine({ storage, clock: new ManualClock() });
+  const engine = await createEngine({ storage, ...devPorts({ clock: new ManualClock() }) });
   const account = await engine.accounts.create({ name: "bench" });
   const ctx = systemContext(account.id, false);
   (await engine.testHelpers.fund(ctx, { asset: "USDC", chain: "base", amount: "10000000" }))._unsafeUnwrap();

@@ -2,13 +2,14 @@ import { ManualClock } from "../adapters/clock";
 import { createHttpApp } from "../adapters/http";
 import { createMemoryStorage } from "../adapters/memory";
 import { SimulatedVenues, type SimulatedVenueSpec } from "../adapters/venues/simulated";
-import { createEngine } from "../src/engine";
+import { createEngine } from "../src/engine/engine";
 import type { VenueSnapshot } from "../src/ports/venue";
 import fc from "fast-check";
 import { gridSplit } from "../src/quoting/grid-split";
 import { OrderPricer } from "../src/quoting/order-pricer";
 import { chooseSplit, MAX_EXACT_FIXED_COST_VENUES, solveContinuous, splitModel } from "../src/quoting/split-solver";
 import { amountArb, venuesArb } from "../test/support/venue-arbitraries";
+import { devPorts } from "../adapters/dev";
 
 /**
  * Quote latency for 2, 10 and 50 venues, and what the exact split delivers against the 5 %-grid
@@ -51,7 +52,7 @@ function time(fn: () => void, iterations: number): { p50: number; p99: number } 
 
 async function httpLatency(n: number): Promise<{ p50: number; p99: number }> {
   const clock = new ManualClock();
-  const engine = await createEngine({ storage: createMemoryStorage(), clock, venues: [new SimulatedVenues({ clock, venues: venues(n) })] });
+  const engine = await createEngine({ storage: createMemoryStorage(), ...devPorts({ clock }), venues: [new SimulatedVenues({ clock, venues: venues(n) })] });
   try {
     const account = await engine.accounts.create({ name: "bench" });
     const key = (await engine.accounts.createApiKey(account.id))._unsafeUnwrap().key;

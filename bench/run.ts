@@ -2,6 +2,8 @@ import { benchLedger } from "./ledger";
 import { benchPayouts } from "./payouts";
 import { benchWebhooks } from "./webhooks";
 import { benchQuotes } from "./quotes";
+import { benchReports } from "./reports";
+import { benchSettle } from "./settle";
 
 /** `npm run bench [name…]`: runs the named benchmarks (default all) and prints their figures. */
 const BENCHES: Record<string, () => Promise<void>> = {
@@ -9,6 +11,10 @@ const BENCHES: Record<string, () => Promise<void>> = {
   payouts: benchPayouts,
   webhooks: benchWebhooks,
   quotes: benchQuotes,
+  reports: benchReports,
+  settle: async () => {
+    await benchSettle();
+  },
 };
 
 const wanted = process.argv.slice(2);

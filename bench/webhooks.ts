@@ -7,11 +7,12 @@ import { ManualClock } from "../adapters/clock";
 import { createHttpDelivery } from "../adapters/delivery";
 import { createMemoryStorage } from "../adapters/memory";
 import { connectPostgres } from "../adapters/postgres";
-import { createEngine } from "../src/engine";
+import { createEngine, engineDeps } from "../src/engine/engine";
 import { signatureHeader } from "../src/events/signing";
 import type { StorageAdapter } from "../src/ports/storage";
-import { runCommand } from "../src/services/command";
-import { systemContext } from "../src/services/context";
+import { runCommand } from "../src/engine/command";
+import { systemContext } from "../src/engine/context";
+import { devPorts } from "../adapters/dev";
 
 /**
  * Webhook throughput: signed deliveries per second from the outbox to a loopback receiver (fan-out,
@@ -42,7 +43,7 @@ async function startReceiver(): Promise<{ server: Server; url: string; count: ()
 async function benchEngine(name: string, storage: StorageAdapter, receiverUrl: string): Promise<string> {
   const engine = await createEngine({
     storage,
-    clock: new ManualClock(),
+    ...devPorts({ clock: new ManualClock() }),
     delivery: createHttpDelivery({ allowPrivateNetworks: true }),
     config: { webhookConcurrency: CONCURRENCY, webhookEndpointConcurrency: CONCURRENCY / ENDPOINTS },
     worker: { batchSize: BATCH },
@@ -57,7 +58,7 @@ async function benchEngine(name: string, storage: StorageAdapter, receiverUrl: s
     // the outbox: events written by commands, 100 per transaction
     const sample = { id: "po_bench", object: "payout", status: "settled", amount: "25", asset: "USDC", legs: [{ chain: "base", amount: "25" }] };
     for (let done = 0; done < EVENTS; done += 100) {
-      await runCommand(engine.deps, ctx, async (uow) => {
+      await runCommand(engineDeps(engine), ctx, async (uow) => {
         for (let i = done; i < Math.min(EVENTS, done + 100); i++) uow.emit("payout.settled", { ...sample, reference: `bench-${i}` });
         return ok(null);
       });

@@ -119,3 +119,22 @@ export class AdapterError extends Error {
     this.cause = cause;
   }
 }
+
+/**
+ * A Result the code has already made sure of came back an error: a programmer mistake, so it
+ * throws (rolling the transaction back) as an `Error` carrying the refusal as its `cause`.
+ */
+export class InvariantError extends Error {
+  override readonly cause: unknown;
+  constructor(message: string, cause: unknown) {
+    super(`${message}: ${cause instanceof Error ? cause.message : String(cause)}`);
+    this.name = "InvariantError";
+    this.cause = cause;
+  }
+}
+
+/** The value of a Result that cannot be an error here (`what` says why); an `InvariantError` if it is. */
+export function expectOk<T, E>(result: Result<T, E>, what: string): T {
+  if (result.isErr()) throw new InvariantError(what, result.error);
+  return result.value;
+}

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 import type { Clock } from "./ports/clock";
 
 /** Id prefixes: the seed's, plus DECISIONS.md §1's, plus `pst_` for internal ledger postings. */
@@ -61,6 +61,18 @@ function encodeTime(ms: number): string {
     value = Math.floor(value / 32);
   }
   return out;
+}
+
+/**
+ * An id derived from `parts` (same parts, same id): `<prefix>_` + 26 base32 characters of their
+ * SHA-256. For things that must exist once per cause, such as the ledger posting of one
+ * transition of one resource; not time-ordered.
+ */
+export function derivedId(prefix: IdPrefix, ...parts: string[]): string {
+  const digest = hash("sha256", parts.join("\u0000"), "buffer");
+  let out = "";
+  for (let i = 0; i < TIME_CHARS + RANDOM_CHARS; i++) out += ALPHABET[digest[i]! & 31];
+  return `${prefix}_${out}`;
 }
 
 /** Random url-safe text of `bytes` bytes, for secrets and API keys. */

@@ -2,44 +2,91 @@
  * payrail: an embeddable engine for moving and converting digital assets.
  *
  * ```ts
- * import { createEngine, ManualClock } from "payrail";
+ * import { createEngine } from "payrail";
+ * import { devPorts } from "payrail/dev";
  * import { createMemoryStorage } from "payrail/adapters/memory";
  * import { createHttpApp } from "payrail/http";
  *
- * const engine = await createEngine({ storage: createMemoryStorage() });
+ * const engine = await createEngine({ storage: createMemoryStorage(), ...devPorts() });
+ * const account = await engine.accounts.create({ name: "Acme" });
+ * const ctx = await engine.accounts.context(account.id);
+ * const payout = await engine.payouts.create(ctx, { amount: "10", asset: "USDC", recipient: "rcp_…" });
  * const app = createHttpApp(engine); // app.fetch(request) → response
  * ```
+ *
+ * This entry holds the engine, its types, the error catalogue and webhook signature
+ * verification. Adapters live in their own entries: `payrail/adapters/memory`,
+ * `payrail/adapters/postgres`, `payrail/http`, `payrail/dev` (simulated chains, venues and
+ * screening, clocks, HTTP delivery) and `payrail/conformance`.
  */
-export { Engine, createEngine, type EngineOptions } from "./engine";
-export { ApiError, AdapterError, ERROR_CATALOGUE, type ErrorCode, type ErrorType, type ErrorBody, type RowError } from "./errors";
-export { IdGenerator, cryptoRandom, type IdPrefix, type RandomSource } from "./ids";
-export * from "./money";
-export * from "./ports";
-export { SystemClock, ManualClock } from "../adapters/clock";
-export { EVENT_TYPES, isEventType, type EventType } from "./events/catalogue";
-export { toEnvelope, type EventEnvelope } from "./events/envelope";
-export { Ledger, LedgerInvariantError, compareKeys } from "./ledger/ledger";
-export { COUNTER, isCustomerBook, isBalanced, transfer, reversal, type PostingLine } from "./ledger/postings";
-export { balanceObject, balanceObjects, type BalanceObject, type BalanceAmounts } from "./ledger/balances";
-export { CursorCodec, type CursorBinding, type CursorPosition } from "./lists/cursor-codec";
-export { listPage, type ListEnvelope } from "./lists/list-page";
-export { DEFAULT_LIMIT, MAX_LIMIT } from "./lists/list-params";
-export { s, Schema, ObjectSchema, type Infer, type ParseContext, type JsonSchema } from "./validation/schema";
-export { parseTimestamp, isoTime } from "./validation/timestamp";
-export { SCOPE_RESOURCES, allows, hashApiKey, type Principal, type Scope } from "./services/auth";
-export { systemContext, DEFAULT_CONFIG, type EngineConfig, type RequestContext, type IdempotencyClaim } from "./services/context";
-export { runCommand, type CommandOptions } from "./services/command";
-export { UnitOfWork } from "./services/unit-of-work";
-export { WorkerRunner, type WorkHandler, type WorkOutcome, type WorkerOptions } from "./workers/runner";
-export { verifyWebhookSignature, signatureHeader, SIGNATURE_TOLERANCE_SECONDS, type SignatureVerification, type VerifyOptions } from "./events/signing";
-export { nextAttemptAt, RETRY_DELAYS_MS, DELIVERY_WINDOW_MS, MAX_DELIVERY_ATTEMPTS } from "./events/retry-schedule";
-export { createHttpDelivery, type HttpDeliveryOptions } from "../adapters/delivery/http-delivery";
-export type { WebhookEndpointObject, DeletedWebhookEndpoint } from "./services/webhook-endpoints";
-export type { WebhookDeliveryObject, WebhookReplayObject } from "./services/webhook-deliveries";
-export { SimulatedVenues, DEFAULT_SIMULATED_VENUES, DEFAULT_SIMULATED_ASSETS, type SimulatedVenuesOptions, type SimulatedVenueSpec, type SimulatedAsset } from "../adapters/venues/simulated";
-export { QuotesService, QUOTE_TTL, type QuoteObject } from "./services/quotes";
-export { SwapsService, type SwapObject } from "./services/swaps";
-export { LimitOrdersService, EXPIRES_IN, type LimitOrderObject, type FillObject } from "./services/limit-orders";
-export { OrderPricer, priceImpact, type Pricing, type PricedLeg } from "./quoting/order-pricer";
-export { poolOut, bookOut, venueOut, zeroSizeRate, bestZeroSizeRate, FEE_SCALE, type Ratio } from "./quoting/venue-curves";
-export { gridSplit } from "./quoting/grid-split";
+export { Engine, createEngine, type EngineOptions, type EngineServices } from "./engine/engine";
+export type { EngineConfig, RequestContext } from "./engine/context";
+export { ApiError, AdapterError, ERROR_CATALOGUE, type ErrorBody, type ErrorCode, type ErrorType, type RowError } from "./errors";
+export {
+  verifyWebhookSignature,
+  signatureHeader,
+  SIGNATURE_TOLERANCE_SECONDS,
+  type SignatureVerification,
+  type VerifyOptions,
+} from "./events/signing";
+export type { EventType } from "./events/catalogue";
+export type { EventEnvelope } from "./events/envelope";
+export type { ListEnvelope, PagedList } from "./lists/list-page";
+export type { BalanceObject } from "./ledger/balances";
+export type { LedgerEntryObject } from "./ledger/ledger-entries";
+export type { AssetDefinition, ChainDefinition } from "./money/assets";
+
+// The ports, as types: what an adapter implements (`payrail/conformance` proves it).
+export type * from "./ports";
+export type { WorkerOptions } from "./workers/runner";
+
+// Typed inputs (what a host passes) and the objects the engine answers with.
+export type { AccountPolicy, PolicyInput } from "./resources/accounts/policy";
+export type { CreateAccountInput, CreateApiKeyInput, CreatedApiKey } from "./resources/accounts/accounts-service";
+export type { ListBalancesParams } from "./resources/balances/balance-schemas";
+export type { ListEventsParams } from "./resources/events/event-schemas";
+export type { CreateRecipientInput, ListRecipientsParams, UpdateRecipientInput } from "./resources/recipients/recipient-schemas";
+export type { RecipientObject } from "./resources/recipients/recipients-service";
+export type {
+  CreateBatchInput,
+  CreateBatchParams,
+  CreatePayoutInput,
+  ListPayoutsParams,
+  RetrievePayoutParams,
+} from "./resources/payouts/payout-schemas";
+export type { LegObject, PayoutObject } from "./resources/payouts/payout-doc";
+export type { BatchObject } from "./resources/payouts/batch-doc";
+export type { BatchValidation } from "./resources/payouts/batches-service";
+export type { CreateQuoteInput } from "./resources/quotes/quote-schemas";
+export type { QuoteObject } from "./resources/quotes/quote-doc";
+export type { CreateSwapInput, ListSwapsParams } from "./resources/swaps/swap-schemas";
+export type { SwapObject } from "./resources/swaps/swap-doc";
+export type { CreateLimitOrderInput, ListLimitOrdersParams } from "./resources/limit-orders/limit-order-schemas";
+export type { FillObject, LimitOrderObject } from "./resources/limit-orders/limit-order-doc";
+export type {
+  CreatePaymentIntentInput,
+  ListPaymentIntentsParams,
+  RetrievePaymentIntentParams,
+} from "./resources/payment-intents/payment-intent-schemas";
+export type { PaymentIntentObject, SettlementObject } from "./resources/payment-intents/payment-intent-doc";
+export type {
+  CreateWebhookEndpointInput,
+  ListDeliveriesParams,
+  ListWebhookEndpointsParams,
+  ReplayInput,
+  UpdateWebhookEndpointInput,
+} from "./resources/webhook-endpoints/webhook-endpoint-schemas";
+export type { DeletedWebhookEndpoint, WebhookEndpointObject } from "./resources/webhook-endpoints/webhook-endpoints-service";
+export type { WebhookDeliveryObject, WebhookReplayObject } from "./resources/webhook-endpoints/webhook-deliveries-service";
+export type {
+  AdvanceChainInput,
+  AdvanceClockInput,
+  FundInput,
+  PayPaymentIntentInput,
+  ReorgChainInput,
+  TriggerEventInput,
+} from "./resources/test-helpers/test-helper-schemas";
+export type { TestChainObject, TestClockObject } from "./resources/test-helpers/test-helpers-service";
+export type { CreateReportInput, ListReportsParams } from "./resources/reports/report-schemas";
+export type { ReportFormat, ReportObject, ReportStatus, ReportType } from "./resources/reports/report-doc";
+export type { ListLedgerEntriesParams } from "./resources/ledger-entries/ledger-entries-service";

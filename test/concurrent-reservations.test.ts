@@ -1,7 +1,8 @@
 import { afterAll, describe, expect, it } from "vitest";
-import { runCommand } from "../src/services/command";
+import { runCommand } from "../src/engine/command";
 import { testWorld } from "./support/engine";
 import { closeSharedStorage, storageKinds } from "./support/storage";
+import { engineDeps } from "../src/engine/engine";
 
 /**
  * The issue's acceptance test: 200 reservations at once against a balance that covers 100. On a
@@ -17,7 +18,7 @@ for (const kind of storageKinds()) {
         const usdc = w.engine.assets.get("USDC")!;
         const results = await Promise.all(
           Array.from({ length: 200 }, (_, i) =>
-            runCommand(w.engine.deps, w.ctx, (uow) =>
+            runCommand(engineDeps(w.engine), w.ctx, (uow) =>
               uow.ledger.reserve({ accountId: w.accountId, asset: usdc, chain: "base", amount: 1_000_000n, resource: `lo_${i}` }),
             ),
           ),

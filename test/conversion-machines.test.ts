@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { limitOrderMachine } from "../src/machines/limit-order-machine";
-import { startMachine, stepMachine } from "../src/machines/machine-step";
-import { swapMachine } from "../src/machines/swap-machine";
+import { limitOrderMachine } from "../src/resources/limit-orders/limit-order-machine";
+import { startMachine, stepMachine } from "../src/engine/machine-step";
+import { swapMachine } from "../src/resources/swaps/swap-machine";
 
 const announced = (actions: { type: string; params: unknown }[]) =>
   actions.filter((a) => a.type === "announce").map((a) => (a.params as { type: string }).type);

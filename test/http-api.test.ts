@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { requestFingerprint, saveResponseWithin } from "../src/services/idempotency";
+import { requestFingerprint, saveResponseWithin } from "../src/engine/idempotency";
 import { testWorld, type TestWorld } from "./support/engine";
 import { closeSharedStorage, storageKinds } from "./support/storage";
 

@@ -3,12 +3,13 @@ import { afterAll, describe, expect, it } from "vitest";
 import { LedgerInvariantError } from "../src/ledger/ledger";
 import { COUNTER, transfer } from "../src/ledger/postings";
 import type { LedgerEntryRecord } from "../src/ports/storage";
-import { runCommand } from "../src/services/command";
+import { runCommand } from "../src/engine/command";
 import type { ApiError } from "../src/errors";
 import type { Result } from "neverthrow";
 import { testWorld, type TestWorld } from "./support/engine";
 import { closeSharedStorage, storageKinds } from "./support/storage";
-import type { UnitOfWork } from "../src/services/unit-of-work";
+import type { UnitOfWork } from "../src/engine/unit-of-work";
+import { engineDeps } from "../src/engine/engine";
 
 const CHAINS = ["base", "solana"] as const;
 type Chain = (typeof CHAINS)[number];
@@ -18,6 +19,9 @@ interface Model {
   books: Record<Chain, Books>;
   reservations: { id: string | null; chain: Chain; remaining: bigint; resolved: boolean }[];
   funds: { chain: Chain; amount: bigint; entries: LedgerEntryRecord[] }[];
+  /** (resource, transition) of every posting made: each may post once only. */
+  transitions: { resource: string; transition: string }[];
+  seq: number;
 }
 
 interface Real {
@@ -27,7 +31,7 @@ interface Real {
 const usdc = () => ({ code: "USDC", decimals: 6, stablecoin: true, chains: ["base", "solana"] });
 
 async function command<T>(real: Real, fn: (uow: UnitOfWork) => Promise<Result<T, ApiError>>) {
-  return runCommand(real.world.engine.deps, real.world.ctx, fn);
+  return runCommand(engineDeps(real.world.engine), real.world.ctx, fn);
 }
 
 class Fund implements fc.AsyncCommand<Model, Real> {
@@ -68,14 +72,16 @@ class Capture implements fc.AsyncCommand<Model, Real> {
   async run(m: Model, r: Real) {
     const res = m.reservations[this.index % m.reservations.length]!;
     const amount = (res.remaining * this.percent) / 100n;
+    const transition = `capture:${m.seq++}`;
     const attempt = command(r, (uow) =>
-      uow.ledger.capture(r.world.accountId, res.id!, amount, COUNTER.outbound, { final: this.final }),
+      uow.ledger.capture(r.world.accountId, res.id!, amount, COUNTER.outbound, { transition, final: this.final }),
     );
     if (res.resolved) {
       await expect(attempt).rejects.toBeInstanceOf(LedgerInvariantError);
       return;
     }
     (await attempt)._unsafeUnwrap();
+    m.transitions.push({ resource: "lo_test", transition });
     const books = m.books[res.chain];
     books.reserved -= this.final ? res.remaining : amount;
     if (this.final) books.available += res.remaining - amount;
@@ -112,8 +118,10 @@ class InboundPending implements fc.AsyncCommand<Model, Real> {
     const lines = this.settle
       ? transfer("USDC", this.chain, "pending", "available", this.amount)
       : transfer("USDC", this.chain, COUNTER.inbound, "pending", this.amount);
-    const result = await command(r, (uow) => uow.ledger.post({ accountId: r.world.accountId, resource: "pi_test", lines }));
+    const transition = `inbound:${m.seq++}`;
+    const result = await command(r, (uow) => uow.ledger.post({ accountId: r.world.accountId, resource: "pi_test", transition, lines }));
     const books = m.books[this.chain];
+    if (result.isOk()) m.transitions.push({ resource: "pi_test", transition });
     if (!this.settle) {
       result._unsafeUnwrap();
       books.pending += this.amount;
@@ -133,7 +141,7 @@ class ReverseFund implements fc.AsyncCommand<Model, Real> {
   check = (m: Readonly<Model>) => m.funds.length > 0;
   async run(m: Model, r: Real) {
     const fund = m.funds[this.index % m.funds.length]!;
-    const result = await command(r, (uow) => uow.ledger.reverse(r.world.accountId, fund.entries, null));
+    const result = await command(r, (uow) => uow.ledger.reverse(r.world.accountId, fund.entries, null, "reverse"));
     if (m.books[fund.chain].available >= fund.amount) {
       result._unsafeUnwrap();
       m.books[fund.chain].available -= fund.amount;
@@ -142,6 +150,18 @@ class ReverseFund implements fc.AsyncCommand<Model, Real> {
     }
   }
   toString = () => `ReverseFund(#${this.index})`;
+}
+
+/** A transition that posted already, posted again (a retried step): refused, and nothing moves. */
+class RepeatTransition implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly index: number) {}
+  check = (m: Readonly<Model>) => m.transitions.length > 0;
+  async run(m: Model, r: Real) {
+    const { resource, transition } = m.transitions[this.index % m.transitions.length]!;
+    const lines = transfer("USDC", "base", COUNTER.external, "available", 1n);
+    await expect(command(r, (uow) => uow.ledger.post({ accountId: r.world.accountId, resource, transition, lines }))).rejects.toThrow();
+  }
+  toString = () => `RepeatTransition(#${this.index})`;
 }
 
 const amount = fc.bigInt({ min: 1n, max: 1_000n });
@@ -158,6 +178,7 @@ const commands = [
   fc.nat().map((i) => new Release(i)),
   fc.tuple(chain, amount, fc.boolean()).map(([c, a, s]) => new InboundPending(c, a, s)),
   fc.nat().map((i) => new ReverseFund(i)),
+  fc.nat().map((i) => new RepeatTransition(i)),
 ];
 
 /** The invariants of research/reliability.md 1–3, read through the independent read path. */
@@ -202,6 +223,8 @@ for (const kind of storageKinds()) {
               books: { base: zero(), solana: zero() },
               reservations: [],
               funds: [],
+              transitions: [],
+              seq: 0,
             };
             const real: Real = { world };
             await fc.asyncModelRun(

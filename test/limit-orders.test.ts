@@ -112,7 +112,7 @@ for (const kind of storageKinds()) {
       expect((await json(again)).error.code).toBe("limit_order_not_cancelable");
       const reservations = await w.harness.inspect.reservations(w.accountId);
       expect(reservations.every((r) => r.status === "resolved" && r.remaining === 0n)).toBe(true);
-      await expectLedgerConsistent(w.harness.inspect, w.accountId);
+      await expectLedgerConsistent(w.harness.inspect, w.accountId, w.engine.accounts.house(false));
     });
 
     it("fills in tranches until filled, each within max_slippage", async () => {
@@ -134,7 +134,7 @@ for (const kind of storageKinds()) {
       const types = await eventTypes();
       expect(types[0]).toBe("limit_order.filled");
       expect(types.filter((t: string) => t === "limit_order.partially_filled")).toHaveLength(done.fills.length - 1);
-      await expectLedgerConsistent(w.harness.inspect, w.accountId);
+      await expectLedgerConsistent(w.harness.inspect, w.accountId, w.engine.accounts.house(false));
     });
 
     it("fills an all-or-nothing order once and whole, or not at all until it expires", async () => {
@@ -150,7 +150,7 @@ for (const kind of storageKinds()) {
       const expired = await get(big.id);
       expect(expired).toMatchObject({ status: "canceled", cancellation_reason: "expired", fills: [], reserved_amount: "0" });
       expect(await balance("ETH")).toMatchObject({ available: "999", reserved: "0" });
-      await expectLedgerConsistent(w.harness.inspect, w.accountId);
+      await expectLedgerConsistent(w.harness.inspect, w.accountId, w.engine.accounts.house(false));
     });
 
     it("expires: released at once, nothing fills after expires_at", async () => {

@@ -1,6 +1,6 @@
 import { assign, setup } from "xstate";
 import { describe, expect, it } from "vitest";
-import { startMachine, stepMachine } from "../src/machines/machine-step";
+import { startMachine, stepMachine } from "../src/engine/machine-step";
 
 // A small machine of the shape payrail's machines take: flat, named actions, a final state.
 const door = setup({

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../adapters/clock";
 import { SimulatedChains } from "../adapters/chains/simulated";
 import type { InboundTransfer } from "../src/ports/chain";
-import type { PaymentIntentObject, SettlementObject } from "../src/services/payment-intents/payment-intent-doc";
+import type { PaymentIntentObject, SettlementObject } from "../src/resources/payment-intents/payment-intent-doc";
 import { testWorld, type TestWorld } from "./support/engine";
 import { closeSharedStorage, storageKinds } from "./support/storage";
 

@@ -24,7 +24,7 @@ for (const kind of storageKinds()) {
         const legs = Array.from({ length: LEGS }, (_, row) => ({ row, amount: "1.5", recipient: recipients[row % 50] }));
         // the same batch with one bad row: that row is listed, nothing is created, and dry_run agrees
         const bad = legs.map((leg) => (leg.row === 17_017 ? { ...leg, amount: "1.5000001" } : leg));
-        for (const query of [{}, { dry_run: "true" }]) {
+        for (const query of [{}, { dry_run: true }]) {
           const refused = await w.engine.batches.create(w.ctx, { funding: { asset: "USDC", source: "auto" }, legs: bad }, query);
           expect(refused.isErr() && refused.error.code).toBe("batch_invalid");
           expect(refused.isErr() && refused.error.errors).toEqual([
@@ -32,7 +32,7 @@ for (const kind of storageKinds()) {
           ]);
         }
         expect((await w.harness.inspect.resources(w.accountId)).filter((r) => r.kind === "payout")).toEqual([]);
-        const dry = (await w.engine.batches.create(w.ctx, { funding: { asset: "USDC", source: "auto" }, legs }, { dry_run: "true" }))._unsafeUnwrap();
+        const dry = (await w.engine.batches.create(w.ctx, { funding: { asset: "USDC", source: "auto" }, legs }, { dry_run: true }))._unsafeUnwrap();
         expect(dry).toEqual({ object: "payout_batch_validation", valid: true, leg_count: LEGS, total_amount: "37500" });
         const batch = (
           await w.engine.batches.create(w.ctx, { reference: "big", funding: { asset: "USDC", source: "auto" }, legs }, {})
@@ -57,7 +57,7 @@ for (const kind of storageKinds()) {
       } finally {
         await w.close();
       }
-    });
+    }, 180_000); // 25,000 payouts through every step: minutes on a loaded 2-core machine
   });
 }
 

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../adapters/clock";
 import { SimulatedChains } from "../adapters/chains/simulated";
-import type { PayoutObject } from "../src/services/payouts/payout-doc";
+import type { PayoutObject } from "../src/resources/payouts/payout-doc";
 import { testWorld, type TestWorld } from "./support/engine";
 import { closeSharedStorage, storageKinds } from "./support/storage";
 

@@ -121,7 +121,7 @@ for (const kind of storageKinds()) {
       expect(types.filter((t: string) => t.startsWith("swap."))).toEqual(["swap.settled", "swap.executing"]);
       const [settledEvent] = (await json(await w.request("GET", "/v1/events?type=swap.settled"))).data;
       expect(settledEvent.data.object).toEqual(settled);
-      await expectLedgerConsistent(w.harness.inspect, w.accountId);
+      await expectLedgerConsistent(w.harness.inspect, w.accountId, w.engine.accounts.house(false));
 
       // the quote backs one swap only
       const again = await swap({ quote: q.id, destination_chain: "polygon" });
@@ -190,7 +190,7 @@ for (const kind of storageKinds()) {
       expect(await balance("USDC")).toMatchObject({ available: "0" });
       const [event] = (await json(await w.request("GET", "/v1/events?type=swap.failed"))).data;
       expect(event.data.object).toEqual(failed);
-      await expectLedgerConsistent(w.harness.inspect, w.accountId);
+      await expectLedgerConsistent(w.harness.inspect, w.accountId, w.engine.accounts.house(false));
     });
   });
 
@@ -230,7 +230,7 @@ for (const kind of storageKinds()) {
       expect(settled).toMatchObject({ status: "settled", executed_rate: s.executed_rate });
       const usdc = (await (await w.request("GET", "/v1/balances")).json()).data.find((b: any) => b.asset === "USDC");
       expect(usdc.available).toBe(s.to.amount);
-      await expectLedgerConsistent(w.harness.inspect, w.accountId);
+      await expectLedgerConsistent(w.harness.inspect, w.accountId, w.engine.accounts.house(false));
     });
 
     it("retries a venue that fails transiently, then settles with one execution", async () => {
@@ -254,7 +254,8 @@ for (const kind of storageKinds()) {
       const eth = (await (await w.request("GET", "/v1/balances")).json()).data.find((b: any) => b.asset === "ETH");
       expect(eth).toMatchObject({ available: "9", reserved: "1" }); // still held: the venues may yet have executed
       venue.failing = false;
-      await w.request("POST", "/v1/test_helpers/clock/advance", { body: { seconds: 3600 } });
+      // the next try is at most the capped backoff away: an hour, plus up to 10 % of jitter
+      await w.request("POST", "/v1/test_helpers/clock/advance", { body: { seconds: 3960 + 60 } });
       expect((await (await w.request("GET", `/v1/swaps/${s.id}`)).json()).status).toBe("settled");
       expect(venue.executions.map((e) => e.executionId)).toEqual([s.id]);
     });

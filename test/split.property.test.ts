@@ -4,11 +4,11 @@ import type { AssetDefinition } from "../src/money/assets";
 import type { VenueSnapshot } from "../src/ports/venue";
 import { gridSplit } from "../src/quoting/grid-split";
 import { OrderPricer, priceImpact } from "../src/quoting/order-pricer";
-import { quoteFigures } from "../src/services/quotes";
-import { platformFeeBps } from "../src/services/conversion";
-import type { EngineDeps } from "../src/services/context";
+import { platformFeeBps } from "../src/resources/conversion";
+import type { EngineDeps } from "../src/engine/context";
 import { bookDepth, venueOut, zeroSizeRate } from "../src/quoting/venue-curves";
 import { amountArb, venuesArb } from "./support/venue-arbitraries";
+import { quoteFigures } from "../src/resources/quotes/quote-doc";
 
 /**
  * Research §9, properties 1 to 11: the split against an independent brute force, and the

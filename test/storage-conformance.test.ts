@@ -3,7 +3,7 @@ import { storageConformance } from "../src/conformance";
 import { closeSharedStorage, storageKinds } from "./support/storage";
 
 for (const kind of storageKinds()) {
-  storageConformance({ name: kind.name, factory: kind.factory, capabilities: kind.capabilities });
+  storageConformance({ name: kind.name, factory: kind.factory });
 }
 
 afterAll(closeSharedStorage);

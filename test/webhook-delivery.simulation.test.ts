@@ -9,6 +9,8 @@ import { testWorld, type TestWorld } from "./support/engine";
 import { TestReceiver, hang, ok, reset, status, type Behaviour } from "./support/receiver";
 import { closeSharedStorage, storageKinds } from "./support/storage";
 import { registerEndpoint, trigger } from "./support/webhooks";
+import { toJob } from "../src/workers/due-work";
+import { WEBHOOK_DELIVERY } from "../src/events/delivery-work";
 
 /**
  * Deterministic simulation of webhook delivery (reliability invariant 10): random receivers that
@@ -137,7 +139,7 @@ async function simulate(kind: ReturnType<typeof storageKinds>[number], scenario:
         const onlyKinds = [crash.kind === "fanout-claimed" ? "webhook.fanout" : "webhook.deliver"];
         const [job] = await w.engine.storage.claimDueWork({ now: w.clock.now(), limit: 1, leaseMs: LEASE_MS, owner, onlyKinds, groupLimit: 1 });
         if (job && crash.kind === "delivery-sent") {
-          const prepared = await w.engine.webhookDeliveries.prepare(job);
+          const prepared = await w.engine.webhookDeliveries.prepare(toJob(WEBHOOK_DELIVERY, job, { assets: w.engine.assets }));
           if (prepared) {
             lostToCrashes.add(prepared.deliveryId);
             await createHttpDelivery({ allowPrivateNetworks: true }).send(prepared.request);

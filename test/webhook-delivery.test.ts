@@ -6,6 +6,8 @@ import { testWorld, type TestWorld } from "./support/engine";
 import { TestReceiver, hang, ok, status } from "./support/receiver";
 import { closeSharedStorage, storageKinds } from "./support/storage";
 import { deliveryLog, registerEndpoint, runNext, trigger } from "./support/webhooks";
+import { engineDeps } from "../src/engine/engine";
+import { devPorts } from "../adapters/dev";
 
 const TIMEOUT_MS = 300;
 
@@ -297,21 +299,18 @@ describe("the 10 s acknowledgement limit and the lease that outlasts it", () => 
     const harness = await memory!.factory();
     const receiver = await TestReceiver.start();
     const { ManualClock } = await import("../adapters/clock");
-    const { createEngine } = await import("../src/engine");
+    const { createEngine } = await import("../src/engine/engine");
     const clock = new ManualClock();
-    const engine = await createEngine({
-      storage: harness.storage,
-      clock,
-      delivery: createHttpDelivery({ allowPrivateNetworks: true, clock }),
-    });
-    const second = await createEngine({ storage: harness.storage, clock, delivery: createHttpDelivery({ allowPrivateNetworks: true, clock }) });
+    const ports = () => ({ ...devPorts({ clock }), delivery: createHttpDelivery({ allowPrivateNetworks: true, clock }) });
+    const engine = await createEngine({ storage: harness.storage, ...ports() });
+    const second = await createEngine({ storage: harness.storage, ...ports() });
     try {
-      expect(engine.deps.config.webhookTimeoutMs).toBe(10_000);
+      expect(engineDeps(engine).config.webhookTimeoutMs).toBe(10_000);
       const account = await engine.accounts.create({ name: "t" });
       const ctx = { accountId: account.id, livemode: false, requestId: null, idempotencyKey: null };
       const ep = (await engine.webhookEndpoints.create(ctx, { url: receiver.url(), enabled_events: ["*"] }))._unsafeUnwrap();
       receiver.behave = (_, i) => (i === 0 ? hang : ok);
-      (await engine.events.trigger(ctx, { type: "payout.created" }))._unsafeUnwrap();
+      (await engine.testHelpers.triggerEvent(ctx, { type: "payout.created" }))._unsafeUnwrap();
       const inFlight = engine.worker.runDue();
       await receiver.received(1);
       clock.advance(9_999);

@@ -1,13 +1,13 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect } from "vitest";
-import { startMachine, stepMachine } from "../src/machines/machine-step";
+import { startMachine, stepMachine } from "../src/engine/machine-step";
 import {
   endpointState,
   endpointStatus,
   webhookEndpointMachine,
   type WebhookEndpointEvent,
   type WebhookEndpointState,
-} from "../src/machines/webhook-endpoint-machine";
+} from "../src/resources/webhook-endpoints/webhook-endpoint-machine";
 
 const eventArb = fc.constantFrom<WebhookEndpointEvent>({ type: "enable" }, { type: "disable" }, { type: "gone" });
 

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createHttpDelivery } from "../adapters/delivery";
 import { EVENT_TYPES } from "../src/events/catalogue";
-import { WEBHOOK_ENDPOINTS } from "../src/services/webhook-endpoints";
+import { WEBHOOK_ENDPOINTS } from "../src/resources/webhook-endpoints/webhook-endpoints-service";
 import { testWorld, type TestWorld } from "./support/engine";
 import { closeSharedStorage, storageKinds } from "./support/storage";
 import { registerEndpoint, trigger } from "./support/webhooks";
@@ -110,8 +110,8 @@ for (const kind of storageKinds()) {
       expect(await json(await w.request("GET", `/v1/webhook_endpoints/${ep.id}`))).not.toHaveProperty("secret");
       const stored = (await w.engine.storage.transaction((tx) => WEBHOOK_ENDPOINTS.get(tx, w.accountId, ep.id)))!.doc;
       expect(stored.secrets).toEqual([
-        { secret: rotated.secret, expires_at: null },
-        { secret: ep.secret, expires_at: w.clock.now() + 24 * 3_600_000 },
+        { secret: rotated.secret, expiresAt: null },
+        { secret: ep.secret, expiresAt: w.clock.now() + 24 * 3_600_000 },
       ]);
     });
 

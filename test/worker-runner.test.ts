@@ -1,14 +1,27 @@
 import { ok } from "neverthrow";
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { runCommand } from "../src/services/command";
+import { runCommand } from "../src/engine/command";
 import { WorkerRunner } from "../src/workers/runner";
-import { MAINTENANCE_KIND } from "../src/workers/maintenance";
+import { MAINTENANCE } from "../src/workers/maintenance";
+import { PermanentWorkError, defineWork } from "../src/workers/due-work";
+import { Schema, s } from "../src/validation/schema";
 import { testWorld, type TestWorld } from "./support/engine";
 import { closeSharedStorage, storageKinds } from "./support/storage";
+import { engineDeps } from "../src/engine/engine";
+
+/** A payload of any shape: the runner's own tests care about the queue, not the payload. */
+class AnyPayload extends Schema<unknown> {
+  parse(value: unknown) {
+    return ok(value);
+  }
+  protected baseJsonSchema() {
+    return {};
+  }
+}
 
 async function schedule(w: TestWorld, kind: string, payload: unknown, runInMs = 0, dedupeKey?: string, group?: string) {
-  await runCommand(w.engine.deps, w.ctx, async (uow) => {
-    uow.schedule(kind, payload, { runAt: uow.now + runInMs, ...(dedupeKey ? { dedupeKey } : {}), ...(group ? { group } : {}) });
+  await runCommand(engineDeps(w.engine), w.ctx, async (uow) => {
+    uow.schedule(defineWork(kind, new AnyPayload()), payload, { runAt: uow.now + runInMs, ...(dedupeKey ? { dedupeKey } : {}), ...(group ? { group } : {}) });
     return ok(null);
   });
 }
@@ -179,7 +192,7 @@ for (const kind of storageKinds()) {
           return jobs;
         },
       };
-      const runner = new WorkerRunner(slowClaims, w.clock, w.engine.deps.ids, w.engine.deps.random);
+      const runner = new WorkerRunner(slowClaims, w.clock, engineDeps(w.engine).ids, engineDeps(w.engine).random);
       const ran: string[] = [];
       runner.addLane({ kinds: ["test.child"], concurrency: 2 });
       runner.register("test.spawn", async () => {
@@ -209,6 +222,85 @@ for (const kind of storageKinds()) {
       expect(job).toMatchObject({ runAt: w.clock.now() + 60_000, lastError: "own", leaseOwner: null, attempts: 1 });
     });
 
+    it("hands a typed handler the parsed payload with the account and mode as fields", async () => {
+      const greet = defineWork("test.typed", s.object({ name: s.string({ min: 1 }), times: s.integer({ min: 1 }) }));
+      const seen: unknown[] = [];
+      w.engine.worker.handle(greet, async (job) => {
+        seen.push({ payload: job.payload, accountId: job.accountId, livemode: job.livemode, attempts: job.attempts });
+      });
+      await runCommand(engineDeps(w.engine), w.ctx, async (uow) => {
+        uow.schedule(greet, { name: "ada", times: 2 });
+        return ok(null);
+      });
+      expect(await w.engine.worker.runDue()).toBe(1);
+      expect(seen).toEqual([{ payload: { name: "ada", times: 2 }, accountId: w.accountId, livemode: false, attempts: 1 }]);
+      const [stored] = (await w.harness.inspect.work()).filter((j) => j.kind === "test.typed");
+      expect(stored).toBeUndefined();
+    });
+
+    it("marks dead, with the reason and no retry, typed work whose payload breaks its schema", async () => {
+      const strict = defineWork("test.strict", s.object({ n: s.integer() }));
+      let calls = 0;
+      w.engine.worker.handle(strict, async () => {
+        calls++;
+      });
+      await schedule(w, "test.strict", { n: "one" }); // written by an older or broken writer
+      await w.engine.worker.runDue();
+      w.clock.advance(24 * 3_600_000);
+      await w.engine.worker.runDue();
+      const [job] = (await w.harness.inspect.work()).filter((j) => j.kind === "test.strict");
+      expect(job).toMatchObject({ status: "dead", attempts: 1 });
+      expect(job!.lastError).toContain("payload.n must be an integer");
+      expect(calls).toBe(0);
+    });
+
+    it("marks dead work no handler serves, and work whose handler says it can never succeed", async () => {
+      w.engine.worker.register("test.hopeless", async () => {
+        throw new PermanentWorkError("no chain adapter serves nowhere on this engine");
+      });
+      await schedule(w, "test.hopeless", {});
+      await schedule(w, "test.unknown", {});
+      await w.engine.worker.runDue();
+      w.clock.advance(24 * 3_600_000);
+      await w.engine.worker.runDue();
+      const byKind = new Map((await w.harness.inspect.work()).map((j) => [j.kind, j]));
+      expect(byKind.get("test.hopeless")).toMatchObject({ status: "dead", attempts: 1, lastError: "no chain adapter serves nowhere on this engine" });
+      expect(byKind.get("test.unknown")).toMatchObject({ status: "dead", attempts: 1, lastError: "no handler for work of kind test.unknown in this engine" });
+    });
+
+    it("stops within a grace: finished items settle, the lease of one still running is given back at once", async () => {
+      let release!: () => void;
+      const hanging = new Promise<void>((r) => (release = r));
+      const started: string[] = [];
+      w.engine.worker.register("test.quick", async () => undefined);
+      w.engine.worker.register("test.hang", async (job) => {
+        started.push(job.id);
+        await hanging;
+      });
+      await schedule(w, "test.quick", {});
+      await schedule(w, "test.hang", {});
+      w.engine.worker.start();
+      try {
+        // the quick item may still be committing its completion when the hanging one starts
+        while (started.length === 0 || w.engine.worker.status().inFlight > 1) await new Promise((r) => setTimeout(r, 5));
+        expect(w.engine.worker.status()).toMatchObject({ started: true, inFlight: 1 });
+        const stopped = w.engine.worker.stop({ graceMs: 5_000 });
+        await new Promise((r) => setTimeout(r, 20));
+        w.clock.advance(5_000); // the grace runs out on the engine's clock
+        expect(await stopped).toEqual({ released: 1 });
+        expect(w.engine.worker.status().started).toBe(false);
+        const left = (await w.harness.inspect.work()).filter((j) => j.kind.startsWith("test."));
+        expect(left).toHaveLength(1); // the quick one finished and is gone
+        expect(left[0]).toMatchObject({ id: started[0], leaseOwner: null, leaseUntil: null, runAt: w.clock.now(), attempts: 1 });
+        expect(left[0]!.lastError).toMatch(/lease given back/);
+        // another worker claims it at once, not when the lease would have run out
+        const [again] = await w.engine.storage.claimDueWork({ now: w.clock.now(), limit: 5, leaseMs: 1000, owner: "other", onlyKinds: ["test.hang"] });
+        expect(again?.id).toBe(started[0]);
+      } finally {
+        release(); // else closing the world would wait for it
+      }
+    });
+
     it("prunes events older than 30 days and expired idempotency keys hourly", async () => {
       const funded = await w.engine.testHelpers.fund(w.ctx, { asset: "USDC", chain: "base", amount: "5" });
       expect(funded.isOk()).toBe(true);
@@ -219,7 +311,7 @@ for (const kind of storageKinds()) {
       await w.engine.worker.runDue();
       expect(await w.harness.inspect.events(w.accountId)).toEqual([]);
       expect(await w.harness.inspect.idempotencyKeys(w.accountId)).toEqual([]);
-      const maintenance = (await w.harness.inspect.work()).filter((j) => j.kind === MAINTENANCE_KIND);
+      const maintenance = (await w.harness.inspect.work()).filter((j) => j.kind === MAINTENANCE.kind);
       expect(maintenance).toHaveLength(1);
       expect(maintenance[0]!.runAt).toBeGreaterThan(w.clock.now());
     });

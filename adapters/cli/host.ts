@@ -1,23 +1,30 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
+import { join } from "node:path";
 import { serve } from "@hono/node-server";
-import { Engine, createEngine } from "../../src/engine";
+import { createFileBlobStore } from "../blobs/file-blob-store";
+import type { BlobStore } from "../../src/ports/blobs";
+import pino from "pino";
+import { logObserver, type Logger } from "../logging/logger";
+import { PrometheusMetrics } from "../prometheus/prometheus-metrics";
+import { combineObservers } from "../../src/ports/observer";
+import { Engine, createEngine } from "../../src/engine/engine";
 import type { Clock } from "../../src/ports/clock";
 import type { StorageAdapter } from "../../src/ports/storage";
-import { systemContext } from "../../src/services/context";
-import { createHttpDelivery } from "../delivery/http-delivery";
+import { systemContext } from "../../src/engine/context";
 import { createHttpApp } from "../http/app";
 import { connectPostgres, openPGlite } from "../postgres";
 import { SystemClock } from "../clock";
-import { SimulatedVenues } from "../venues/simulated";
+import { devPorts } from "../dev";
 import type { VenueAdapter } from "../../src/ports/venue";
+import { ensureLiveAccount, liveChainAdapters, type LiveChainsOptions } from "./live-chains";
 
 export interface HostOptions {
   /** TCP port; 0 picks a free one (default 4000). */
   port?: number;
   /** Interface to listen on (default 127.0.0.1). */
   hostname?: string;
-  /** PGlite data folder when no `databaseUrl` (default `.payrail-data`). */
+  /** PGlite data folder when no `databaseUrl`, and report files in its `blobs/` (default `.payrail-data`). */
   dataDir?: string;
   /** Use a PostgreSQL server instead of embedded PGlite. */
   databaseUrl?: string;
@@ -25,26 +32,68 @@ export interface HostOptions {
   apiKey?: string;
   /** Use this storage instead of PGlite or `databaseUrl`. */
   storage?: StorageAdapter;
+  /** Where report files go (default: files under `<dataDir>/blobs`). */
+  blobs?: BlobStore;
+  /** Origin clients reach the host at, for report download links (default: each request's origin). */
+  publicUrl?: string;
   clock?: Clock;
   /** Venues to convert on (default: the simulated venues on the host's clock). */
   venues?: VenueAdapter[];
-  /** Where log lines go (default: nowhere). */
-  log?: (line: string) => void;
+  /** Structured logs (default: none). `createLogger()` from adapters/logging redacts secrets. */
+  logger?: Logger;
+  /**
+   * The Prometheus metrics served on `GET /metrics` (default: a registry of its own, with the
+   * process metrics). Pass `false` to serve none.
+   */
+  metrics?: PrometheusMetrics | false;
+  /**
+   * How long `stop` waits for requests and work in flight before it cuts them (default 10 s).
+   * Work cut then gives its lease back, so another process takes it at once.
+   */
+  shutdownGraceMs?: number;
   /**
    * Let webhooks reach plain-http, loopback and private receivers (local development;
    * `PAYRAIL_ALLOW_PRIVATE_WEBHOOKS=1`). Default false: HTTPS to public addresses only.
    */
   allowPrivateWebhooks?: boolean;
+  /**
+   * Live EVM chains (DECISIONS.md §9): `PAYRAIL_CHAINS` and `PAYRAIL_SIGNER_MNEMONIC` (or a
+   * signer). Without them every chain is simulated and serves test mode only, as before.
+   */
+  live?: LiveChainsOptions;
+  /** `PAYRAIL_LIVE_API_KEY`: makes (or, after a restart, finds) a live demo account with this key. */
+  liveApiKey?: string;
+  /** How long a leg being sent belongs to the process sending it (`PAYRAIL_SEND_CLAIM_SECONDS`; default 60 s). */
+  sendClaimMs?: number;
 }
 
 export interface RunningHost {
   url: string;
   apiKey: string;
   accountId: string;
+  /** The live demo account, when `liveApiKey` was given. */
+  liveAccountId: string | null;
   engine: Engine;
-  /** Stops accepting requests, stops the workers and closes storage. */
-  stop(): Promise<void>;
+  metrics: PrometheusMetrics | null;
+  /**
+   * Shuts down cleanly, within `shutdownGraceMs`: `/readyz` answers 503 at once, the port is
+   * closed to new connections, waiting event lists answer, requests and work in flight get the
+   * grace to finish; then open connections are cut, leases still held are given back, and
+   * storage is closed. Calling it again returns the same promise.
+   */
+  stop(): Promise<ShutdownReport>;
 }
+
+/** What a shutdown had to cut short. */
+export interface ShutdownReport {
+  /** Connections still open (a request in flight, or kept alive) when the grace ran out. */
+  connectionsCut: number;
+  /** Due-work items still running when the grace ran out, whose leases were given back. */
+  leasesReleased: number;
+  durationMs: number;
+}
+
+const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 /** What a new demo account is funded with, per chain the asset lives on (test mode). */
 export const DEMO_FUNDING: Record<string, string> = {
@@ -61,7 +110,7 @@ export const DEMO_FUNDING: Record<string, string> = {
  * restart, a funded test-mode demo account, and the background workers.
  */
 export async function startHost(options: HostOptions = {}): Promise<RunningHost> {
-  const log = options.log ?? (() => undefined);
+  const logger = options.logger ?? pino({ level: "silent" });
   const storage =
     options.storage ??
     (options.databaseUrl
@@ -69,35 +118,66 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
       : await openPGlite(options.dataDir ?? ".payrail-data"));
   // The simulated venues price on the engine's own clock, so quotes move with real time.
   const clock = options.clock ?? new SystemClock();
+  const metrics = options.metrics === false ? null : (options.metrics ?? new PrometheusMetrics({ processMetrics: true }));
+  const ports = devPorts({ clock, allowPrivateWebhooks: options.allowPrivateWebhooks ?? false });
+  const venues = options.venues ?? ports.venues ?? [];
+  // Test mode keeps the simulated chains; live chains serve live accounts beside them.
+  const live = options.live
+    ? await liveChainAdapters(options.live, { storage, clock, venues }).catch(async (e: unknown) => {
+        await storage.close();
+        throw e;
+      })
+    : null;
   const engine = await createEngine({
     storage,
-    clock,
-    delivery: createHttpDelivery({ allowPrivateNetworks: options.allowPrivateWebhooks ?? false }),
-    venues: options.venues ?? [new SimulatedVenues({ clock })],
-    worker: { onError: (e) => log(`worker: ${e instanceof Error ? e.message : String(e)}`) },
+    ...ports,
+    venues,
+    ...(live ? { chainAdapters: [...(ports.chainAdapters ?? []), ...live.adapters] } : {}),
+    ...(options.sendClaimMs !== undefined ? { config: { sendClaimMs: options.sendClaimMs } } : {}),
+    blobs: options.blobs ?? createFileBlobStore({ directory: join(options.dataDir ?? ".payrail-data", "blobs") }),
+    ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
+    observer: metrics ? combineObservers(metrics.observer, logObserver(logger)) : logObserver(logger),
+    worker: {
+      onError: (e, job) => logger.warn({ err: e, ...(job ? { job: job.id, kind: job.kind, attempt: job.attempts } : {}) }, "due work failed"),
+    },
   });
+  metrics?.attach(engine);
+  let draining = false;
   try {
-    const { accountId, apiKey } = await ensureDemoAccount(engine, options.apiKey, log);
+    const { accountId, apiKey } = await ensureDemoAccount(engine, options.apiKey, logger);
+    if (live) logger.info({ chains: live.chains, hot_wallet: live.hotWallet }, "live chains");
+    const liveAccountId = options.liveApiKey ? await ensureLiveAccount(engine, options.liveApiKey, (line) => logger.info(line)) : null;
     const app = createHttpApp(engine, {
-      onInternalError: (e, requestId) => log(`${requestId}: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`),
+      onInternalError: (e, requestId) => logger.error({ err: e, request_id: requestId }, "internal error"),
+      health: { draining: () => draining },
+      ...(metrics ? { metrics } : {}),
     });
     const hostname = options.hostname ?? "127.0.0.1";
-    const server = await new Promise<Server>((resolve) => {
-      const s = serve({ fetch: app.fetch, port: options.port ?? 4000, hostname }, () => resolve(s as Server));
+    const server = await new Promise<Server>((resolve, reject) => {
+      const s = serve({ fetch: app.fetch, port: options.port ?? 4000, hostname }, () => resolve(s as Server)) as Server;
+      s.once("error", reject);
     });
     const { port } = server.address() as AddressInfo;
     engine.worker.start();
+    const url = `http://${hostname}:${port}`;
+    logger.info({ url, storage: engine.storage.name }, "listening");
+    const grace = options.shutdownGraceMs ?? DEFAULT_SHUTDOWN_GRACE_MS;
+    let stopping: Promise<ShutdownReport> | null = null;
     return {
-      url: `http://${hostname}:${port}`,
+      url,
       apiKey,
       accountId,
+      liveAccountId,
       engine,
-      async stop() {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections?.();
-        });
-        await engine.close();
+      metrics,
+      stop() {
+        stopping ??= (async () => {
+          draining = true;
+          const report = await shutdown(server, engine, grace);
+          logger.info({ connections_cut: report.connectionsCut, leases_released: report.leasesReleased, duration_ms: report.durationMs }, "stopped");
+          return report;
+        })();
+        return stopping;
       },
     };
   } catch (e) {
@@ -106,11 +186,40 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
   }
 }
 
+/**
+ * The shutdown of `RunningHost.stop`: new connections are refused at once (the port is free),
+ * idle keep-alive connections close, lists waiting for events answer; requests in flight and
+ * the workers' items get `graceMs` together; then what is left is cut and storage closes.
+ */
+async function shutdown(server: Server, engine: Engine, graceMs: number): Promise<ShutdownReport> {
+  const started = Date.now();
+  const deadline = started + graceMs;
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeIdleConnections();
+  engine.events.close();
+  const [connectionsCut, released] = await Promise.all([
+    (async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const inTime = await Promise.race([closed.then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), graceMs)))]);
+      clearTimeout(timer);
+      if (inTime) return 0;
+      const open = await new Promise<number>((r) => server.getConnections((_e, n) => r(n ?? 0)));
+      server.closeAllConnections();
+      await closed;
+      return open;
+    })(),
+    engine.worker.stop({ graceMs: Math.max(0, deadline - Date.now()) }),
+  ]);
+  // the workers were given their grace above: whatever still runs is not waited for again
+  await engine.close({ graceMs: 0 });
+  return { connectionsCut, leasesReleased: released.released, durationMs: Date.now() - started };
+}
+
 /** Creates the demo account on first start (funded) and makes sure its key works. */
 async function ensureDemoAccount(
   engine: Engine,
   fixedKey: string | undefined,
-  log: (line: string) => void,
+  logger: Logger,
 ): Promise<{ accountId: string; apiKey: string }> {
   const meta = (key: string) => engine.storage.transaction((tx) => tx.meta.get(key));
   let accountId = await meta("demo_account_id");
@@ -127,7 +236,7 @@ async function ensureDemoAccount(
           if (funded.isErr()) throw funded.error;
         }
       }
-      log(`created demo account ${accountId} and funded it`);
+      logger.info({ account: accountId }, "created the demo account and funded it");
     }
   }
   // The demo key is kept in plain text so a restart can print it again: test mode only.

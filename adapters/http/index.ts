@@ -1,4 +1,28 @@
-export { createHttpApp, MAX_BODY_BYTES, type HttpOptions } from "./app";
+/**
+ * `payrail/http`: the /v1 REST binding on Hono (an optional peer dependency used only here).
+ * `createHttpApp(engine)` mounts every route of the engine with the default middleware; the
+ * middleware are exported so a host can assemble its own order (`routeStack`).
+ */
+export { createHttpApp, defaultRouteStack, type HttpOptions } from "./app";
+export {
+  MAX_BODY_BYTES,
+  authenticate,
+  authorize,
+  download,
+  errorResponse,
+  handle,
+  idempotency,
+  limitBody,
+  notFound,
+  observeRequest,
+  parseRequest,
+  rateLimit,
+  requestId,
+  respond,
+  type HttpContext,
+  type HttpEnv,
+  type HttpMiddleware,
+} from "./middleware";
 export { buildOpenApi } from "./openapi";
-export { ROUTES } from "./routes";
-export type { RouteDefinition, RouteInput } from "./route";
+export type { DownloadFile, DownloadRouteDefinition, RouteDefinition, RouteInput } from "../../src/engine/route";
+export { mountOperatorRoutes, type HealthOptions, type MetricsSource } from "./health";

@@ -1,12 +1,15 @@
 import { ERROR_CATALOGUE } from "../../src/errors";
 import type { Schema } from "../../src/validation/schema";
-import type { RouteDefinition } from "./route";
+import type { DownloadRouteDefinition, RouteDefinition } from "../../src/engine/route";
 
 /**
  * The OpenAPI 3.1 document of the binding, derived from the route table and the same request
  * schemas the services validate with, so the document and the behaviour cannot disagree.
  */
-export function buildOpenApi(routes: readonly RouteDefinition[]): Record<string, unknown> {
+export function buildOpenApi(
+  routes: readonly RouteDefinition[],
+  downloads: readonly DownloadRouteDefinition[] = [],
+): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const path = route.path.replace(/:([A-Za-z_]+)/g, "{$1}");
@@ -18,7 +21,21 @@ export function buildOpenApi(routes: readonly RouteDefinition[]): Record<string,
     }));
     if (route.query) {
       for (const [name, schema] of Object.entries(route.query.shape as Record<string, Schema<unknown>>)) {
-        parameters.push({ name, in: "query", required: !schema.isOptional, schema: schema.jsonSchema() });
+        const json = schema.jsonSchema();
+        if (json.type === "array") {
+          // Lists in a query: `name[]=a&name[]=b`; `name=a` and `name[0]=a` are read alike.
+          parameters.push({
+            name: `${name}[]`,
+            in: "query",
+            required: !schema.isOptional,
+            style: "form",
+            explode: true,
+            schema: json,
+            description: `${json.description ? `${String(json.description)}. ` : ""}Repeat for several; also accepted as \`${name}=…\` (one value) and \`${name}[0]=…\`, \`${name}[1]=…\``,
+          });
+        } else {
+          parameters.push({ name, in: "query", required: !schema.isOptional, schema: json });
+        }
       }
     }
     if (route.method === "post") {
@@ -50,6 +67,29 @@ export function buildOpenApi(routes: readonly RouteDefinition[]): Record<string,
       operation.requestBody = { required: true, content: { "application/json": { schema: route.body.jsonSchema() } } };
     }
     paths[path] = { ...paths[path], [route.method]: operation };
+  }
+  for (const route of downloads) {
+    const path = route.path.replace(/\/\*$/, "/{key}");
+    paths[path] = {
+      get: {
+        operationId: `download${path.replace(/[^A-Za-z0-9]+(.)?/g, (_, ch: string | undefined) => (ch ? ch.toUpperCase() : ""))}`,
+        summary: route.summary,
+        tags: [route.tag],
+        security: [],
+        parameters: [
+          { name: "key", in: "path", required: true, schema: { type: "string" }, description: "The file's key, slashes included" },
+          { name: "expires", in: "query", required: true, schema: { type: "string" }, description: "Unix seconds the link stops working" },
+          { name: "signature", in: "query", required: true, schema: { type: "string" }, description: "HMAC-SHA256, hex" },
+        ],
+        responses: {
+          "200": { description: "The file, as an attachment", content: { "text/csv": { schema: { type: "string" } } } },
+          default: {
+            description: "An error of the catalogue (403 permission_denied for an expired or altered link)",
+            content: { "application/json": { schema: { $ref: "#/components/schemas/Error" } } },
+          },
+        },
+      },
+    };
   }
   return {
     openapi: "3.1.0",

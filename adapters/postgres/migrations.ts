@@ -197,4 +197,148 @@ CREATE TABLE {s}.deposit_addresses (
 CREATE INDEX deposit_addresses_by_address ON {s}.deposit_addresses (address);
 `,
   },
+  {
+    version: 5,
+    name: "due work mode",
+    sql: `
+-- Account work carries its account's mode as a column (typed due work), not in its payload.
+ALTER TABLE {s}.due_work ADD COLUMN livemode boolean;
+UPDATE {s}.due_work SET livemode = (payload->>'livemode')::boolean, payload = payload - 'livemode'
+  WHERE payload ? 'livemode';
+UPDATE {s}.due_work w SET livemode = a.livemode FROM {s}.accounts a
+  WHERE w.account_id = a.id AND w.livemode IS NULL;
+`,
+  },
+  {
+    version: 6,
+    name: "postings happen once",
+    sql: `
+-- A posting's id is derived from (resource, transition); its entries are numbered, and the
+-- same (account, posting, line) twice is refused: a retried transition cannot post again.
+ALTER TABLE {s}.ledger_entries ADD COLUMN line smallint;
+UPDATE {s}.ledger_entries e SET line = n.line
+  FROM (SELECT account_id, id, row_number() OVER (PARTITION BY account_id, posting_id ORDER BY id) - 1 AS line
+        FROM {s}.ledger_entries) n
+  WHERE e.account_id = n.account_id AND e.id = n.id;
+ALTER TABLE {s}.ledger_entries ALTER COLUMN line SET NOT NULL;
+CREATE UNIQUE INDEX ledger_entries_once ON {s}.ledger_entries (account_id, posting_id, line);
+`,
+  },
+  {
+    version: 7,
+    name: "chain state",
+    sql: `
+-- What stateful chain adapters keep (src/ports/storage/chain-state.ts): counters such as nonces,
+-- the transactions they signed, derived deposit addresses, how far each chain was read, the
+-- deposits seen and the sweeps moving them. Not account-owned: it is the engine's custody.
+CREATE TABLE {s}.chain_sequences (
+  scope text PRIMARY KEY,
+  next bigint NOT NULL
+);
+
+CREATE TABLE {s}.chain_transactions (
+  chain text NOT NULL,
+  transfer_id text NOT NULL,
+  kind text NOT NULL,
+  key_index integer NOT NULL,
+  from_address text NOT NULL,
+  to_address text NOT NULL,
+  asset text NOT NULL,
+  amount numeric(78, 0) NOT NULL,
+  nonce bigint,
+  status text NOT NULL CHECK (status IN ('signed', 'final', 'failed', 'rejected')),
+  reason text,
+  attempts jsonb NOT NULL,
+  mined_hash text,
+  gas_cost numeric(78, 0),
+  created bigint NOT NULL,
+  updated bigint NOT NULL,
+  PRIMARY KEY (chain, transfer_id)
+);
+CREATE INDEX chain_transactions_open ON {s}.chain_transactions (chain, created) WHERE status = 'signed';
+CREATE INDEX chain_transactions_by_nonce ON {s}.chain_transactions (chain, from_address, nonce) WHERE nonce IS NOT NULL;
+
+CREATE TABLE {s}.chain_transaction_hashes (
+  chain text NOT NULL,
+  tx_hash text NOT NULL,
+  transfer_id text NOT NULL,
+  PRIMARY KEY (chain, tx_hash)
+);
+
+CREATE TABLE {s}.chain_addresses (
+  wallet text NOT NULL,
+  key text NOT NULL,
+  key_index integer NOT NULL,
+  address text NOT NULL,
+  chain text NOT NULL,
+  from_block bigint NOT NULL,
+  created bigint NOT NULL,
+  PRIMARY KEY (wallet, key),
+  UNIQUE (wallet, key_index)
+);
+
+CREATE TABLE {s}.chain_scan_tips (
+  chain text PRIMARY KEY,
+  number bigint NOT NULL,
+  hash text NOT NULL
+);
+
+CREATE TABLE {s}.chain_blocks (
+  chain text NOT NULL,
+  number bigint NOT NULL,
+  hash text NOT NULL,
+  PRIMARY KEY (chain, number)
+);
+
+CREATE TABLE {s}.chain_deposits (
+  chain text NOT NULL,
+  transfer_id text NOT NULL,
+  address text NOT NULL,
+  asset text NOT NULL,
+  amount numeric(78, 0) NOT NULL,
+  tx_hash text NOT NULL,
+  block_number bigint NOT NULL,
+  block_hash text NOT NULL,
+  block_time bigint NOT NULL,
+  reverted_at bigint,
+  sweep text,
+  created bigint NOT NULL,
+  PRIMARY KEY (chain, transfer_id)
+);
+CREATE INDEX chain_deposits_by_block ON {s}.chain_deposits (chain, block_number);
+
+CREATE TABLE {s}.chain_sweeps (
+  chain text NOT NULL,
+  id text NOT NULL,
+  address text NOT NULL,
+  key_index integer NOT NULL,
+  asset text NOT NULL,
+  amount numeric(78, 0) NOT NULL,
+  status text NOT NULL CHECK (status IN ('topping_up', 'moving', 'done', 'abandoned')),
+  attempt integer NOT NULL,
+  reason text,
+  created bigint NOT NULL,
+  updated bigint NOT NULL,
+  PRIMARY KEY (chain, id)
+);
+CREATE INDEX chain_sweeps_open ON {s}.chain_sweeps (chain, created) WHERE status IN ('topping_up', 'moving');
+`,
+  },
+  {
+    version: 8,
+    name: "ledger entries by time",
+    sql: `
+-- Keyset pages of an account's own entries over time (the ledger entry list, report builds).
+CREATE INDEX ledger_entries_own_by_created ON {s}.ledger_entries (account_id, created, id)
+  WHERE book IN ('available', 'reserved', 'pending');
+`,
+  },
+  {
+    version: 9,
+    name: "due work request",
+    sql: `
+-- The API request a chain of due work started from, for the events the work emits.
+ALTER TABLE {s}.due_work ADD COLUMN request json;
+`,
+  },
 ];

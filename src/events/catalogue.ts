@@ -1,4 +1,7 @@
-/** The event catalogue of the seed: every type the engine emits, and nothing else. */
+/**
+ * The event catalogue of the seed, plus `report.ready` and `report.failed` (reports are built
+ * asynchronously): every type the engine emits, and nothing else.
+ */
 export const EVENT_TYPES = [
   "payment_intent.processing",
   "payment_intent.succeeded",
@@ -21,6 +24,8 @@ export const EVENT_TYPES = [
   "limit_order.canceled",
   "balance.updated",
   "recipient.screening_updated",
+  "report.ready",
+  "report.failed",
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number];

@@ -1,4 +1,5 @@
-import type { Json } from "../ports/storage";
+import { s, type Infer } from "../validation/schema";
+import { defineWork } from "../workers/due-work";
 
 /**
  * The due work that carries events to webhook endpoints. Every transaction that emits events
@@ -6,22 +7,26 @@ import type { Json } from "../ports/storage";
  * however late its transaction commits); the fan-out turns it into one delivery item per
  * subscribed endpoint, grouped by endpoint so a slow receiver only ever holds its own slots.
  */
-export const WEBHOOK_FANOUT_KIND = "webhook.fanout";
-export const WEBHOOK_DELIVERY_KIND = "webhook.deliver";
-
-export interface FanoutPayload {
-  events: { id: string; type: string }[];
-}
+const TRIGGERS = ["scheduled", "replay", "manual"] as const;
 
 /** What started a delivery: an event as it happened, a replay, or a manual resend. */
-export type DeliveryTrigger = "scheduled" | "replay" | "manual";
+export type DeliveryTrigger = (typeof TRIGGERS)[number];
 
-export interface DeliveryPayload {
-  endpoint: string;
-  event: string;
-  trigger: DeliveryTrigger;
-}
+/** One item per account per transaction that emitted events: turned into one delivery per subscribed endpoint. */
+export const WEBHOOK_FANOUT = defineWork(
+  "webhook.fanout",
+  s.object({ events: s.array(s.object({ id: s.string({ min: 1 }), type: s.string({ min: 1 }) })) }),
+);
 
-export function fanoutPayload(events: { id: string; type: string }[]): Json {
-  return { events: events.map(({ id, type }) => ({ id, type })) } satisfies FanoutPayload;
+/** One attempt (and its retries) of one event to one endpoint, grouped by endpoint. */
+export const WEBHOOK_DELIVERY = defineWork(
+  "webhook.deliver",
+  s.object({ endpoint: s.string({ min: 1 }), event: s.string({ min: 1 }), trigger: s.enum(TRIGGERS) }),
+);
+
+export type FanoutPayload = Infer<typeof WEBHOOK_FANOUT.payload>;
+export type DeliveryPayload = Infer<typeof WEBHOOK_DELIVERY.payload>;
+
+export function fanoutPayload(events: readonly { id: string; type: string }[]): FanoutPayload {
+  return { events: events.map(({ id, type }) => ({ id, type })) };
 }

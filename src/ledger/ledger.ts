@@ -1,6 +1,6 @@
 import { err, ok, type Result } from "neverthrow";
 import { ApiError } from "../errors";
-import type { IdGenerator } from "../ids";
+import { derivedId, type IdGenerator } from "../ids";
 import type { AssetDefinition } from "../money/assets";
 import { formatAmount } from "../money/amount";
 import type { BalanceKey, BalanceRecord, Book, LedgerEntryRecord, ReservationRecord, StorageTx } from "../ports/storage";
@@ -18,6 +18,12 @@ export interface PostRequest {
   accountId: string;
   /** The resource that caused the posting, recorded on every entry. */
   resource: string | null;
+  /**
+   * Names the step of the resource that posts (`leg_…:final`, `fill_…:settle`): the posting's id
+   * is derived from (resource, transition), and storage keeps one posting per id, so a transition
+   * applied twice fails instead of moving money twice. Postings of no resource get a fresh id.
+   */
+  transition: string;
   lines: PostingLine[];
 }
 
@@ -52,6 +58,11 @@ export class Ledger {
     return this.posted.get(resource) ?? [];
   }
 
+  /** Every entry this unit of work posted (for metrics). */
+  allPosted(): LedgerEntryRecord[] {
+    return [...this.posted.values()].flat();
+  }
+
   /** (account, asset) pairs whose balances this unit of work changed, for `balance.updated`. */
   touchedBalances(): { accountId: string; asset: string }[] {
     return [...this.touched.values()];
@@ -70,10 +81,11 @@ export class Ledger {
     if (lines.length === 0) return ok([]);
     if (!isBalanced(lines)) throw new LedgerInvariantError("posting does not net to zero per asset");
     const keys = uniqueKeys(request.accountId, lines);
+    const accountOf = (line: PostingLine) => line.accountId ?? request.accountId;
     await this.lock(keys);
     const after = new Map<string, bigint>();
     for (const line of lines) {
-      const k = keyOf({ accountId: request.accountId, ...line });
+      const k = keyOf({ ...line, accountId: accountOf(line) });
       after.set(k, (after.get(k) ?? this.rows.get(k)!.amount) + line.amount);
     }
     for (const key of keys) {
@@ -81,11 +93,12 @@ export class Ledger {
         return err(new ApiError("insufficient_funds", `Insufficient ${key.book} ${key.asset} on ${key.chain}`));
       }
     }
-    const postingId = this.ids.next("pst");
-    const entries: LedgerEntryRecord[] = lines.map((line) => ({
+    const postingId = request.resource === null ? this.ids.next("pst") : derivedId("pst", request.resource, request.transition);
+    const entries: LedgerEntryRecord[] = lines.map((line, i) => ({
       id: this.ids.next("le"),
-      accountId: request.accountId,
+      accountId: accountOf(line),
       postingId,
+      line: i,
       asset: line.asset,
       chain: line.chain,
       book: line.book,
@@ -98,15 +111,18 @@ export class Ledger {
     if (mine) mine.push(...entries);
     else this.posted.set(request.resource, [...entries]);
     for (const [k, amount] of after) this.rows.set(k, { ...this.rows.get(k)!, amount });
+    // `balance.updated` is for the posting's account; the house account's books are the engine's.
     for (const line of lines) {
-      this.touched.set(`${request.accountId}\u0000${line.asset}`, { accountId: request.accountId, asset: line.asset });
+      if (accountOf(line) === request.accountId) {
+        this.touched.set(`${request.accountId}\u0000${line.asset}`, { accountId: request.accountId, asset: line.asset });
+      }
     }
     return ok(entries);
   }
 
   /** Funds from outside the system (test helpers, deposits made final elsewhere). */
-  fund(accountId: string, asset: string, chain: string, amount: bigint, resource: string | null) {
-    return this.post({ accountId, resource, lines: transfer(asset, chain, COUNTER.external, "available", amount) });
+  fund(accountId: string, asset: string, chain: string, amount: bigint, resource: string | null, transition = "fund") {
+    return this.post({ accountId, resource, transition, lines: transfer(asset, chain, COUNTER.external, "available", amount) });
   }
 
   /**
@@ -114,11 +130,12 @@ export class Ledger {
    * deposit credit removed by a chain reorganisation. Refused with `insufficient_funds`, changing
    * nothing, when a customer book no longer holds what it would give back.
    */
-  reverse(accountId: string, entries: readonly LedgerEntryRecord[], resource: string | null) {
+  reverse(accountId: string, entries: readonly LedgerEntryRecord[], resource: string | null, transition: string) {
     if (entries.some((e) => e.accountId !== accountId)) throw new LedgerInvariantError("reversal across accounts");
     return this.post({
       accountId,
       resource,
+      transition,
       lines: reversal(entries.map((e) => ({ asset: e.asset, chain: e.chain, book: e.book, amount: e.amount }))),
     });
   }
@@ -126,7 +143,13 @@ export class Ledger {
   /** Moves `amount` from available to reserved and records the reservation. */
   async reserve(request: ReserveRequest): Promise<Result<ReservationRecord, ApiError>> {
     const { accountId, asset, chain, amount, resource } = request;
-    const posted = await this.post({ accountId, resource, lines: transfer(asset.code, chain, "available", "reserved", amount) });
+    const id = this.ids.next("rsv");
+    const posted = await this.post({
+      accountId,
+      resource,
+      transition: `reserve:${id}`,
+      lines: transfer(asset.code, chain, "available", "reserved", amount),
+    });
     if (posted.isErr()) {
       return err(
         new ApiError(
@@ -136,7 +159,7 @@ export class Ledger {
       );
     }
     const reservation: ReservationRecord = {
-      id: this.ids.next("rsv"),
+      id,
       accountId,
       asset: asset.code,
       chain,
@@ -152,16 +175,17 @@ export class Ledger {
   }
 
   /**
-   * Spends `amount` of a reservation into `to` (a counter-account: outbound, venues, fees).
+   * Spends `amount` of a reservation into `to`: a counter-account (outbound, venues, fees) of
+   * the reservation's account, or a book of another account (the house account's earnings).
    * With `final`, whatever remains is released and the reservation resolves; without it the
-   * reservation resolves only when nothing remains.
+   * reservation resolves only when nothing remains. `transition` names the step (see `post`).
    */
   async capture(
     accountId: string,
     reservationId: string,
     amount: bigint,
-    to: Book,
-    options: { final?: boolean; resource?: string | null } = {},
+    to: Book | { accountId: string; book: Book },
+    options: { transition: string; final?: boolean; resource?: string | null },
   ): Promise<Result<ReservationRecord, ApiError>> {
     const reservation = await this.activeReservation(accountId, reservationId);
     if (amount < 0n || amount > reservation.remaining) {
@@ -169,24 +193,28 @@ export class Ledger {
     }
     const resource = options.resource === undefined ? reservation.resource : options.resource;
     const lines: PostingLine[] = [];
-    if (amount > 0n) lines.push(...transfer(reservation.asset, reservation.chain, "reserved", to, amount));
+    if (amount > 0n) {
+      const [from, into] = transfer(reservation.asset, reservation.chain, "reserved", typeof to === "string" ? to : to.book, amount);
+      lines.push(from!, typeof to === "string" ? into! : { ...into!, accountId: to.accountId });
+    }
     const left = reservation.remaining - amount;
     if (options.final && left > 0n) {
       lines.push(...transfer(reservation.asset, reservation.chain, "reserved", "available", left));
     }
-    const posted = await this.post({ accountId, resource, lines });
+    const posted = await this.post({ accountId, resource, transition: options.transition, lines });
     if (posted.isErr()) throw new LedgerInvariantError("reserved book short of an active reservation");
     const remaining = options.final ? 0n : left;
     return ok(await this.saveReservation(reservation, remaining));
   }
 
-  /** Releases everything a reservation still holds back to available; it resolves. */
+  /** Releases everything a reservation still holds back to available; it resolves (once). */
   async release(accountId: string, reservationId: string): Promise<Result<ReservationRecord, ApiError>> {
     const reservation = await this.activeReservation(accountId, reservationId);
     if (reservation.remaining > 0n) {
       const posted = await this.post({
         accountId,
         resource: reservation.resource,
+        transition: `release:${reservation.id}`,
         lines: transfer(reservation.asset, reservation.chain, "reserved", "available", reservation.remaining),
       });
       if (posted.isErr()) throw new LedgerInvariantError("reserved book short of an active reservation");
@@ -278,7 +306,7 @@ function keyOf(key: BalanceKey): string {
 function uniqueKeys(accountId: string, lines: readonly PostingLine[]): BalanceKey[] {
   const map = new Map<string, BalanceKey>();
   for (const line of lines) {
-    const key: BalanceKey = { accountId, asset: line.asset, chain: line.chain, book: line.book };
+    const key: BalanceKey = { accountId: line.accountId ?? accountId, asset: line.asset, chain: line.chain, book: line.book };
     map.set(keyOf(key), key);
   }
   return [...map.values()].sort(compareKeys);

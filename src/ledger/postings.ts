@@ -2,6 +2,8 @@ import type { Book } from "../ports/storage";
 
 /** One line of a posting: an amount (signed base units) on one book of one account. */
 export interface PostingLine {
+  /** Another account than the posting's (the house account, which earns platform fees). */
+  accountId?: string;
   asset: string;
   chain: string;
   book: Book;
@@ -23,8 +25,6 @@ export const COUNTER = {
   networkFees: "counter:network_fees",
   /** Value exchanged with venues (swaps and fills). */
   venues: "counter:venues",
-  /** Platform fees earned. */
-  platformFees: "counter:platform_fees",
 } as const satisfies Record<string, Book>;
 
 /** Customer books are owned by the account and never go below zero. */

@@ -71,3 +71,29 @@ export async function listPage<R, T>(req: ListPageRequest<R, T>): Promise<Result
     next_cursor: hasMore && last ? req.codec.encode(req.position(last), binding) : null,
   });
 }
+
+/**
+ * A list call: a promise of its first page that is also an async iterator over every item of the
+ * list, page after page (Stripe's auto-pagination), so a host writes either
+ * `await engine.payouts.list(ctx, { limit: 100 })` or `for await (const p of engine.payouts.list(ctx))`.
+ * Iterating throws the `ApiError` a page answers with (a bad filter, a foreign cursor).
+ */
+export type PagedList<T> = Promise<Result<ListEnvelope<T>, ApiError>> & AsyncIterable<T>;
+
+/** Makes `fetch(params)` a `PagedList`: the first page is asked at once, the next on demand. */
+export function pagedList<T, P extends { starting_after?: string }>(
+  params: P,
+  fetch: (params: P) => Promise<Result<ListEnvelope<T>, ApiError>>,
+): PagedList<T> {
+  const first = fetch(params);
+  async function* items(): AsyncGenerator<T> {
+    let page = await first;
+    for (;;) {
+      if (page.isErr()) throw page.error;
+      yield* page.value.data;
+      if (!page.value.has_more || page.value.next_cursor === null) return;
+      page = await fetch({ ...params, starting_after: page.value.next_cursor });
+    }
+  }
+  return Object.assign(first, { [Symbol.asyncIterator]: items });
+}

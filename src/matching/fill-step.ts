@@ -1,5 +1,4 @@
-import type { OrderPricer, Pricing } from "../quoting/order-pricer";
-import { priceImpact } from "../quoting/order-pricer";
+import { type OrderPricer, priceImpact, type Pricing } from "../quoting/order-pricer";
 import type { Ratio } from "../quoting/venue-curves";
 
 /** What a limit order asks of a fill, in base units. */

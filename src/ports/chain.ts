@@ -23,9 +23,11 @@ export interface ChainAdapter {
   /**
    * The cost model of sending `asset` on `chain` (research §8.2): a fixed fee per transaction
    * plus a proportional part, both in the asset's base units, and an optional per-transaction
-   * cap. Called by routing for every candidate chain of a payout.
+   * cap. Called by routing for every candidate chain of a payout. Null when the adapter cannot
+   * send the asset there now (no token configured, no price for its gas): the chain is then no
+   * candidate, as if no adapter served it.
    */
-  feeSchedule(chain: string, asset: string): Promise<FeeSchedule>;
+  feeSchedule(chain: string, asset: string): Promise<FeeSchedule | null>;
   /** Hot-wallet balance available to send `asset` on `chain`, in base units. Called by routing. */
   liquidity(chain: string, asset: string): Promise<bigint>;
   /**
@@ -35,7 +37,12 @@ export interface ChainAdapter {
    * (the engine calls again later); a refusal is returned as `{ rejected }` and fails the leg.
    */
   broadcast(transfer: OutboundTransfer): Promise<{ txHash: string } | { rejected: string }>;
-  /** Where a broadcast transaction stands. Called by the confirmation worker. */
+  /**
+   * Where a broadcast transaction stands. Called by the confirmation worker about every block
+   * while the transfer is in flight; a real adapter also re-sends a transaction the node lost
+   * and replaces one stuck too long here (same nonce, higher fee), and then reports the hash
+   * that now carries the transfer (`TransferStatus.txHash`).
+   */
   transferStatus(chain: string, txHash: string): Promise<TransferStatus>;
 
   /**
@@ -49,6 +56,15 @@ export interface ChainAdapter {
    * out of order; the core treats them as idempotent by `transferId`.
    */
   inboundTransfers(chain: string, cursor: string | null): Promise<{ transfers: InboundTransfer[]; cursor: string }>;
+  /**
+   * Optional, for adapters that keep deposits on per-intent addresses (the EVM adapter): moves
+   * final deposits of `chain` to the hot wallet, one step at a time (top the address up with
+   * gas, send, follow to finality), idempotently. Called by background work after a read
+   * reported a final deposit, and again about every block while it returns `pending: true`.
+   * A sweep never changes any account's balance: the deposits were the operator's custody
+   * before and after.
+   */
+  sweepDeposits?(chain: string): Promise<{ pending: boolean }>;
 }
 
 export interface ChainInfo {
@@ -83,6 +99,17 @@ export interface TransferStatus {
   finality: Finality;
   /** Set when the transfer failed for good (it will never be final). */
   failure: string | null;
+  /**
+   * What the chain charged for the transfer, in base units of the asset sent, once final, when
+   * the adapter knows it (a real chain: gas used at its price, converted). The leg's fee beyond
+   * it is the house's margin. Absent: the leg's fee is what the network took.
+   */
+  feePaid?: bigint | null;
+  /**
+   * The hash of the transaction that carries the transfer now, when it is no longer the one
+   * `broadcast` returned (a fee replacement on the same nonce was mined); absent otherwise.
+   */
+  txHash?: string;
 }
 
 export interface InboundTransfer {

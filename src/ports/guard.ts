@@ -1,12 +1,19 @@
 import { AdapterError } from "../errors";
+import { OBSERVER_MEMBERS, type EngineObserver } from "./observer";
 import type { StorageAdapter, StorageTx } from "./storage";
+
+/** Times the asynchronous calls of a guarded adapter, and every one that throws (see `guardMethods`). */
+export interface CallTiming {
+  now(): number;
+  report(operation: string, durationMs: number, failed: boolean): void;
+}
 
 /**
  * Core-owned wrappers around injected adapters (DESIGN.md, after kysely's runtime driver): init
  * runs once, nothing runs after close, and whatever an adapter throws reaches the core as an
  * `AdapterError` carrying the adapter's name and the original error as `cause`.
  */
-export function guardMethods<T extends object>(adapter: string, target: T, label = ""): T {
+export function guardMethods<T extends object>(adapter: string, target: T, label = "", timing?: CallTiming): T {
   const cache = new Map<PropertyKey, unknown>();
   return new Proxy(target, {
     get(obj, prop, receiver) {
@@ -16,10 +23,25 @@ export function guardMethods<T extends object>(adapter: string, target: T, label
       if (!wrapped) {
         const operation = `${label}${String(prop)}`;
         wrapped = (...args: unknown[]) => {
+          const started = timing?.now() ?? 0;
+          const done = (failed: boolean) => timing?.report(operation, timing.now() - started, failed);
           try {
             const result = (value as (...a: unknown[]) => unknown).apply(obj, args);
-            return result instanceof Promise ? result.catch((e: unknown) => Promise.reject(wrap(adapter, operation, e))) : result;
+            // only calls that wait on something are timed: a synchronous answer (an address
+            // check, a capability) costs nothing worth a metric
+            if (!(result instanceof Promise)) return result;
+            return result.then(
+              (v: unknown) => {
+                done(false);
+                return v;
+              },
+              (e: unknown) => {
+                done(true);
+                return Promise.reject(wrap(adapter, operation, e));
+              },
+            );
           } catch (e) {
+            done(true);
             throw wrap(adapter, operation, e);
           }
         };
@@ -34,25 +56,18 @@ function wrap(adapter: string, operation: string, e: unknown): AdapterError {
   return e instanceof AdapterError ? e : new AdapterError(adapter, operation, e);
 }
 
+/** Every store of a transaction, guarded (stores are the transaction's members). */
 function guardTx(name: string, tx: StorageTx): StorageTx {
-  return {
-    accounts: guardMethods(name, tx.accounts, "accounts."),
-    rateLimits: guardMethods(name, tx.rateLimits, "rateLimits."),
-    ledger: guardMethods(name, tx.ledger, "ledger."),
-    resources: guardMethods(name, tx.resources, "resources."),
-    events: guardMethods(name, tx.events, "events."),
-    idempotency: guardMethods(name, tx.idempotency, "idempotency."),
-    work: guardMethods(name, tx.work, "work."),
-    meta: guardMethods(name, tx.meta, "meta."),
-    depositAddresses: guardMethods(name, tx.depositAddresses, "depositAddresses."),
-    deliveries: guardMethods(name, tx.deliveries, "deliveries."),
-  };
+  const guarded: Record<string, object> = {};
+  for (const [store, methods] of Object.entries(tx)) guarded[store] = guardMethods(name, methods as object, `${store}.`);
+  return guarded as unknown as StorageTx;
 }
 
 /** The storage adapter as the core uses it. */
-export function guardStorage(adapter: StorageAdapter): StorageAdapter & { readonly closed: boolean } {
+export function guardStorage(adapter: StorageAdapter): StorageAdapter & { readonly closed: boolean; readonly initialized: boolean } {
   const name = adapter.name;
   let initialized: Promise<void> | null = null;
+  let initDone = false;
   let closed = false;
   const open = (operation: string) => {
     if (closed) throw new Error(`storage ${name} is closed (${operation} after close)`);
@@ -63,12 +78,21 @@ export function guardStorage(adapter: StorageAdapter): StorageAdapter & { readon
     get closed() {
       return closed;
     },
+    /** `init` (creating or migrating the schema) has completed. */
+    get initialized() {
+      return initDone;
+    },
     init() {
       open("init");
-      initialized ??= adapter.init().catch((e: unknown) => {
-        initialized = null;
-        throw wrap(name, "init", e);
-      });
+      initialized ??= adapter.init().then(
+        () => {
+          initDone = true;
+        },
+        (e: unknown) => {
+          initialized = null;
+          throw wrap(name, "init", e);
+        },
+      );
       return initialized;
     },
     async transaction(fn) {
@@ -101,5 +125,36 @@ export function guardStorage(adapter: StorageAdapter): StorageAdapter & { readon
       closed = true;
       await adapter.close();
     },
+  };
+}
+
+/**
+ * The observer as the core calls it: an observer that throws loses that one observation and
+ * never fails the engine's work; `onError` hears about it (once per member, so a broken
+ * exporter cannot flood the logs).
+ */
+export function guardObserver(observer: EngineObserver, onError: (error: unknown) => void = () => undefined): EngineObserver {
+  const reported = new Set<string>();
+  const guarded = {} as Record<keyof EngineObserver, (o: unknown) => void>;
+  for (const member of OBSERVER_MEMBERS) {
+    const call = observer[member] as (o: unknown) => void;
+    guarded[member] = (o: unknown) => {
+      try {
+        call.call(observer, o);
+      } catch (e) {
+        if (reported.has(member)) return;
+        reported.add(member);
+        onError(e);
+      }
+    };
+  }
+  return guarded as unknown as EngineObserver;
+}
+
+/** Timing of a chain, venue or screening adapter's calls, reported to the observer. */
+export function adapterTiming(observer: EngineObserver, clock: { now(): number }, port: "chain" | "venue" | "screening", adapter: string): CallTiming {
+  return {
+    now: () => clock.now(),
+    report: (operation, durationMs, failed) => observer.adapterCalled({ port, adapter, operation, durationMs, failed }),
   };
 }

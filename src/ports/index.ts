@@ -1,8 +1,12 @@
 export type * from "./storage";
 export type * from "./chain";
+export type * from "./evm-signer";
 export type * from "./venue";
 export type * from "./delivery";
 export type * from "./screening";
 export type * from "./blobs";
 export { isManualClock, type Clock, type ManualClockControl } from "./clock";
 export { isChainSimulation } from "./chain";
+export { isBlobKey, assertBlobKey } from "./blobs";
+export type * from "./observer";
+export { NO_OBSERVER, OBSERVER_MEMBERS, combineObservers } from "./observer";

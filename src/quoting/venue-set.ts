@@ -1,6 +1,6 @@
 import { groupBy } from "../collections/group-by";
 import { AdapterError } from "../errors";
-import { guardMethods } from "../ports/guard";
+import { guardMethods, type CallTiming } from "../ports/guard";
 import type { VenueAdapter, VenueExecution, VenueExecutionResult, VenueSnapshot } from "../ports/venue";
 import { checkSnapshot } from "./venue-curves";
 
@@ -14,8 +14,9 @@ export class VenueSet {
   /** Which adapter offers a venue, learnt from snapshots (venue names are unique). */
   private readonly owners = new Map<string, number>();
 
-  constructor(adapters: readonly VenueAdapter[]) {
-    this.adapters = adapters.map((a) => guardMethods(a.name, a));
+  /** `timing(name)` times the calls of the adapter called `name` (metrics; see the observer port). */
+  constructor(adapters: readonly VenueAdapter[], timing?: (adapter: string) => CallTiming) {
+    this.adapters = adapters.map((a) => guardMethods(a.name, a, "", timing?.(a.name)));
   }
 
   get size(): number {

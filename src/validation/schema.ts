@@ -15,7 +15,13 @@ export interface ParseContext {
 
 export type JsonSchema = Record<string, unknown>;
 
-export abstract class Schema<T> {
+/**
+ * A schema of values of type `T` (what `parse` yields) written as `I` (what a client sends: an
+ * asset code for an asset, a date text for a timestamp). `Infer` is the first, `Input` the second.
+ */
+export abstract class Schema<T, I = T> {
+  /** Phantom: the written form, for `Input`. */
+  declare readonly __input?: I;
   /** Set by `optional()`: an absent or undefined value is accepted as `undefined`. */
   readonly isOptional: boolean = false;
   protected description: string | undefined;
@@ -28,7 +34,7 @@ export abstract class Schema<T> {
     return this.description ? { ...schema, description: this.description } : schema;
   }
 
-  optional(): Schema<T | undefined> {
+  optional(): OptionalSchema<T, I> {
     return new OptionalSchema(this);
   }
 
@@ -40,11 +46,14 @@ export abstract class Schema<T> {
   }
 }
 
-export type Infer<S> = S extends Schema<infer T> ? T : never;
+/** What a schema's `parse` yields. */
+export type Infer<S> = S extends Schema<infer T, any> ? T : never;
+/** What a client writes for a schema: the typed input of the host API and of the HTTP binding. */
+export type Input<S> = S extends Schema<any, infer I> ? I : never;
 
-export class OptionalSchema<T> extends Schema<T | undefined> {
+export class OptionalSchema<T, I = T> extends Schema<T | undefined, I | undefined> {
   override readonly isOptional = true;
-  constructor(readonly inner: Schema<T>) {
+  constructor(readonly inner: Schema<T, I>) {
     super();
   }
   parse(value: unknown, path: string, ctx: ParseContext): Result<T | undefined, ApiError> {
@@ -153,7 +162,7 @@ export class DecimalSchema extends Schema<string> {
   }
 }
 
-export class AssetSchema extends Schema<AssetDefinition> {
+export class AssetSchema extends Schema<AssetDefinition, string> {
   parse(value: unknown, path: string, ctx: ParseContext): Result<AssetDefinition, ApiError> {
     if (typeof value !== "string") return invalid(path, `${path} must be an asset code such as "USDC"`);
     return ctx.assets.asset(value, path);
@@ -163,7 +172,7 @@ export class AssetSchema extends Schema<AssetDefinition> {
   }
 }
 
-export class ChainSchema extends Schema<ChainDefinition> {
+export class ChainSchema extends Schema<ChainDefinition, string> {
   parse(value: unknown, path: string, ctx: ParseContext): Result<ChainDefinition, ApiError> {
     if (typeof value !== "string") return invalid(path, `${path} must be a chain name such as "ethereum"`);
     return ctx.assets.knownChain(value, path);
@@ -174,7 +183,7 @@ export class ChainSchema extends Schema<ChainDefinition> {
 }
 
 /** A date (UTC day) or timestamp: ISO 8601 text or integer Unix seconds; yields epoch ms. */
-export class TimestampSchema extends Schema<number> {
+export class TimestampSchema extends Schema<number, string | number> {
   parse(value: unknown, path: string): Result<number, ApiError> {
     const ms = parseTimestamp(value);
     return ms === null
@@ -186,9 +195,9 @@ export class TimestampSchema extends Schema<number> {
   }
 }
 
-export class ArraySchema<T> extends Schema<T[]> {
+export class ArraySchema<T, I = T> extends Schema<T[], I[]> {
   constructor(
-    readonly item: Schema<T>,
+    readonly item: Schema<T, I>,
     readonly opts: { min?: number; max?: number; tooLarge?: ErrorCode } = {},
   ) {
     super();
@@ -217,10 +226,41 @@ export class ArraySchema<T> extends Schema<T[]> {
   }
 }
 
-export class RecordSchema<T> extends Schema<Record<string, T>> {
+/** At most this many `expand[]` paths per request (Stripe's limit is alike). */
+export const MAX_EXPAND = 10;
+
+/**
+ * `expand[]`: paths of referenced ids a response replaces with their objects. One path
+ * (`expand=x`) or several (`expand[]=x`, `expand[0]=x`, which the HTTP binding reads alike),
+ * each one of `paths`; yields them in the order given, without repeats.
+ */
+export class ExpandSchema<T extends string> extends Schema<T[], T | T[]> {
+  constructor(readonly paths: readonly T[]) {
+    super();
+  }
+  parse(value: unknown, path: string): Result<T[], ApiError> {
+    const list: unknown[] | null = typeof value === "string" ? [value] : Array.isArray(value) ? value : null;
+    if (!list) return invalid(path, `${path} must be a path or a list of paths`);
+    if (list.length > MAX_EXPAND) return invalid(path, `${path} takes at most ${MAX_EXPAND} paths`);
+    const out: T[] = [];
+    for (let i = 0; i < list.length; i++) {
+      const item = list[i];
+      if (typeof item !== "string" || !(this.paths as readonly string[]).includes(item)) {
+        return invalid(`${path}[${i}]`, `${path}[${i}] cannot be expanded here; it takes ${this.paths.join(", ")}`);
+      }
+      if (!out.includes(item as T)) out.push(item as T);
+    }
+    return ok(out);
+  }
+  protected baseJsonSchema(): JsonSchema {
+    return { type: "array", items: { type: "string", enum: [...this.paths] }, maxItems: MAX_EXPAND };
+  }
+}
+
+export class RecordSchema<T, I = T> extends Schema<Record<string, T>, Record<string, I>> {
   constructor(
     readonly key: Schema<string>,
-    readonly value: Schema<T>,
+    readonly value: Schema<T, I>,
   ) {
     super();
   }
@@ -241,14 +281,23 @@ export class RecordSchema<T> extends Schema<Record<string, T>> {
   }
 }
 
-type Shape = Record<string, Schema<unknown>>;
+type Shape = Record<string, Schema<unknown, unknown>>;
 type OptionalKeys<S extends Shape> = { [K in keyof S]: undefined extends Infer<S[K]> ? K : never }[keyof S];
 type RequiredKeys<S extends Shape> = Exclude<keyof S, OptionalKeys<S>>;
-export type ObjectOf<S extends Shape> = { [K in RequiredKeys<S>]: Infer<S[K]> } & {
-  [K in OptionalKeys<S>]?: Infer<S[K]>;
-};
+type Flat<T> = { [K in keyof T]: T[K] } & {};
+export type ObjectOf<S extends Shape> = Flat<
+  { [K in RequiredKeys<S>]: Infer<S[K]> } & {
+    [K in OptionalKeys<S>]?: Infer<S[K]>;
+  }
+>;
+/** The written form of an object schema: optional fields may be left out. */
+export type InputOf<S extends Shape> = Flat<
+  { [K in RequiredKeys<S>]: Input<S[K]> } & {
+    [K in OptionalKeys<S>]?: Input<S[K]>;
+  }
+>;
 
-export class ObjectSchema<S extends Shape> extends Schema<ObjectOf<S>> {
+export class ObjectSchema<S extends Shape> extends Schema<ObjectOf<S>, InputOf<S>> {
   constructor(readonly shape: S) {
     super();
   }
@@ -300,7 +349,9 @@ export const s = {
   asset: () => new AssetSchema(),
   chain: () => new ChainSchema(),
   timestamp: () => new TimestampSchema(),
-  array: <T>(item: Schema<T>, opts?: { min?: number; max?: number; tooLarge?: ErrorCode }) => new ArraySchema(item, opts),
-  record: <T>(key: Schema<string>, value: Schema<T>) => new RecordSchema(key, value),
+  array: <T, I>(item: Schema<T, I>, opts?: { min?: number; max?: number; tooLarge?: ErrorCode }) => new ArraySchema(item, opts),
+  /** `expand[]` taking these paths (see `ExpandSchema`). */
+  expand: <T extends string>(paths: readonly T[]) => new ExpandSchema(paths),
+  record: <T, I>(key: Schema<string>, value: Schema<T, I>) => new RecordSchema(key, value),
   object: <S extends Shape>(shape: S) => new ObjectSchema(shape),
 };

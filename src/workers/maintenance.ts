@@ -1,7 +1,9 @@
-import type { EngineDeps } from "../services/context";
-import type { WorkHandler } from "./runner";
+import type { EngineDeps } from "../engine/context";
+import { s } from "../validation/schema";
+import { defineEngineWork, type JobHandler } from "./due-work";
 
-export const MAINTENANCE_KIND = "maintenance.prune";
+/** Hourly housekeeping (engine work: it serves every account). */
+export const MAINTENANCE = defineEngineWork("maintenance.prune", s.object({}));
 export const MAINTENANCE_EVERY_MS = 3_600_000;
 const PRUNE_BATCH = 5_000;
 /** Rate-limit windows are minutes; an hour of them is more than any window needs. */
@@ -12,7 +14,7 @@ const RATE_WINDOW_KEPT_MS = 3_600_000;
  * retention (7 days), expired idempotency keys and old rate-limit windows are deleted in bounded
  * batches. It reschedules itself; one item exists at a time (dedupe key).
  */
-export function maintenanceHandler(deps: EngineDeps): WorkHandler {
+export function maintenanceHandler(deps: EngineDeps): JobHandler<Record<string, never>, "engine"> {
   return async () => {
     const now = deps.clock.now();
     let more = true;

@@ -1,6 +1,9 @@
 import type { IdGenerator, RandomSource } from "../ids";
 import type { Clock } from "../ports/clock";
+import { NO_OBSERVER, type EngineObserver, type WorkOutcomeKind } from "../ports/observer";
 import type { DueWorkRecord, StorageAdapter } from "../ports/storage";
+import type { ParseContext } from "../validation/schema";
+import { PermanentWorkError, toJob, type JobHandler, type WorkKind, type WorkScope } from "./due-work";
 
 /**
  * What a handler tells the runner: finished (the item is deleted), run again later (a retry
@@ -46,9 +49,10 @@ interface LaneState extends WorkLane {
 }
 
 /**
- * Runs one due work item. Work is delivered at least once: a crash after the effect but before
- * completion runs it again, so handlers must be idempotent (they act by ids chosen beforehand).
- * Returning nothing means done; throwing means retry with backoff.
+ * Runs one due work item as stored (see `WorkerRunner.handle` for typed work). Work is delivered
+ * at least once: a crash after the effect but before completion runs it again, so handlers must
+ * be idempotent (they act by ids chosen beforehand). Returning nothing means done; throwing
+ * means retry with backoff, except a `PermanentWorkError`, which marks the item dead.
  */
 export type WorkHandler = (job: DueWorkRecord) => Promise<WorkOutcome | void>;
 
@@ -76,6 +80,9 @@ export interface WorkerOptions {
   onError?: (error: unknown, job?: DueWorkRecord) => void;
 }
 
+/** What typed work handlers parse payloads with (the engine's asset registry). */
+export type WorkParseContext = ParseContext;
+
 /**
  * The due-work runner: claims items whose time has come, runs their handlers with bounded
  * concurrency, and retries failures with exponential backoff (±10 % jitter). Claims carry a
@@ -94,6 +101,9 @@ export class WorkerRunner {
   private woken = false;
   /** Counts wakes, so a drain can tell a lane's claim is older than the latest scheduled work. */
   private wakes = 0;
+  /** Items this runner holds a lease on and is running now, by id. */
+  private readonly running = new Map<string, DueWorkRecord>();
+  private lastPoll: number | null = null;
 
   constructor(
     private readonly storage: StorageAdapter,
@@ -101,6 +111,8 @@ export class WorkerRunner {
     ids: IdGenerator,
     private readonly random: RandomSource,
     options: WorkerOptions = {},
+    private readonly parseContext?: WorkParseContext,
+    private readonly observer: EngineObserver = NO_OBSERVER,
   ) {
     this.owner = ids.next("wrk");
     this.opts = {
@@ -115,10 +127,26 @@ export class WorkerRunner {
     };
   }
 
-  /** Registers the handler of a work kind; one handler per kind. */
+  /** The lease of a claim in the default lane (`WorkerOptions.leaseMs`). */
+  get leaseMs(): number {
+    return this.opts.leaseMs;
+  }
+
+  /** Registers the handler of a work kind as stored; one handler per kind. */
   register(kind: string, handler: WorkHandler): void {
     if (this.handlers.has(kind)) throw new Error(`a handler for ${kind} is registered already`);
     this.handlers.set(kind, handler);
+  }
+
+  /**
+   * Registers the handler of typed work: each claimed item's payload is parsed with the kind's
+   * schema and its account checked first, so `handler` receives a `Job` exactly as defined; an
+   * item that does not fit is marked dead with the reason (it would never fit).
+   */
+  handle<P, S extends WorkScope>(def: WorkKind<P, S>, handler: JobHandler<P, S>): void {
+    const ctx = this.parseContext;
+    if (!ctx) throw new Error("typed work needs the runner's parse context");
+    this.register(def.kind, (record) => handler(toJob(def, record, ctx)));
   }
 
   /** Gives `lane.kinds` a pool of their own (see `WorkLane`). */
@@ -176,12 +204,63 @@ export class WorkerRunner {
     this.nap?.abort();
   }
 
-  /** Stops the loop and waits for the items in flight. */
-  async stop(): Promise<void> {
+  /**
+   * What the loop is doing, for readiness checks: `started` once `start` ran and until `stop`;
+   * `lastPollAt` when it last asked storage for due work; `inFlight` items it runs now.
+   */
+  status(): { started: boolean; lastPollAt: number | null; inFlight: number } {
+    return {
+      started: this.loop !== null && !this.stopping?.signal.aborted,
+      lastPollAt: this.lastPoll,
+      inFlight: this.running.size,
+    };
+  }
+
+  /**
+   * Stops the loop (nothing more is claimed) and waits for the items in flight. With `graceMs`,
+   * waits that long at most: the leases of items still running then are given back at once (so
+   * another process claims them now, not when the lease would have run out), and `stop`
+   * resolves with how many there were. Handlers are idempotent, so an item whose handler was
+   * still running may run again elsewhere: at least once, as after a crash.
+   */
+  async stop(options: { graceMs?: number } = {}): Promise<{ released: number }> {
     this.stopping?.abort();
-    await this.loop;
-    await this.draining;
+    const finished = Promise.all([this.loop, this.draining]).then(() => true);
+    let done: boolean;
+    if (options.graceMs === undefined) {
+      done = await finished;
+    } else {
+      const timer = new AbortController();
+      done = await Promise.race([
+        finished,
+        this.clock.sleep(Math.max(0, options.graceMs), timer.signal).then(
+          () => false,
+          () => false,
+        ),
+      ]);
+      timer.abort();
+    }
     this.loop = null;
+    if (done || this.running.size === 0) return { released: 0 };
+    const stuck = [...this.running.values()];
+    const now = this.clock.now();
+    const released = await this.storage
+      .transaction(async (tx) => {
+        let n = 0;
+        for (const job of stuck) {
+          const ok = await tx.work.release(job.id, this.owner, {
+            runAt: now,
+            lastError: "lease given back: the worker stopped before the item finished",
+          });
+          if (ok) n++;
+        }
+        return n;
+      })
+      .catch((e: unknown) => {
+        this.opts.onError?.(e);
+        return 0;
+      });
+    return { released };
   }
 
   private async drain(): Promise<number> {
@@ -210,8 +289,9 @@ export class WorkerRunner {
         const limit = Math.min(lane.concurrency - lane.running, this.opts.batchSize);
         const wakes = this.wakes;
         const finished = lane.finished;
+        this.lastPoll = this.clock.now();
         const jobs = await this.storage.claimDueWork({
-          now: this.clock.now(),
+          now: this.lastPoll,
           limit,
           leaseMs: lane.leaseMs ?? this.opts.leaseMs,
           owner: this.owner,
@@ -241,24 +321,41 @@ export class WorkerRunner {
   }
 
   private async runOne(job: DueWorkRecord): Promise<void> {
+    this.running.set(job.id, job);
+    const started = this.clock.now();
+    let observed: WorkOutcomeKind = "retry";
+    try {
+      observed = await this.execute(job);
+    } finally {
+      this.running.delete(job.id);
+      this.observer.workCompleted({ kind: job.kind, outcome: observed, durationMs: this.clock.now() - started, attempt: job.attempts });
+    }
+  }
+
+  /** Runs the item's handler and settles the item as it says; returns what it decided. */
+  private async execute(job: DueWorkRecord): Promise<WorkOutcomeKind> {
     const handler = this.handlers.get(job.kind);
     let outcome: WorkOutcome;
+    let dead = false;
     if (!handler) {
-      outcome = this.failure(job, `no handler registered for ${job.kind}`);
+      // Nothing here can ever run it: kept, dead, for whoever deployed the kind to look at.
+      outcome = this.failure(job, `no handler for work of kind ${job.kind} in this engine`);
+      dead = true;
     } else {
       try {
         outcome = (await handler(job)) ?? { kind: "done" };
       } catch (e) {
         this.opts.onError?.(e, job);
         outcome = this.failure(job, e instanceof Error ? e.message : String(e));
+        dead = e instanceof PermanentWorkError;
       }
     }
+    dead ||= outcome.kind === "retry" && job.attempts >= this.opts.maxAttempts;
     try {
-      if (outcome.kind === "settled") return;
+      if (outcome.kind === "settled") return "settled";
       if (outcome.kind === "done") {
         await this.storage.transaction((tx) => tx.work.complete(job.id, this.owner));
       } else {
-        const dead = outcome.kind === "retry" && job.attempts >= this.opts.maxAttempts;
         await this.storage.transaction((tx) =>
           tx.work.release(job.id, this.owner, {
             runAt: outcome.at,
@@ -272,6 +369,7 @@ export class WorkerRunner {
       // The lease expires and the item runs again: at-least-once.
       this.opts.onError?.(e, job);
     }
+    return dead ? "dead" : outcome.kind;
   }
 
   private failure(job: DueWorkRecord, error: string): WorkOutcome {

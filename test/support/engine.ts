@@ -1,10 +1,11 @@
 import { ManualClock } from "../../adapters/clock";
 import { createHttpApp } from "../../adapters/http";
-import { Engine, createEngine, type EngineOptions } from "../../src/engine";
-import { systemContext, type RequestContext } from "../../src/services/context";
+import { Engine, createEngine, type EngineOptions } from "../../src/engine/engine";
+import { systemContext, type RequestContext } from "../../src/engine/context";
 import type { StorageHarness } from "../../src/conformance";
 import type { StorageKind } from "./storage";
 import { SimulatedVenues } from "../../adapters/venues/simulated";
+import { devPorts } from "../../adapters/dev";
 
 export interface TestWorld {
   engine: Engine;
@@ -24,13 +25,14 @@ export interface TestWorld {
 /** An engine on a fresh store of `kind` with a manual clock, a test account and its key. */
 export async function testWorld(
   kind: StorageKind,
-  options: Partial<Omit<EngineOptions, "clock">> & { clock?: ManualClock } = {},
+  options: Partial<Omit<EngineOptions, "clock" | "storage">> & { clock?: ManualClock; harness?: StorageHarness } = {},
 ): Promise<TestWorld> {
-  const harness = await kind.factory();
+  const { harness: given, ...engineOptions } = options;
+  const harness = given ?? (await kind.factory());
   const clock = options.clock ?? new ManualClock();
   // Simulated venues on the world's manual clock unless the test brings its own.
   const venues = new SimulatedVenues({ clock });
-  const engine = await createEngine({ venues: [venues], ...options, storage: harness.storage, clock });
+  const engine = await createEngine({ ...devPorts({ clock }), venues: [venues], ...engineOptions, storage: harness.storage, clock });
   const account = await engine.accounts.create({ name: "Test" });
   const key = (await engine.accounts.createApiKey(account.id))._unsafeUnwrap();
   const app = createHttpApp(engine);

@@ -3,7 +3,6 @@ import pg from "pg";
 import { MemoryStorage } from "../../adapters/memory";
 import { PostgresStorage, pgPoolDriver, pgliteDriver, type PGliteLike, type SqlClient } from "../../adapters/postgres";
 import type { StorageHarness, StorageInspector } from "../../src/conformance";
-import type { StorageCapabilities } from "../../src/ports/storage";
 
 /**
  * The storage adapters every storage-touching test runs on: memory, PGlite, and a real
@@ -12,7 +11,6 @@ import type { StorageCapabilities } from "../../src/ports/storage";
  */
 export interface StorageKind {
   name: string;
-  capabilities: StorageCapabilities;
   factory: () => Promise<StorageHarness>;
 }
 
@@ -41,7 +39,6 @@ export function storageKinds(): StorageKind[] {
   const kinds: StorageKind[] = [
     {
       name: "memory",
-      capabilities: { concurrentTransactions: false, supportsSkipLocked: false },
       factory: async () => {
         const storage = new MemoryStorage();
         return { storage, inspect: memoryInspector(storage), close: async () => undefined };
@@ -49,7 +46,6 @@ export function storageKinds(): StorageKind[] {
     },
     {
       name: "pglite",
-      capabilities: { concurrentTransactions: false, supportsSkipLocked: false },
       factory: async () => {
         const db = await sharedPGlite();
         const schema = schemaName();
@@ -66,7 +62,6 @@ export function storageKinds(): StorageKind[] {
   if (process.env.DATABASE_URL) {
     kinds.push({
       name: "postgres",
-      capabilities: { concurrentTransactions: true, supportsSkipLocked: true },
       factory: async () => {
         const p = sharedPool();
         const schema = schemaName();
@@ -105,6 +100,9 @@ function memoryInspector(storage: MemoryStorage): StorageInspector {
     idempotencyKeys: async (a) => of(storage.dump().idempotency.values(), a),
     work: async () => [...storage.dump().work.values()],
     deliveries: async (a) => of(storage.dump().deliveries.values(), a),
+    chainTransactions: async (chain) => [...storage.dump().chain.transactions.values()].filter((r) => r.chain === chain),
+    chainDeposits: async (chain) =>
+      [...storage.dump().chain.deposits.values()].filter((r) => r.chain === chain).sort((a, b) => a.blockNumber - b.blockNumber),
   };
 }
 
@@ -126,6 +124,7 @@ function sqlInspector(db: SqlClient, schema: string): StorageInspector {
         id: r.id,
         accountId: r.account_id,
         postingId: r.posting_id,
+        line: Number(r.line),
         asset: r.asset,
         chain: r.chain,
         book: r.book,
@@ -183,6 +182,7 @@ function sqlInspector(db: SqlClient, schema: string): StorageInspector {
         id: r.id,
         kind: r.kind,
         accountId: r.account_id,
+        livemode: r.livemode,
         payload: r.payload,
         runAt: Number(r.run_at),
         leaseOwner: r.lease_owner,
@@ -192,6 +192,7 @@ function sqlInspector(db: SqlClient, schema: string): StorageInspector {
         status: r.status,
         dedupeKey: r.dedupe_key,
         group: r.group_key,
+        request: r.request,
         created: Number(r.created),
       })),
     deliveries: async (a) =>
@@ -209,6 +210,40 @@ function sqlInspector(db: SqlClient, schema: string): StorageInspector {
         error: r.error,
         created: Number(r.created),
         nextAttemptAt: n(r.next_attempt_at),
+      })),
+    chainTransactions: async (chain) =>
+      (await q(`SELECT * FROM $S.chain_transactions WHERE chain = $1 ORDER BY created, transfer_id`, [chain])).map((r) => ({
+        chain: r.chain,
+        transferId: r.transfer_id,
+        kind: r.kind,
+        keyIndex: Number(r.key_index),
+        from: r.from_address,
+        to: r.to_address,
+        asset: r.asset,
+        amount: BigInt(r.amount),
+        nonce: n(r.nonce),
+        status: r.status,
+        reason: r.reason,
+        attempts: r.attempts,
+        minedHash: r.mined_hash,
+        gasCost: r.gas_cost === null ? null : BigInt(r.gas_cost),
+        created: Number(r.created),
+        updated: Number(r.updated),
+      })),
+    chainDeposits: async (chain) =>
+      (await q(`SELECT * FROM $S.chain_deposits WHERE chain = $1 ORDER BY block_number, transfer_id`, [chain])).map((r) => ({
+        chain: r.chain,
+        transferId: r.transfer_id,
+        address: r.address,
+        asset: r.asset,
+        amount: BigInt(r.amount),
+        txHash: r.tx_hash,
+        blockNumber: Number(r.block_number),
+        blockHash: r.block_hash,
+        blockTime: Number(r.block_time),
+        revertedAt: n(r.reverted_at),
+        sweep: r.sweep,
+        created: Number(r.created),
       })),
   };
 }

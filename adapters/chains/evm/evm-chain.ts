@@ -1,0 +1,238 @@
+import { getAddress } from "viem";
+import { SystemClock } from "../../clock/system-clock";
+import { AssetRegistry } from "../../../src/money/assets";
+import { divCeil } from "../../../src/money/rounding";
+import type {
+  ChainAdapter,
+  ChainInfo,
+  FeeSchedule,
+  InboundTransfer,
+  OutboundTransfer,
+  TransferStatus,
+} from "../../../src/ports/chain";
+import type { StorageTx } from "../../../src/ports/storage";
+import { ratioOfPrice } from "../../../src/quoting/gas-pricer";
+import type { Ratio } from "../../../src/quoting/venue-curves";
+import { DEFAULT_REPLACE_AFTER_MS, EVM_CHAIN_DEFAULTS, type EvmChainDefaults, type EvmChainOptions } from "./evm-config";
+import type { EvmContext } from "./evm-context";
+import { EvmDeposits } from "./evm-deposits";
+import { EvmRpc } from "./evm-rpc";
+import { EvmSender } from "./evm-sender";
+import { EvmSweeps, transferData } from "./evm-sweeps";
+
+/** Gas of a plain value transfer. */
+const VALUE_TRANSFER_GAS = 21_000n;
+/** Gas assumed for a token transfer when it cannot be estimated (the hot wallet holds none yet). */
+const TOKEN_TRANSFER_GAS = 65_000n;
+/** An address no one holds tokens at, to estimate a transfer to a fresh recipient (the dear case). */
+const PROBE_RECIPIENT = "0x000000000000000000000000000000000000fee5";
+/** How long a token transfer's gas estimate is reused. */
+const GAS_ESTIMATE_TTL_MS = 600_000;
+
+/**
+ * One EVM chain, live (DECISIONS.md §9), on viem: payout legs are ERC-20 `transfer` calls or
+ * native value transfers from the hot wallet (key 0 of the signer), each made once under its
+ * leg id (`evm-sender.ts`); deposit addresses are keys 1 and up, one per intent and chain, never
+ * reused; deposits are read from `Transfer` logs and value transfers with reorganisations found
+ * by block hashes (`evm-deposits.ts`) and swept to the hot wallet (`evm-sweeps.ts`). A leg's
+ * network fee is its estimated gas at the chain's current EIP-1559 fees, converted into the
+ * payout asset at a configured rate or through the venues. Everything it keeps is in the
+ * engine's storage (`tx.chainState`), so engine processes on one database share it.
+ */
+export class EvmChain implements ChainAdapter {
+  readonly name: string;
+  readonly chains: readonly string[];
+  private readonly ctx: EvmContext;
+  private readonly sender: EvmSender;
+  private readonly deposits: EvmDeposits;
+  private readonly sweeps: EvmSweeps;
+  private readonly assets: AssetRegistry;
+  private readonly defaults: EvmChainDefaults;
+  private readonly gasEstimates = new Map<string, { gas: bigint; at: number }>();
+  private hot: Promise<string> | null = null;
+  private chainIdChecked: Promise<number> | null = null;
+
+  constructor(private readonly options: EvmChainOptions) {
+    const assets = options.assets ?? AssetRegistry.withDefaults();
+    const chain = assets.chain(options.chain);
+    if (!chain || chain.family !== "evm") throw new TypeError(`${options.chain} is not an EVM chain of the asset registry`);
+    this.assets = assets;
+    this.defaults = EVM_CHAIN_DEFAULTS[options.chain] ?? { blockTimeMs: 2_000, finalityConfirmations: 12, gasAsset: { code: "ETH", decimals: 18 } };
+    const finality = options.finalityConfirmations ?? this.defaults.finalityConfirmations;
+    if (!Number.isInteger(finality) || finality < 1) throw new TypeError(`${options.chain}: finality_confirmations must be a positive integer`);
+    const tokens = new Map<string, string>();
+    for (const [asset, address] of Object.entries(options.tokens)) {
+      const definition = assets.get(asset);
+      if (!definition || !definition.chains.includes(options.chain)) throw new TypeError(`${options.chain}: ${asset} is not an asset of this chain`);
+      if (!/^0x[0-9a-fA-F]{40}$/.test(address)) throw new TypeError(`${options.chain}: the ${asset} token address is not an EVM address`);
+      tokens.set(asset, getAddress(address.toLowerCase()));
+    }
+    const gasAsset = assets.get(this.defaults.gasAsset.code);
+    const nativeAsset = gasAsset && gasAsset.chains.includes(options.chain) ? gasAsset.code : null;
+    for (const [asset, price] of Object.entries(options.feeRates ?? {})) {
+      if (!assets.get(asset)) throw new TypeError(`${options.chain}: fee rate for unknown asset ${asset}`);
+      ratioOfPrice(price, 18, 6); // refuses a malformed price now, not at the first payout
+    }
+    this.name = `evm:${options.chain}`;
+    this.chains = [options.chain];
+    const rpc = new EvmRpc(options.transport);
+    const self = this;
+    this.ctx = {
+      chain: options.chain,
+      rpc,
+      signer: options.signer,
+      clock: options.clock ?? new SystemClock(),
+      finalityConfirmations: finality,
+      blockTimeMs: options.blockTimeMs ?? this.defaults.blockTimeMs,
+      replaceAfterMs: options.replaceAfterMs ?? DEFAULT_REPLACE_AFTER_MS,
+      tokens,
+      nativeAsset,
+      storage: options.storage,
+      transaction: <T>(fn: (tx: StorageTx) => Promise<T>) => options.storage.transaction(fn),
+      hotWallet: () => self.hotWallet(),
+      chainId: () => self.chainId(),
+    };
+    this.sender = new EvmSender(this.ctx);
+    this.deposits = new EvmDeposits(this.ctx, options.maxBlocksPerRead ?? 500, options.startBlock ?? null);
+    this.sweeps = new EvmSweeps(this.ctx, this.sender, this.deposits);
+  }
+
+  async describe(): Promise<ChainInfo> {
+    return { blockTimeMs: this.ctx.blockTimeMs, confirmationsToFinality: this.ctx.finalityConfirmations };
+  }
+
+  async feeSchedule(_chain: string, asset: string): Promise<FeeSchedule | null> {
+    if (asset !== this.ctx.nativeAsset && !this.ctx.tokens.has(asset)) return null;
+    const rate = await this.gasRate(asset);
+    if (!rate) return null;
+    const gas = await this.transferGas(asset);
+    const block = await this.ctx.rpc.block("latest");
+    const tip = await this.ctx.rpc.maxPriorityFeePerGas();
+    const wei = gas * ((block?.baseFeePerGas ?? 0n) + tip);
+    return { fixed: divCeil(wei * rate.num, rate.den), proportionalPpm: 0n, perTransferCap: null };
+  }
+
+  async liquidity(_chain: string, asset: string): Promise<bigint> {
+    const hot = await this.hotWallet();
+    if (asset === this.ctx.nativeAsset) {
+      const balance = await this.ctx.rpc.balance(hot, "pending");
+      const fees = await this.sender.currentFees();
+      const reserve = VALUE_TRANSFER_GAS * 2n * fees.maxFeePerGas; // what sending it needs in gas
+      return balance > reserve ? balance - reserve : 0n;
+    }
+    const token = this.ctx.tokens.get(asset);
+    if (!token) return 0n;
+    const data = `0x70a08231${hot.slice(2).toLowerCase().padStart(64, "0")}`; // balanceOf(hot)
+    return BigInt(await this.ctx.rpc.call({ to: token, data }, "pending"));
+  }
+
+  async broadcast(transfer: OutboundTransfer): Promise<{ txHash: string } | { rejected: string }> {
+    const hot = await this.hotWallet();
+    const to = getAddress(transfer.to.toLowerCase());
+    const native = transfer.asset === this.ctx.nativeAsset;
+    const token = this.ctx.tokens.get(transfer.asset);
+    const base = { transferId: transfer.transferId, kind: "payout", keyIndex: 0, from: hot, to, asset: transfer.asset, amount: transfer.amount };
+    if (!native && !token) {
+      const record = await this.sender.refuse({ ...base, call: { to: hot, data: "0x", value: 0n } }, `no ${transfer.asset} token is configured on ${this.ctx.chain}`);
+      return record.status === "rejected" ? { rejected: record.reason ?? "refused" } : { txHash: record.attempts[0]!.txHash };
+    }
+    const call = native ? { to, data: "0x", value: transfer.amount } : { to: token!, data: transferData(to, transfer.amount), value: 0n };
+    const { record } = await this.sender.send({ ...base, call });
+    if (record.status === "rejected") return { rejected: record.reason ?? "refused" };
+    return { txHash: record.attempts[0]!.txHash };
+  }
+
+  async transferStatus(_chain: string, txHash: string): Promise<TransferStatus> {
+    const record = await this.ctx.transaction((tx) => tx.chainState.findTransactionByHash(this.ctx.chain, txHash));
+    if (record) {
+      const { gasCost, ...status } = await this.sender.status(record);
+      if (gasCost === undefined || status.failure !== null) return status;
+      // what the hot wallet paid, in the payout asset: the leg's fee beyond it is the house's margin
+      const rate = await this.gasRate(record.asset).catch(() => null);
+      return { ...status, feePaid: rate ? divCeil(gasCost * rate.num, rate.den) : null };
+    }
+    // not one of ours (or made before this storage): read the receipt alone
+    const receipt = await this.ctx.rpc.receipt(txHash);
+    if (!receipt) return { confirmations: 0, finality: "pending", failure: null };
+    const confirmations = (await this.ctx.rpc.blockNumber()) - receipt.blockNumber + 1;
+    const final = confirmations >= this.ctx.finalityConfirmations;
+    return {
+      confirmations,
+      finality: final ? "final" : "included",
+      failure: final && receipt.status === "reverted" ? "transaction reverted" : null,
+    };
+  }
+
+  async depositAddress(_chain: string, _asset: string, intentId: string): Promise<string> {
+    const ctx = this.ctx;
+    const wallet = await this.hotWallet();
+    const key = `${ctx.chain}:${intentId}`;
+    const known = await ctx.transaction((tx) => tx.chainState.getAddress(wallet, key));
+    if (known) return known.address;
+    const head = await ctx.rpc.blockNumber();
+    return ctx.transaction(async (tx) => {
+      const again = await tx.chainState.getAddress(wallet, key);
+      if (again) return again.address;
+      const index = await tx.chainState.takeSequence(`address_index:${wallet.toLowerCase()}`, 1);
+      const address = await ctx.signer.address(index);
+      await tx.chainState.insertAddress({ wallet, key, index, address, chain: ctx.chain, fromBlock: head, created: ctx.clock.now() });
+      return address;
+    });
+  }
+
+  inboundTransfers(_chain: string, cursor: string | null): Promise<{ transfers: InboundTransfer[]; cursor: string }> {
+    return this.deposits.read(cursor);
+  }
+
+  sweepDeposits(): Promise<{ pending: boolean }> {
+    return this.sweeps.run();
+  }
+
+  /** The hot wallet (key 0). */
+  hotWallet(): Promise<string> {
+    this.hot ??= this.options.signer.address(0).then((a) => getAddress(a.toLowerCase()));
+    return this.hot;
+  }
+
+  private chainId(): Promise<number> {
+    this.chainIdChecked ??= this.ctx.rpc.chainId().then(
+      (id) => {
+        if (this.options.chainId !== undefined && id !== this.options.chainId) {
+          throw new Error(`${this.ctx.chain}: the node serves chain id ${id}, not the configured ${this.options.chainId}`);
+        }
+        return id;
+      },
+      (e: unknown) => {
+        this.chainIdChecked = null;
+        throw e;
+      },
+    );
+    return this.chainIdChecked;
+  }
+
+  /** Base units of `asset` per wei of gas: 1 for the native asset, else a configured rate or the venues'. */
+  private async gasRate(asset: string): Promise<Ratio | null> {
+    if (asset === this.ctx.nativeAsset) return { num: 1n, den: 1n };
+    const decimals = this.assets.get(asset)!.decimals;
+    const configured = this.options.feeRates?.[asset];
+    if (configured) return ratioOfPrice(configured, this.defaults.gasAsset.decimals, decimals);
+    return (await this.options.pricer?.(this.defaults.gasAsset.code, asset)) ?? null;
+  }
+
+  /** Gas of one transfer of `asset` to a recipient that held none of it before (the dear case). */
+  private async transferGas(asset: string): Promise<bigint> {
+    if (asset === this.ctx.nativeAsset) return VALUE_TRANSFER_GAS;
+    const now = this.ctx.clock.now();
+    const cached = this.gasEstimates.get(asset);
+    if (cached && now - cached.at < GAS_ESTIMATE_TTL_MS) return cached.gas;
+    let gas = TOKEN_TRANSFER_GAS;
+    try {
+      const hot = await this.hotWallet();
+      gas = await this.ctx.rpc.estimateGas({ from: hot, to: this.ctx.tokens.get(asset)!, data: transferData(PROBE_RECIPIENT, 1n), value: 0n });
+    } catch {
+      // no balance to estimate with yet: the usual cost of a transfer to a fresh holder
+    }
+    this.gasEstimates.set(asset, { gas, at: now });
+    return gas;
+  }
+}

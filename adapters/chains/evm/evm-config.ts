@@ -1,0 +1,64 @@
+import type { Transport } from "viem";
+import type { AssetRegistry } from "../../../src/money/assets";
+import type { Clock } from "../../../src/ports/clock";
+import type { EvmSigner } from "../../../src/ports/evm-signer";
+import type { StorageAdapter } from "../../../src/ports/storage";
+import type { GasPricer } from "../../../src/quoting/gas-pricer";
+
+/** One EVM chain as a host configures it (DECISIONS.md §9, `PAYRAIL_CHAINS`). */
+export interface EvmChainOptions {
+  /** A chain of the asset registry of family `evm` (`ethereum`, `polygon`, `arbitrum`, `base`). */
+  chain: string;
+  /** How to reach a node: `http(rpcUrl)` from viem, or `custom(provider)` for an in-process one. */
+  transport: Transport;
+  /** The engine's storage (the adapter keeps its nonces, transactions and deposits there). */
+  storage: StorageAdapter;
+  /** Holds the keys: `MnemonicSigner`, or a remote signer behind the same port. */
+  signer: EvmSigner;
+  /** The engine's clock (stuck-transaction timing). Default: the system clock. */
+  clock?: Clock;
+  assets?: AssetRegistry;
+  /** Asset code → token contract on this chain; the native asset needs none. */
+  tokens: Record<string, string>;
+  /** Confirmations at which a transaction is final. Default per chain (`EVM_CHAIN_DEFAULTS`). */
+  finalityConfirmations?: number;
+  /** Typical time between blocks, for polling. Default per chain. */
+  blockTimeMs?: number;
+  /** A transaction still unmined after this long is replaced with a higher fee (default 3 min). */
+  replaceAfterMs?: number;
+  /**
+   * What one whole unit of the chain's gas asset is worth in each payout asset (`{"USDC":
+   * "3000"}`), for `network_fee`; used before the venues (`pricer`), and the only way to price
+   * a gas asset the venues do not trade (Polygon's POL).
+   */
+  feeRates?: Record<string, string>;
+  /** Prices gas in payout assets through the engine's venues (`venueGasPricer(venues)`). */
+  pricer?: GasPricer;
+  /** Expected `eth_chainId`; the adapter refuses to work against another chain. */
+  chainId?: number;
+  /** Blocks read per deposit poll at most (a long catch-up takes several polls). Default 500. */
+  maxBlocksPerRead?: number;
+  /** First block to read deposits from when nothing was read yet. Default: where the first address was made. */
+  startBlock?: number;
+}
+
+export interface EvmChainDefaults {
+  blockTimeMs: number;
+  finalityConfirmations: number;
+  /** The chain's gas asset: its code, decimals, and whether the engine's registry carries it. */
+  gasAsset: { code: string; decimals: number };
+}
+
+/**
+ * Per chain: typical block time, the confirmations after which payrail treats a transaction as
+ * final (deep enough that the chain's observed reorganisations do not reach it), and the gas
+ * asset. Hosts override `finality_confirmations` in `PAYRAIL_CHAINS`.
+ */
+export const EVM_CHAIN_DEFAULTS: Record<string, EvmChainDefaults> = {
+  ethereum: { blockTimeMs: 12_000, finalityConfirmations: 12, gasAsset: { code: "ETH", decimals: 18 } },
+  polygon: { blockTimeMs: 2_000, finalityConfirmations: 64, gasAsset: { code: "POL", decimals: 18 } },
+  arbitrum: { blockTimeMs: 250, finalityConfirmations: 20, gasAsset: { code: "ETH", decimals: 18 } },
+  base: { blockTimeMs: 2_000, finalityConfirmations: 12, gasAsset: { code: "ETH", decimals: 18 } },
+};
+
+export const DEFAULT_REPLACE_AFTER_MS = 180_000;

@@ -1,0 +1,111 @@
+import type { Command } from "commander";
+import { CliError, untilAborted } from "../io";
+import type { CliCommand } from "../program";
+
+/** The password of a database URL, so the logs can scrub it wherever it appears. */
+function urlPassword(url: string | undefined): string[] {
+  if (!url) return [];
+  try {
+    const password = decodeURIComponent(new URL(url).password);
+    return password ? [password] : [];
+  } catch {
+    return [];
+  }
+}
+
+/** `payrail serve`: the runnable host of DECISIONS.md §8 (what `npm start` runs). */
+export const serveCommand: CliCommand = {
+  register(program, ctx) {
+    program
+      .command("serve")
+      .description("run the host: the whole /v1 API, the workers, /healthz, /readyz and /metrics")
+      .option("--port <port>", "port to listen on (env PORT, default 4000)")
+      .option("--host <interface>", "interface to listen on (env HOST, default 127.0.0.1)")
+      .addHelpText(
+        "after",
+        `
+Environment:
+  PORT, HOST           where to listen (default 127.0.0.1:4000)
+  PAYRAIL_API_KEY      fix the demo account's test key
+  PAYRAIL_DATA_DIR     embedded storage and report files folder (default .payrail-data)
+  PAYRAIL_PUBLIC_URL   origin clients reach the server at, for report download links
+                       (default: the origin of each request)
+  DATABASE_URL         use a PostgreSQL server instead of embedded storage
+  PAYRAIL_ALLOW_PRIVATE_WEBHOOKS=1
+                       let webhooks reach plain-http and loopback receivers (local development)
+  PAYRAIL_CHAINS       live EVM chains: JSON, or @path to a JSON file (see docs/chains.md)
+  PAYRAIL_SIGNER_MNEMONIC
+                       BIP-39 mnemonic of the hot wallet (index 0) and deposit addresses
+  PAYRAIL_LIVE_API_KEY make (or find) a live demo account with this sk_live_ key
+  PAYRAIL_SEND_CLAIM_SECONDS
+                       how long a leg being sent belongs to its process (default 60)
+  LOG_LEVEL            trace, debug, info (default), warn, error, silent; JSON lines on stderr
+  PAYRAIL_SHUTDOWN_GRACE_SECONDS
+                       how long SIGTERM waits for work in flight (default 10)`,
+      )
+      .action(async (options: { port?: string; host?: string }, cmd: Command) => {
+        const { io } = ctx;
+        const env = io.env;
+        const portText = options.port ?? env.PORT;
+        const port = portText === undefined ? 4000 : Number(portText);
+        if (!Number.isInteger(port) || port < 0 || port > 65535) throw new CliError(`PORT must be a port number, got ${portText}`, 2);
+        // loaded here: the other commands need neither pino nor the host's storage and HTTP server
+        const { createLogger, isLogLevel } = await import("../../logging/logger");
+        const level = env.LOG_LEVEL ?? "info";
+        if (!isLogLevel(level)) throw new CliError(`LOG_LEVEL must be trace, debug, info, warn, error, fatal or silent, got ${level}`, 2);
+        const claimText = env.PAYRAIL_SEND_CLAIM_SECONDS;
+        const claimSeconds = claimText ? Number(claimText) : null;
+        if (claimSeconds !== null && !(Number.isInteger(claimSeconds) && claimSeconds >= 1)) {
+          throw new CliError(`PAYRAIL_SEND_CLAIM_SECONDS must be a whole number of seconds, got ${claimText}`, 2);
+        }
+        const graceText = env.PAYRAIL_SHUTDOWN_GRACE_SECONDS;
+        const grace = graceText === undefined ? 10 : Number(graceText);
+        if (!(grace >= 0)) throw new CliError(`PAYRAIL_SHUTDOWN_GRACE_SECONDS must be a number of seconds, got ${graceText}`, 2);
+        const logger = createLogger({
+          level,
+          secrets: [
+            env.PAYRAIL_API_KEY,
+            env.PAYRAIL_LIVE_API_KEY,
+            env.PAYRAIL_SIGNER_MNEMONIC,
+            ...urlPassword(env.DATABASE_URL),
+          ].filter((s): s is string => typeof s === "string" && s !== ""),
+        });
+        const mnemonic = env.PAYRAIL_SIGNER_MNEMONIC;
+        delete env.PAYRAIL_SIGNER_MNEMONIC; // kept by the signer alone, not by the environment
+        const { startHost } = await import("../host");
+        const host = await startHost({
+          port,
+          hostname: options.host ?? env.HOST ?? "127.0.0.1",
+          ...(env.PAYRAIL_DATA_DIR ? { dataDir: env.PAYRAIL_DATA_DIR } : {}),
+          ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+          ...(env.PAYRAIL_API_KEY ? { apiKey: env.PAYRAIL_API_KEY } : {}),
+          ...(env.PAYRAIL_PUBLIC_URL ? { publicUrl: env.PAYRAIL_PUBLIC_URL } : {}),
+          allowPrivateWebhooks: env.PAYRAIL_ALLOW_PRIVATE_WEBHOOKS === "1",
+          ...(env.PAYRAIL_CHAINS ? { live: { chains: env.PAYRAIL_CHAINS, ...(mnemonic ? { mnemonic } : {}) } } : {}),
+          ...(env.PAYRAIL_LIVE_API_KEY ? { liveApiKey: env.PAYRAIL_LIVE_API_KEY } : {}),
+          ...(claimSeconds !== null ? { sendClaimMs: claimSeconds * 1000 } : {}),
+          shutdownGraceMs: grace * 1000,
+          logger,
+        });
+        const c = ctx.colors(cmd);
+        io.stdout.write(
+          `${c.bold("payrail")} listening on ${c.cyan(host.url)}\n` +
+            `test API key: ${host.apiKey}\n` +
+            (host.liveAccountId ? `live account: ${host.liveAccountId} (key from PAYRAIL_LIVE_API_KEY)\n` : "") +
+            `try: curl -H "Authorization: Bearer ${host.apiKey}" ${host.url}/v1/balances\n` +
+            `     PAYRAIL_API_KEY=${host.apiKey} npx payrail listen --forward-to http://localhost:3000/webhooks\n` +
+            `health: ${host.url}/healthz ${host.url}/readyz  metrics: ${host.url}/metrics\n`,
+        );
+        await untilAborted(io.signal);
+        io.stdout.write("shutting down\n");
+        const report = await host.stop();
+        io.stdout.write(
+          `stopped in ${report.durationMs} ms` +
+            (report.connectionsCut || report.leasesReleased
+              ? ` (cut ${report.connectionsCut} connection(s), gave back ${report.leasesReleased} lease(s))`
+              : "") +
+            "\n",
+        );
+      });
+  },
+};

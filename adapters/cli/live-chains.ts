@@ -1,0 +1,58 @@
+import type { Engine } from "../../src/engine/engine";
+import { AssetRegistry } from "../../src/money/assets";
+import type { Clock } from "../../src/ports/clock";
+import type { EvmSigner } from "../../src/ports/evm-signer";
+import type { StorageAdapter } from "../../src/ports/storage";
+import type { VenueAdapter } from "../../src/ports/venue";
+import { venueGasPricer } from "../../src/quoting/gas-pricer";
+import { redactApiKey } from "../../src/resources/accounts/auth";
+
+/** What the host needs to go live (DECISIONS.md §9): `PAYRAIL_CHAINS` and the keys. */
+export interface LiveChainsOptions {
+  /** `PAYRAIL_CHAINS`: a JSON object, or `@path` to a JSON file. */
+  chains: string;
+  /** `PAYRAIL_SIGNER_MNEMONIC`; or give `signer` (a KMS, an HSM, a custody API). */
+  mnemonic?: string;
+  signer?: EvmSigner;
+}
+
+/**
+ * One EVM adapter per configured chain, signing with the mnemonic (or the given signer),
+ * pricing gas through the host's venues unless a chain configures `fee_rates`. viem is loaded
+ * only here, when live chains are configured. Errors name the setting, never a key.
+ */
+export async function liveChainAdapters(
+  options: LiveChainsOptions,
+  deps: { storage: StorageAdapter; clock: Clock; venues: VenueAdapter[] },
+): Promise<{ adapters: import("../chains/evm").EvmChain[]; hotWallet: string; chains: string[] }> {
+  const { MnemonicSigner, evmChainsFromConfig, parseChainsConfig } = await import("../chains/evm");
+  const assets = AssetRegistry.withDefaults();
+  const config = parseChainsConfig(options.chains, assets);
+  if (Object.keys(config).length === 0) throw new TypeError("PAYRAIL_CHAINS names no chain");
+  let signer = options.signer;
+  if (!signer) {
+    if (!options.mnemonic) throw new TypeError("PAYRAIL_CHAINS needs PAYRAIL_SIGNER_MNEMONIC (the keys of the hot wallet and deposit addresses)");
+    signer = new MnemonicSigner(options.mnemonic);
+  }
+  const adapters = evmChainsFromConfig(config, { storage: deps.storage, signer, clock: deps.clock, assets, pricer: venueGasPricer(deps.venues) });
+  return { adapters, hotWallet: await signer.address(0), chains: Object.keys(config) };
+}
+
+/**
+ * The live demo account of `PAYRAIL_LIVE_API_KEY`: made on first start, found again after a
+ * restart (its id is kept in storage; the key itself only as its hash, like every key).
+ */
+export async function ensureLiveAccount(engine: Engine, key: string, log: (line: string) => void): Promise<string> {
+  if (!key.startsWith("sk_live_")) throw new TypeError("PAYRAIL_LIVE_API_KEY must look like sk_live_ followed by 16 or more characters");
+  const meta = () => engine.storage.transaction((tx) => tx.meta.get("live_demo_account_id"));
+  let accountId = await meta();
+  if (!accountId) {
+    const account = await engine.accounts.create({ name: "Live demo", livemode: true });
+    accountId = await engine.storage.transaction((tx) => tx.meta.setIfAbsent("live_demo_account_id", account.id));
+    if (accountId === account.id) log(`created live demo account ${accountId}`);
+  }
+  const created = await engine.accounts.createApiKey(accountId, { key });
+  if (created.isErr()) throw new TypeError(`PAYRAIL_LIVE_API_KEY: ${created.error.message}`);
+  log(`live API key ${redactApiKey(key)} serves account ${accountId}`);
+  return accountId;
+}

@@ -1,0 +1,285 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { RequestContext } from "../../src/engine/context";
+import type { Engine } from "../../src/engine/engine";
+import { checkIdempotencyKey, isStoredStatus, requestFingerprint } from "../../src/engine/idempotency";
+import type { DownloadRouteDefinition, RouteDefinition } from "../../src/engine/route";
+import { ApiError } from "../../src/errors";
+import type { Principal } from "../../src/resources/accounts/auth";
+
+/** DECISIONS.md §3: 32 MB request bodies. */
+export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+/** What the middleware of one request leave for the ones after them. */
+export type HttpEnv = {
+  Variables: {
+    requestId: string;
+    principal: Principal;
+    /** Who is asking, as the services take it (set by `authenticate`, completed by `idempotency`). */
+    ctx: RequestContext;
+    /** The query string as an object; repeated `name[]` keys become an array under `name`. */
+    query: Record<string, unknown>;
+    /** The request body as text, and parsed (`{}` when empty). */
+    rawBody: string;
+    body: unknown;
+    /** Status and body of the answer, for `idempotency` to save after the handler ran. */
+    outcome: { status: number; body: unknown };
+    /** The template of the route that matched (`/v1/payouts/:id`), for metrics and logs. */
+    route: string;
+  };
+};
+
+export type HttpContext = Context<HttpEnv>;
+export type HttpMiddleware = MiddlewareHandler<HttpEnv>;
+
+/** Answers `body` with `status`, remembering both for the idempotency middleware. */
+export function respond(c: HttpContext, status: number, body: unknown, headers: Record<string, string> = {}): Response {
+  c.set("outcome", { status, body });
+  return c.json(body as object, status as 200, headers);
+}
+
+/** Answers an error of the catalogue in its shape (DECISIONS.md §2), with `Retry-After` when it has one. */
+export function errorResponse(c: HttpContext, error: ApiError): Response {
+  const headers: Record<string, string> = {};
+  if (error.retryAfter !== undefined) headers["Retry-After"] = String(error.retryAfter);
+  return respond(c, error.status, error.toBody(c.get("requestId") ?? null), headers);
+}
+
+function unrecognized(c: HttpContext): Response {
+  return errorResponse(c, new ApiError("resource_missing", `Unrecognized request URL (${c.req.method} ${c.req.path})`));
+}
+
+/** Mints the request's `req_…` id and sets it as `Request-Id` on whatever goes back. */
+export function requestId(engine: Engine): HttpMiddleware {
+  return async (c, next) => {
+    const id = engine.newRequestId();
+    c.set("requestId", id);
+    await next();
+    c.res.headers.set("Request-Id", id);
+  };
+}
+
+/**
+ * Reports every answered request to the engine's observer (`EngineObserver.requestCompleted`):
+ * method, route template, status, duration and request id. Runs after `requestId`.
+ */
+export function observeRequest(engine: Engine): HttpMiddleware {
+  return async (c, next) => {
+    const started = performance.now();
+    await next();
+    engine.observer.requestCompleted({
+      method: c.req.method,
+      route: c.get("route") ?? "unmatched",
+      status: c.res.status,
+      durationMs: performance.now() - started,
+      requestId: c.get("requestId"),
+    });
+  };
+}
+
+/** Refuses bodies over 32 MB with 413 `payload_too_large`. */
+export function limitBody(maxBytes = MAX_BODY_BYTES): HttpMiddleware {
+  return bodyLimit({
+    maxSize: maxBytes,
+    onError: (c) => errorResponse(c as HttpContext, new ApiError("payload_too_large", `Request bodies are limited to ${maxBytes} bytes`)),
+  }) as HttpMiddleware;
+}
+
+/** Bearer-key authentication: sets `principal` and the request's `ctx`, or answers 401. */
+export function authenticate(engine: Engine): HttpMiddleware {
+  return async (c, next) => {
+    const principal = await engine.auth.authenticate(c.req.header("authorization"));
+    if (principal.isErr()) return errorResponse(c, principal.error);
+    c.set("principal", principal.value);
+    c.set("ctx", {
+      accountId: principal.value.accountId,
+      livemode: principal.value.livemode,
+      requestId: c.get("requestId"),
+      idempotencyKey: c.req.header("idempotency-key") ?? null,
+    });
+    await next();
+  };
+}
+
+/** The route's scope (403 without it); test-mode routes are unknown (404) to live keys. */
+export function authorize(engine: Engine, route: RouteDefinition): HttpMiddleware {
+  return async (c, next) => {
+    const principal = c.get("principal");
+    if (route.testModeOnly && principal.livemode) return unrecognized(c);
+    const allowed = engine.auth.authorize(principal, route.scope);
+    if (allowed.isErr()) return errorResponse(c, allowed.error);
+    await next();
+  };
+}
+
+/**
+ * Reads the query (unknown parameters are refused on routes that take none; the service refuses
+ * the rest by its schema) and the JSON body of a POST (400 `parameter_invalid`, param `body`,
+ * when it is not JSON).
+ */
+export function parseRequest(route: RouteDefinition): HttpMiddleware {
+  return async (c, next) => {
+    const query = queryObject(c);
+    if (!route.query) {
+      const unknown = Object.keys(query)[0];
+      if (unknown !== undefined) {
+        return errorResponse(c, new ApiError("parameter_invalid", `Received unknown parameter: ${unknown}`, { param: unknown }));
+      }
+    }
+    c.set("query", query);
+    let body: unknown = {};
+    let rawBody = "";
+    if (route.method === "post") {
+      rawBody = await c.req.text();
+      if (rawBody.trim() !== "") {
+        try {
+          body = JSON.parse(rawBody);
+        } catch {
+          return errorResponse(c, new ApiError("parameter_invalid", "The request body is not valid JSON", { param: "body" }));
+        }
+      }
+    }
+    c.set("rawBody", rawBody);
+    c.set("body", body);
+    await next();
+  };
+}
+
+/**
+ * `Idempotency-Key` on POST (DECISIONS.md §3): required where the route says so; a completed key
+ * with the same request replays its stored answer (`Idempotent-Replayed: true`); otherwise the
+ * request holds the key while it runs. Afterwards a stored status (2xx, 402, 5xx) is saved (the
+ * command saved a success with its effect already) and any other gives the key back.
+ */
+export function idempotency(engine: Engine, route: RouteDefinition): HttpMiddleware {
+  return async (c, next) => {
+    if (route.method !== "post") return next();
+    const ctx = c.get("ctx");
+    const key = ctx.idempotencyKey;
+    if (key === null) {
+      if (route.idempotencyRequired) {
+        return errorResponse(c, new ApiError("parameter_missing", "This request requires an Idempotency-Key header", { param: "Idempotency-Key" }));
+      }
+      return next();
+    }
+    const checked = checkIdempotencyKey(key);
+    if (checked.isErr()) return errorResponse(c, checked.error);
+    const url = new URL(c.req.url);
+    const begun = await engine.idempotency.begin(ctx.accountId, key, requestFingerprint(c.req.method, url.pathname + url.search, c.get("rawBody")));
+    if (begun.isErr()) return errorResponse(c, begun.error);
+    if (begun.value.kind === "replay") {
+      const { status, body } = begun.value.response;
+      return c.json(body as object, status as 200, { "Idempotent-Replayed": "true" });
+    }
+    const claim = begun.value.claim;
+    c.set("ctx", { ...ctx, idempotency: claim });
+    await next();
+    const outcome = c.get("outcome");
+    if (outcome && isStoredStatus(outcome.status)) await engine.idempotency.saveIfHeld(claim, outcome);
+    else await engine.idempotency.release(claim);
+  };
+}
+
+/**
+ * The route's rate limit per API key (429 `rate_limited` with `Retry-After` over it). It comes
+ * after `idempotency`: a replay answers from the stored response and is not counted, and a
+ * refusal gives the key back.
+ */
+export function rateLimit(engine: Engine, route: RouteDefinition): HttpMiddleware {
+  return async (c, next) => {
+    if (!route.rateLimit) return next();
+    const limited = await engine.rateLimits.hit(c.get("principal").keyHash, route.rateLimit);
+    if (limited.isErr()) return errorResponse(c, limited.error);
+    await next();
+  };
+}
+
+/** Runs the route's handler and answers its result; a thrown error is 500 `internal_error`. */
+export function handle(
+  engine: Engine,
+  route: RouteDefinition,
+  onInternalError?: (error: unknown, requestId: string) => void,
+): HttpMiddleware {
+  return async (c) => {
+    try {
+      const result = await route.handler({
+        engine,
+        ctx: c.get("ctx"),
+        params: c.req.param() as Record<string, string>,
+        query: c.get("query"),
+        body: c.get("body"),
+        origin: new URL(c.req.url).origin,
+      });
+      return result.isOk() ? respond(c, route.successStatus ?? 200, result.value) : errorResponse(c, result.error);
+    } catch (e) {
+      onInternalError?.(e, c.get("requestId"));
+      return errorResponse(c, new ApiError("internal_error", "An internal error occurred; it has been logged"));
+    }
+  };
+}
+
+/**
+ * A file by a signed link (`DownloadRouteDefinition`): no API key, no idempotency; the handler
+ * checks the link. The file streams out as an attachment; errors keep the error shape (403 for a
+ * bad or expired link).
+ */
+export function download(
+  engine: Engine,
+  route: DownloadRouteDefinition,
+  onInternalError?: (error: unknown, requestId: string) => void,
+): HttpMiddleware {
+  return async (c) => {
+    try {
+      const result = await route.handler({ engine, path: c.req.path, query: queryObject(c) });
+      if (result.isErr()) return errorResponse(c, result.error);
+      const file = result.value;
+      return new Response(file.body, {
+        headers: {
+          "Content-Type": file.contentType,
+          "Content-Length": String(file.size),
+          "Content-Disposition": `attachment; filename="${file.filename.replace(/["\\]/g, "_")}"`,
+          "Cache-Control": "private, no-store",
+        },
+      });
+    } catch (e) {
+      onInternalError?.(e, c.get("requestId"));
+      return errorResponse(c, new ApiError("internal_error", "An internal error occurred; it has been logged"));
+    }
+  };
+}
+
+/** Unknown routes: 404 `resource_missing` in the error shape. */
+export function notFound(c: HttpContext): Response {
+  return unrecognized(c);
+}
+
+/**
+ * The query string as an object. `name[]=x` and `name[0]=x` (in index order) collect into an
+ * array under `name`, and a plain `name=x` joins that array when there is one, so
+ * `expand=a`, `expand[]=a` and `expand[0]=a` read alike; otherwise a repeated plain key keeps
+ * its last value.
+ */
+function queryObject(c: HttpContext): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const arrays = new Map<string, { order: number; index: number; value: string }[]>();
+  let order = 0;
+  for (const [key, value] of new URL(c.req.url).searchParams) {
+    const bracket = /^([^[\]]+)\[(\d{0,4})\]$/.exec(key);
+    const name = bracket ? bracket[1]! : key;
+    if (!bracket && !arrays.has(name)) {
+      out[name] = value;
+      continue;
+    }
+    const items = arrays.get(name) ?? [];
+    if (!arrays.has(name) && typeof out[name] === "string") items.push({ order: order++, index: -1, value: out[name] as string });
+    // [] and plain entries keep their place; [n] entries follow them, in the order of n
+    items.push({ order: order++, index: bracket && bracket[2] !== "" ? Number(bracket[2]) : -1, value });
+    arrays.set(name, items);
+  }
+  for (const [name, items] of arrays) {
+    const indexed = items.filter((i) => i.index >= 0).sort((a, b) => a.index - b.index || a.order - b.order);
+    const rest = items.filter((i) => i.index < 0);
+    out[name] = [...rest, ...indexed].map((i) => i.value);
+  }
+  return out;
+}

@@ -1,0 +1,93 @@
+import type { DueWorkKindStats, DueWorkRecord, WorkStore } from "../../../src/ports/storage";
+import { frozen, type MemoryTx } from "../memory-tables";
+
+export function workStore(m: MemoryTx): WorkStore {
+  const { t } = m;
+  /** Writes an item, keeping the dedupe-key index in step with it. */
+  const save = (item: DueWorkRecord) => {
+    const before = t.work.get(item.id);
+    if (before?.dedupeKey && before.dedupeKey !== item.dedupeKey) m.remove(t.workByDedupeKey, before.dedupeKey);
+    if (item.dedupeKey) m.put(t.workByDedupeKey, item.dedupeKey, item.id);
+    m.put(t.work, item.id, item);
+  };
+  const drop = (id: string) => {
+    const item = t.work.get(id);
+    if (item?.dedupeKey) m.remove(t.workByDedupeKey, item.dedupeKey);
+    m.remove(t.work, id);
+  };
+  return {
+    async enqueue(items) {
+      for (const item of items) {
+        if (item.dedupeKey !== null && t.workByDedupeKey.has(item.dedupeKey)) continue;
+        save(frozen({ ...item, group: item.group ?? null, request: item.request ?? null }));
+      }
+    },
+    async complete(id, owner) {
+      if (t.work.get(id)?.leaseOwner !== owner) return false;
+      drop(id);
+      return true;
+    },
+    async release(id, owner, next) {
+      const item = t.work.get(id);
+      if (!item || item.leaseOwner !== owner) return false;
+      save(
+        frozen({
+          ...item,
+          runAt: next.runAt,
+          lastError: next.lastError,
+          status: next.dead ? "dead" : "ready",
+          dedupeKey: next.dead ? null : item.dedupeKey,
+          attempts: next.resetAttempts ? 0 : item.attempts,
+          leaseOwner: null,
+          leaseUntil: null,
+        }),
+      );
+      return true;
+    },
+    async completeMany(ids, owner) {
+      const done: string[] = [];
+      for (const id of ids) {
+        if (t.work.get(id)?.leaseOwner !== owner) continue;
+        drop(id);
+        done.push(id);
+      }
+      return done;
+    },
+    async releaseMany(owner, items) {
+      const released: string[] = [];
+      for (const { id, runAt, lastError } of items) {
+        const item = t.work.get(id);
+        if (!item || item.leaseOwner !== owner) continue;
+        save(frozen({ ...item, runAt, lastError, status: "ready" as const, leaseOwner: null, leaseUntil: null }));
+        released.push(id);
+      }
+      return released;
+    },
+    async get(id) {
+      return t.work.get(id) ?? null;
+    },
+    async stats(now) {
+      const byKind = new Map<string, DueWorkKindStats>();
+      for (const w of t.work.values()) {
+        let k = byKind.get(w.kind);
+        if (!k) byKind.set(w.kind, (k = { kind: w.kind, due: 0, leased: 0, scheduled: 0, dead: 0, oldestDueAt: null }));
+        if (w.status === "dead") k.dead++;
+        else if (w.leaseUntil !== null && w.leaseUntil > now) k.leased++;
+        else if (w.runAt <= now) {
+          k.due++;
+          if (k.oldestDueAt === null || w.runAt < k.oldestDueAt) k.oldestDueAt = w.runAt;
+        } else k.scheduled++;
+      }
+      return [...byKind.values()];
+    },
+    async nextRunAt() {
+      let next: number | null = null;
+      for (const w of t.work.values()) {
+        if (w.status !== "ready") continue;
+        const at = Math.max(w.runAt, w.leaseUntil ?? 0);
+        if (next === null || at < next) next = at;
+      }
+      return next;
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { compareKeys } from "../../../src/ledger/ledger";
+import { isCustomerBook } from "../../../src/ledger/postings";
+import type { BalanceRecord, LedgerStore } from "../../../src/ports/storage";
+import { balanceKey, frozen, k2, type MemoryTx } from "../memory-tables";
+
+export function ledgerStore(m: MemoryTx): LedgerStore {
+  const { t } = m;
+  return {
+    async lockBalances(keys) {
+      const pairs = new Set<string>();
+      for (const key of keys) {
+        pairs.add(k2(key.accountId, key.asset));
+        const k = balanceKey(key);
+        if (!t.balances.has(k)) m.put(t.balances, k, frozen({ ...key, amount: 0n }));
+      }
+      return [...t.balances.values()].filter((b) => pairs.has(k2(b.accountId, b.asset))).sort(compareKeys);
+    },
+    async appendEntries(entries) {
+      const next = new Map<string, BalanceRecord>();
+      for (const e of entries) {
+        const k = balanceKey(e);
+        const row = next.get(k) ?? t.balances.get(k);
+        if (!row) throw new Error(`balance row ${k} was not locked before appending`);
+        next.set(k, frozen({ ...row, amount: row.amount + e.amount }));
+      }
+      for (const row of next.values()) {
+        if (isCustomerBook(row.book) && row.amount < 0n) throw new Error(`balance ${balanceKey(row)} would go negative`);
+      }
+      for (const e of entries) {
+        if (t.postingLines.has(`${e.accountId}\u0000${e.postingId}\u0000${e.line}`)) {
+          throw new Error(`posting ${e.postingId} line ${e.line} of ${e.accountId} exists already`);
+        }
+      }
+      for (const [k, row] of next) m.put(t.balances, k, row);
+      for (const e of entries) m.put(t.postingLines, `${e.accountId}\u0000${e.postingId}\u0000${e.line}`, e.id);
+      m.append(t.entries, frozen(entries));
+    },
+    async listBalances(accountId) {
+      return [...t.balances.values()].filter((b) => b.accountId === accountId).sort(compareKeys);
+    },
+    async listEntries(accountId, filter) {
+      const ids = filter.ids ? new Set(filter.ids) : null;
+      return t.entries.filter(
+        (e) =>
+          e.accountId === accountId &&
+          (filter.resource === undefined || e.resource === filter.resource) &&
+          (ids === null || ids.has(e.id)),
+      );
+    },
+    async pageEntries(q) {
+      const sign = q.order === "asc" ? 1 : -1;
+      const compare = (a: { created: number; id: string }, b: { created: number; id: string }) =>
+        sign * (a.created - b.created || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return t.entries
+        .filter(
+          (e) =>
+            e.accountId === q.accountId &&
+            isCustomerBook(e.book) &&
+            (q.createdGte === undefined || e.created >= q.createdGte) &&
+            (q.createdLt === undefined || e.created < q.createdLt) &&
+            (q.resourcePrefix === undefined || (e.resource?.startsWith(q.resourcePrefix) ?? false)) &&
+            (q.after === undefined || compare(e, q.after) > 0),
+        )
+        .sort(compare)
+        .slice(0, q.limit);
+    },
+    async insertReservation(reservation) {
+      const k = k2(reservation.accountId, reservation.id);
+      if (t.reservations.has(k)) throw new Error(`duplicate reservation ${reservation.id}`);
+      m.put(t.reservations, k, frozen(reservation));
+    },
+    async lockReservation(accountId, id) {
+      return t.reservations.get(k2(accountId, id)) ?? null;
+    },
+    async updateReservation(reservation) {
+      const k = k2(reservation.accountId, reservation.id);
+      if (!t.reservations.has(k)) throw new Error(`no reservation ${reservation.id}`);
+      if (reservation.remaining < 0n) throw new Error("reservation remaining would go negative");
+      m.put(t.reservations, k, frozen(reservation));
+    },
+  };
+}

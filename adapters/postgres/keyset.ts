@@ -1,0 +1,39 @@
+import type { KeysetQuery } from "../../src/ports/storage";
+
+/**
+ * The keyset page statement of `KeysetQuery` over `table` (newest first; the row comparison
+ * uses the `(…, created DESC, id DESC)` index). `filters` are exact matches on further columns;
+ * `statusColumn` is what `query.status` matches; with `reference`, `search` also matches a
+ * prefix of the `reference` column.
+ */
+export function keysetSql(
+  table: string,
+  q: KeysetQuery,
+  opts: { filters?: Record<string, unknown>; statusColumn?: string; reference?: boolean },
+): { text: string; params: unknown[] } {
+  const params: unknown[] = [q.accountId];
+  const where = ["account_id = $1"];
+  const p = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  for (const [column, value] of Object.entries(opts.filters ?? {})) where.push(`${column} = ${p(value)}`);
+  if (q.status !== undefined) where.push(`${opts.statusColumn ?? "status"} = ${p(q.status)}`);
+  if (q.createdGte !== undefined) where.push(`created >= ${p(q.createdGte)}`);
+  if (q.createdLt !== undefined) where.push(`created < ${p(q.createdLt)}`);
+  if (q.search !== undefined) {
+    where.push(
+      opts.reference ? `(id = ${p(q.search)} OR reference LIKE ${p(likePrefix(q.search))} ESCAPE '\\')` : `id = ${p(q.search)}`,
+    );
+  }
+  if (q.after !== undefined) where.push(`(created, id) < (${p(q.after.created)}, ${p(q.after.id)})`);
+  return {
+    text: `SELECT * FROM ${table} WHERE ${where.join(" AND ")} ORDER BY created DESC, id DESC LIMIT ${p(q.limit)}`,
+    params,
+  };
+}
+
+/** `text` as a LIKE pattern matching what starts with it (wildcards in it taken literally). */
+export function likePrefix(text: string): string {
+  return `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}

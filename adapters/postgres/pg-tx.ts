@@ -1,0 +1,125 @@
+import type { BalanceRecord, LedgerEntryRecord, StorageTx } from "../../src/ports/storage";
+import type { SqlClient } from "./driver";
+import { accountStore } from "./stores/accounts";
+import { deliveryLogStore } from "./stores/deliveries";
+import { chainStateStore } from "./stores/chain-state";
+import { depositAddressStore } from "./stores/deposit-addresses";
+import { workStore } from "./stores/due-work";
+import { eventStore } from "./stores/events";
+import { idempotencyStore } from "./stores/idempotency";
+import { ledgerStore } from "./stores/ledger";
+import { metaStore } from "./stores/meta";
+import { rateLimitStore } from "./stores/rate-limits";
+import { resourceStore } from "./stores/resources";
+import { LEDGER_ENTRIES, type Table } from "./tables";
+
+export type Row = Record<string, any>;
+
+/** What each store of one transaction is built on (`stores/*.ts`). */
+export interface PgTxContext {
+  /** The quoted schema, e.g. `"payrail"`. */
+  readonly s: string;
+  /** Runs a statement after flushing the buffers, so it sees (and orders after) every write. */
+  run(text: string, params?: unknown[]): Promise<{ rows: Row[]; rowCount: number }>;
+  /** Buffers inserts into `table`; they leave with the next flush. */
+  buffer<R>(table: Table<R>, records: readonly R[]): void;
+  /** Buffers ledger entries and the balance deltas they make (rows the transaction locked). */
+  bufferEntries(entries: readonly LedgerEntryRecord[]): void;
+  /** Retention: deletes at most `limit` rows of `table` matching `where` (on `$1 = bound`), by `key`. */
+  prune(table: string, key: string, where: string, bound: number, limit: number): Promise<number>;
+}
+
+/**
+ * One transaction: reads go straight to the session; inserts and balance deltas wait in buffers
+ * and are flushed before the next statement (and at commit) as ONE statement whose parts are
+ * data-modifying CTEs, so a use case pays one round trip for all its writes while it holds its
+ * balance locks. (Both drivers return numeric as text, which `BigInt` reads exactly.)
+ */
+export class PgTx implements PgTxContext {
+  private inserts = new Map<Table<any>, unknown[]>();
+  private deltas = new Map<string, BalanceRecord>();
+
+  constructor(
+    private readonly client: SqlClient,
+    readonly s: string,
+  ) {}
+
+  async run(text: string, params: unknown[] = []): Promise<{ rows: Row[]; rowCount: number }> {
+    await this.flush();
+    return this.client.query<Row>(text, params);
+  }
+
+  buffer<R>(table: Table<R>, records: readonly R[]): void {
+    if (!records.length) return;
+    const rows = this.inserts.get(table);
+    if (rows) rows.push(...records);
+    else this.inserts.set(table, [...records]);
+  }
+
+  bufferEntries(entries: readonly LedgerEntryRecord[]): void {
+    this.buffer(LEDGER_ENTRIES, entries);
+    for (const e of entries) {
+      const k = `${e.accountId}\u0000${e.asset}\u0000${e.chain}\u0000${e.book}`;
+      const d = this.deltas.get(k);
+      if (d) d.amount += e.amount;
+      else this.deltas.set(k, { accountId: e.accountId, asset: e.asset, chain: e.chain, book: e.book, amount: e.amount });
+    }
+  }
+
+  async prune(table: string, key: string, where: string, bound: number, limit: number): Promise<number> {
+    const s = this.s;
+    return (await this.run(`DELETE FROM ${s}.${table} WHERE (${key}) IN (SELECT ${key} FROM ${s}.${table} WHERE ${where} LIMIT $2)`, [bound, limit]))
+      .rowCount;
+  }
+
+  /**
+   * Writes every buffer as one statement: each table's rows go as ONE json parameter (far cheaper
+   * than driver-escaped arrays: measured on 25,000 payouts), each part a CTE with its parameters
+   * renumbered after the ones before. Balance deltas must each hit one locked row, or it throws.
+   */
+  async flush(): Promise<void> {
+    if (this.inserts.size === 0 && this.deltas.size === 0) return;
+    const parts: { sql: string; param: string }[] = [];
+    for (const [table, rows] of this.inserts) parts.push({ sql: table.insertSql(this.s), param: table.jsonRows(rows) });
+    const deltas = [...this.deltas.values()];
+    const balancePart = deltas.length ? parts.length : -1;
+    if (deltas.length) {
+      parts.push({
+        sql: `UPDATE ${this.s}.balances b SET amount = b.amount + d.delta
+       FROM json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, delta numeric)
+       WHERE b.account_id = d.account_id AND b.asset = d.asset AND b.chain = d.chain AND b.book = d.book`,
+        param: JSON.stringify(
+          deltas.map((d) => ({ account_id: d.accountId, asset: d.asset, chain: d.chain, book: d.book, delta: d.amount.toString() })),
+        ),
+      });
+    }
+    this.inserts = new Map();
+    this.deltas = new Map();
+    const ctes = parts.map((part, i) => `w${i} AS (${part.sql.replace("$1", () => `$${i + 1}`)} RETURNING 1)`);
+    const counted = balancePart >= 0 ? `(SELECT count(*) FROM w${balancePart})` : "0";
+    const { rows } = await this.client.query<Row>(
+      `WITH ${ctes.join(",\n")} SELECT ${counted} AS balances_updated`,
+      parts.map((p) => p.param),
+    );
+    if (Number(rows[0]?.balances_updated ?? 0) !== deltas.length) {
+      throw new Error("ledger entries touch a balance row that was not locked");
+    }
+  }
+
+  /** The transaction as the port's stores. */
+  view(): StorageTx {
+    return {
+      accounts: accountStore(this),
+      ledger: ledgerStore(this),
+      resources: resourceStore(this),
+      events: eventStore(this),
+      idempotency: idempotencyStore(this),
+      work: workStore(this),
+      rateLimits: rateLimitStore(this),
+      deliveries: deliveryLogStore(this),
+      meta: metaStore(this),
+      depositAddresses: depositAddressStore(this),
+      chainState: chainStateStore(this),
+    };
+  }
+}

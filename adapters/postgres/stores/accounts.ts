@@ -1,0 +1,27 @@
+import type { AccountStore } from "../../../src/ports/storage";
+import type { PgTxContext } from "../pg-tx";
+import { ACCOUNTS, API_KEYS } from "../tables";
+
+export function accountStore(tx: PgTxContext): AccountStore {
+  const s = tx.s;
+  return {
+    async insertAccount(account) {
+      await tx.run(ACCOUNTS.insertSql(s), [ACCOUNTS.jsonRows([account])]);
+    },
+    async getAccount(id) {
+      const { rows } = await tx.run(`SELECT * FROM ${s}.accounts WHERE id = $1`, [id]);
+      return rows[0] ? ACCOUNTS.fromRow(rows[0]) : null;
+    },
+    async updateAccountSettings(id, settings) {
+      const r = await tx.run(`UPDATE ${s}.accounts SET settings = $2::jsonb WHERE id = $1`, [id, JSON.stringify(settings)]);
+      if (r.rowCount !== 1) throw new Error(`no account ${id}`);
+    },
+    async insertApiKey(key) {
+      return (await tx.run(API_KEYS.insertSql(s), [API_KEYS.jsonRows([key])])).rowCount === 1;
+    },
+    async findApiKey(hash) {
+      const { rows } = await tx.run(`SELECT * FROM ${s}.api_keys WHERE hash = $1`, [hash]);
+      return rows[0] ? API_KEYS.fromRow(rows[0]) : null;
+    },
+  };
+}

@@ -1,0 +1,18 @@
+import type { DeliveryLogStore } from "../../../src/ports/storage";
+import { keysetSql } from "../keyset";
+import type { PgTxContext } from "../pg-tx";
+import { WEBHOOK_DELIVERIES } from "../tables";
+
+export function deliveryLogStore(tx: PgTxContext): DeliveryLogStore {
+  const s = tx.s;
+  return {
+    async insert(records) {
+      tx.buffer(WEBHOOK_DELIVERIES, records);
+    },
+    async list(query) {
+      const { text, params } = keysetSql(`${s}.webhook_deliveries`, query, { filters: { endpoint_id: query.endpointId } });
+      return (await tx.run(text, params)).rows.map(WEBHOOK_DELIVERIES.fromRow);
+    },
+    pruneBefore: (before, limit) => tx.prune("webhook_deliveries", "account_id, id", "created < $1", before, limit),
+  };
+}

@@ -1,0 +1,101 @@
+import { compareKeys } from "../../../src/ledger/ledger";
+import type { LedgerStore } from "../../../src/ports/storage";
+import type { PgTxContext } from "../pg-tx";
+import { likePrefix } from "../keyset";
+import { BALANCES, LEDGER_ENTRIES, RESERVATIONS } from "../tables";
+
+/** The customer books, written as in the partial index `ledger_entries_own_by_created`. */
+const CUSTOMER_BOOKS = "('available', 'reserved', 'pending')";
+
+const keyText = (k: { accountId: string; asset: string; chain: string; book: string }) =>
+  `${k.accountId}\u0000${k.asset}\u0000${k.chain}\u0000${k.book}`;
+
+export function ledgerStore(tx: PgTxContext): LedgerStore {
+  const s = tx.s;
+  return {
+    async lockBalances(keys) {
+      const sorted = [...keys].sort(compareKeys);
+      const pairs = [...new Map(sorted.map((k) => [`${k.accountId}\u0000${k.asset}`, k])).values()];
+      const select = `SELECT b.account_id, b.asset, b.chain, b.book, b.amount
+        FROM ${s}.balances b
+        JOIN unnest($1::text[], $2::text[]) AS p(account_id, asset) USING (account_id, asset)
+        ORDER BY b.account_id, b.asset, b.chain, b.book
+        FOR UPDATE OF b`;
+      const pairParams = [pairs.map((k) => k.accountId), pairs.map((k) => k.asset)];
+      let { rows } = await tx.run(select, pairParams);
+      const have = new Set(rows.map((r) => keyText(BALANCES.fromRow(r))));
+      const missing = sorted.filter((k) => !have.has(keyText(k)));
+      if (missing.length) {
+        await tx.run(
+          `INSERT INTO ${s}.balances (account_id, asset, chain, book, amount)
+           SELECT account_id, asset, chain, book, 0
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS k(account_id, asset, chain, book)
+           ORDER BY account_id, asset, chain, book
+           ON CONFLICT DO NOTHING`,
+          [missing.map((k) => k.accountId), missing.map((k) => k.asset), missing.map((k) => k.chain), missing.map((k) => k.book)],
+        );
+        ({ rows } = await tx.run(select, pairParams));
+      }
+      return rows.map(BALANCES.fromRow);
+    },
+    async appendEntries(entries) {
+      tx.bufferEntries(entries);
+    },
+    async listBalances(accountId) {
+      const { rows } = await tx.run(
+        `SELECT account_id, asset, chain, book, amount FROM ${s}.balances WHERE account_id = $1
+         ORDER BY account_id, asset, chain, book`,
+        [accountId],
+      );
+      return rows.map(BALANCES.fromRow);
+    },
+    async listEntries(accountId, filter) {
+      const params: unknown[] = [accountId];
+      let where = "account_id = $1";
+      if (filter.resource !== undefined) {
+        params.push(filter.resource);
+        where += ` AND resource = $${params.length}`;
+      }
+      if (filter.ids !== undefined) {
+        params.push(filter.ids);
+        where += ` AND id = ANY($${params.length}::text[])`;
+      }
+      const { rows } = await tx.run(`SELECT * FROM ${s}.ledger_entries WHERE ${where} ORDER BY created, id`, params);
+      return rows.map(LEDGER_ENTRIES.fromRow);
+    },
+    async pageEntries(q) {
+      const params: unknown[] = [q.accountId];
+      const p = (value: unknown) => {
+        params.push(value);
+        return `$${params.length}`;
+      };
+      // The predicate on book is the partial index's own, so the planner can use it.
+      const where = ["account_id = $1", `book IN ${CUSTOMER_BOOKS}`];
+      if (q.createdGte !== undefined) where.push(`created >= ${p(q.createdGte)}`);
+      if (q.createdLt !== undefined) where.push(`created < ${p(q.createdLt)}`);
+      if (q.resourcePrefix !== undefined) where.push(`resource LIKE ${p(likePrefix(q.resourcePrefix))} ESCAPE '\\'`);
+      const [cmp, dir] = q.order === "asc" ? [">", "ASC"] : ["<", "DESC"];
+      if (q.after !== undefined) where.push(`(created, id) ${cmp} (${p(q.after.created)}, ${p(q.after.id)})`);
+      const { rows } = await tx.run(
+        `SELECT * FROM ${s}.ledger_entries WHERE ${where.join(" AND ")} ORDER BY created ${dir}, id ${dir} LIMIT ${p(q.limit)}`,
+        params,
+      );
+      return rows.map(LEDGER_ENTRIES.fromRow);
+    },
+    async insertReservation(reservation) {
+      tx.buffer(RESERVATIONS, [reservation]);
+    },
+    async lockReservation(accountId, id) {
+      const { rows } = await tx.run(`SELECT * FROM ${s}.reservations WHERE account_id = $1 AND id = $2 FOR UPDATE`, [accountId, id]);
+      return rows[0] ? RESERVATIONS.fromRow(rows[0]) : null;
+    },
+    async updateReservation(r) {
+      const u = await tx.run(
+        `UPDATE ${s}.reservations SET remaining = $3::numeric, status = $4, resolved_at = $5
+         WHERE account_id = $1 AND id = $2`,
+        [r.accountId, r.id, r.remaining.toString(), r.status, r.resolvedAt],
+      );
+      if (u.rowCount !== 1) throw new Error(`no reservation ${r.id}`);
+    },
+  };
+}

@@ -1,0 +1,40 @@
+import type { ResourceStore } from "../../../src/ports/storage";
+import { keysetSql } from "../keyset";
+import type { PgTxContext } from "../pg-tx";
+import { RESOURCES } from "../tables";
+
+export function resourceStore(tx: PgTxContext): ResourceStore {
+  const s = tx.s;
+  return {
+    async insert(records) {
+      tx.buffer(RESOURCES, records);
+    },
+    async get(accountId, id, options) {
+      const { rows } = await tx.run(
+        `SELECT * FROM ${s}.resources WHERE account_id = $1 AND id = $2${options?.lock ? " FOR UPDATE" : ""}`,
+        [accountId, id],
+      );
+      return rows[0] ? RESOURCES.fromRow(rows[0]) : null;
+    },
+    async getMany(accountId, ids) {
+      if (ids.length === 0) return [];
+      const { rows } = await tx.run(`SELECT * FROM ${s}.resources WHERE account_id = $1 AND id = ANY($2::text[])`, [accountId, [...ids]]);
+      return rows.map(RESOURCES.fromRow);
+    },
+    async delete(accountId, id) {
+      return (await tx.run(`DELETE FROM ${s}.resources WHERE account_id = $1 AND id = $2`, [accountId, id])).rowCount === 1;
+    },
+    async update(r) {
+      const u = await tx.run(
+        `UPDATE ${s}.resources SET status = $3, reference = $4, data = $5::jsonb, version = $6, updated = $7
+         WHERE account_id = $1 AND id = $2 AND version = $6 - 1`,
+        [r.accountId, r.id, r.status, r.reference, JSON.stringify(r.data), r.version, r.updated],
+      );
+      return u.rowCount === 1;
+    },
+    async list(query) {
+      const { text, params } = keysetSql(`${s}.resources`, query, { filters: { kind: query.kind }, reference: true });
+      return (await tx.run(text, params)).rows.map(RESOURCES.fromRow);
+    },
+  };
+}

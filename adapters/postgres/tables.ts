@@ -1,0 +1,235 @@
+import type {
+  AccountRecord,
+  ApiKeyRecord,
+  BalanceRecord,
+  DeliveryLogRecord,
+  DepositAddressRecord,
+  DueWorkRecord,
+  EventRecord,
+  IdempotencyRecord,
+  LedgerEntryRecord,
+  ReservationRecord,
+  ResourceRecord,
+} from "../../src/ports/storage";
+
+/**
+ * How a record field is kept in a column:
+ * - `text`, `boolean`, `text[]`: as they are;
+ * - `numeric`: money, a `bigint` in the record and exact decimal text on the wire;
+ * - `bigint`, `integer`: epoch milliseconds and counts, a `number` in the record;
+ * - `json`, `jsonb`: JSON values, kept as written (`json`) or queryable (`jsonb`).
+ */
+export type ColumnType = "text" | "boolean" | "text[]" | "numeric" | "bigint" | "integer" | "json" | "jsonb";
+
+export interface Column {
+  /** The record's field. */
+  field: string;
+  /** The table's column. */
+  name: string;
+  type: ColumnType;
+  /** Its key in the JSON rows of a buffered insert (short: the whole batch is one JSON text). */
+  alias: string;
+}
+
+/**
+ * One table described once: its columns in order, and from that everything that would otherwise
+ * be written four times (the insert with its `json_to_recordset` aliases, the JSON row of a
+ * record, and the record of a row).
+ */
+export interface Table<R> {
+  readonly name: string;
+  readonly columns: readonly Column[];
+  /**
+   * `INSERT … SELECT … FROM json_to_recordset($1::json)` of this table, for `{s}` the schema;
+   * its one parameter is `jsonRows(records)`.
+   */
+  insertSql(schema: string): string;
+  /** The records as the insert's one JSON parameter. */
+  jsonRows(records: readonly R[]): string;
+  /** A row read with `SELECT *` (or the table's columns) as a record. */
+  fromRow(row: Record<string, unknown>): R;
+}
+
+const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+
+/**
+ * Describes a table: `columns` maps each record field to its column type, or to `[column, type]`
+ * when the column's name is not the field's in snake case. `onConflict` is appended to inserts.
+ */
+export function table<R>(
+  name: string,
+  columns: { [K in keyof R]-?: ColumnType | readonly [string, ColumnType] },
+  options: { onConflict?: string } = {},
+): Table<R> {
+  const cols: Column[] = Object.entries(columns as Record<string, ColumnType | readonly [string, ColumnType]>).map(
+    ([field, spec], i) => {
+      const [column, type] = typeof spec === "string" ? [snake(field), spec] : spec;
+      return { field, name: column, type, alias: i.toString(36) + "_" };
+    },
+  );
+  const recordset = cols.map((c) => `"${c.alias}" ${c.type === "jsonb" ? "json" : c.type}`).join(", ");
+  const select = cols.map((c) => (c.type === "jsonb" ? `"${c.alias}"::jsonb` : `"${c.alias}"`)).join(", ");
+  const conflict = options.onConflict ? ` ON CONFLICT ${options.onConflict}` : "";
+  return {
+    name,
+    columns: cols,
+    insertSql: (schema) =>
+      `INSERT INTO ${schema}.${name} (${cols.map((c) => c.name).join(", ")}) ` +
+      `SELECT ${select} FROM json_to_recordset($1::json) AS x(${recordset})${conflict}`,
+    jsonRows(records) {
+      return JSON.stringify(
+        records.map((record) => {
+          const out: Record<string, unknown> = {};
+          for (const c of cols) {
+            const value = (record as Record<string, unknown>)[c.field];
+            out[c.alias] = value === undefined || value === null ? null : c.type === "numeric" ? String(value) : value;
+          }
+          return out;
+        }),
+      );
+    },
+    fromRow(row) {
+      const out: Record<string, unknown> = {};
+      for (const c of cols) {
+        const value = row[c.name];
+        out[c.field] =
+          value === null || value === undefined
+            ? c.type === "text[]"
+              ? []
+              : null
+            : c.type === "numeric"
+              ? BigInt(value as string)
+              : c.type === "bigint" || c.type === "integer"
+                ? Number(value)
+                : value;
+      }
+      return out as R;
+    },
+  };
+}
+
+export const ACCOUNTS = table<AccountRecord>("accounts", {
+  id: "text",
+  name: "text",
+  livemode: "boolean",
+  settings: "jsonb",
+  created: "bigint",
+});
+
+export const API_KEYS = table<ApiKeyRecord>(
+  "api_keys",
+  { hash: "text", accountId: "text", livemode: "boolean", scopes: "text[]", redacted: "text", created: "bigint" },
+  { onConflict: "(hash) DO NOTHING" },
+);
+
+export const BALANCES = table<BalanceRecord>("balances", {
+  accountId: "text",
+  asset: "text",
+  chain: "text",
+  book: "text",
+  amount: "numeric",
+});
+
+export const LEDGER_ENTRIES = table<LedgerEntryRecord>("ledger_entries", {
+  accountId: "text",
+  id: "text",
+  postingId: "text",
+  line: "integer",
+  asset: "text",
+  chain: "text",
+  book: "text",
+  amount: "numeric",
+  resource: "text",
+  created: "bigint",
+});
+
+export const RESERVATIONS = table<ReservationRecord>("reservations", {
+  accountId: "text",
+  id: "text",
+  asset: "text",
+  chain: "text",
+  amount: "numeric",
+  remaining: "numeric",
+  status: "text",
+  resource: "text",
+  created: "bigint",
+  resolvedAt: "bigint",
+});
+
+export const RESOURCES = table<ResourceRecord>("resources", {
+  accountId: "text",
+  kind: "text",
+  id: "text",
+  created: "bigint",
+  status: "text",
+  reference: "text",
+  data: "jsonb",
+  version: "integer",
+  updated: "bigint",
+});
+
+export const EVENTS = table<EventRecord>("events", {
+  accountId: "text",
+  id: "text",
+  type: "text",
+  created: "bigint",
+  livemode: "boolean",
+  data: "json",
+  request: "json",
+});
+
+export const IDEMPOTENCY_KEYS = table<IdempotencyRecord>("idempotency_keys", {
+  accountId: "text",
+  key: "text",
+  fingerprint: "text",
+  lockedAt: "bigint",
+  response: "json",
+  created: "bigint",
+  expiresAt: "bigint",
+});
+
+export const DUE_WORK = table<DueWorkRecord>(
+  "due_work",
+  {
+    id: "text",
+    kind: "text",
+    accountId: "text",
+    livemode: "boolean",
+    payload: "jsonb",
+    runAt: "bigint",
+    leaseOwner: "text",
+    leaseUntil: "bigint",
+    attempts: "integer",
+    lastError: "text",
+    status: "text",
+    dedupeKey: "text",
+    group: ["group_key", "text"],
+    request: "json",
+    created: "bigint",
+  },
+  { onConflict: "(dedupe_key) DO NOTHING" },
+);
+
+export const WEBHOOK_DELIVERIES = table<DeliveryLogRecord>("webhook_deliveries", {
+  accountId: "text",
+  id: "text",
+  endpointId: "text",
+  eventId: "text",
+  eventType: "text",
+  attempt: "integer",
+  trigger: "text",
+  status: "text",
+  responseStatus: "integer",
+  latencyMs: "integer",
+  error: "text",
+  created: "bigint",
+  nextAttemptAt: "bigint",
+});
+
+export const DEPOSIT_ADDRESSES = table<DepositAddressRecord>("deposit_addresses", {
+  chain: "text",
+  address: "text",
+  accountId: "text",
+  resource: "text",
+  created: "bigint",
+});

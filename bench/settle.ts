@@ -1,0 +1,222 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+
+/**
+ * The seed's headline load, as a user meets it: `npm start` (a child process, the embedded
+ * default or a PostgreSQL server), a `*` webhook endpoint receiving on loopback, one batch of
+ * 25,000 legs through HTTP, and meanwhile `GET /v1/balances` every 50 ms. Prints the batch's
+ * acceptance and settle times, the GET latencies while it settles (p50, p99, max), and the time a
+ * host killed with SIGKILL in the middle of the settle takes to answer again after a restart.
+ */
+const LEGS = Number(process.env.BENCH_SETTLE_LEGS ?? 25_000);
+const KEY = "sk_test_bench_settle_0123456789abcdef";
+const ROOT = resolve(fileURLToPath(new URL(".", import.meta.url)), "..");
+const BASE = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
+
+export interface SettleFigures {
+  store: string;
+  acceptedMs: number;
+  settledMs: number | null;
+  getP50Ms: number;
+  getP99Ms: number;
+  getMaxMs: number;
+  gets: number;
+  deliveries: number;
+  restartReadyMs: number;
+  settledAfterRestartMs: number | null;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (!sorted.length) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+async function receiver(): Promise<{ server: Server; url: string; count: () => number }> {
+  let n = 0;
+  const server = createServer((req, res) => {
+    req.resume();
+    req.on("end", () => {
+      n++;
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, count: () => n };
+}
+
+interface Host {
+  child: ChildProcess;
+  url: string;
+  exited: Promise<void>;
+}
+
+/** `npm start`'s command, with `env`; resolves once it prints the URL it listens on. */
+async function startHost(env: Record<string, string>): Promise<{ host: Host; readyMs: number }> {
+  const started = performance.now();
+  const child = spawn(process.execPath, ["--import", "tsx", "adapters/cli/main.ts", "serve"], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: "0", PAYRAIL_API_KEY: KEY, PAYRAIL_ALLOW_PRIVATE_WEBHOOKS: "1", LOG_LEVEL: "warn", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  let stderr = "";
+  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  const url = await new Promise<string>((ok, fail) => {
+    let out = "";
+    child.stdout!.on("data", (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/\S+)/.exec(out.replace(/\x1b\[[0-9;]*m/g, ""));
+      if (m) ok(m[1]!);
+    });
+    child.once("exit", (code) => fail(new Error(`host exited (${code}) before listening: ${stderr.slice(-2000)}`)));
+  });
+  return { host: { child, url, exited }, readyMs: performance.now() - started };
+}
+
+async function call(url: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<any> {
+  const res = await fetch(url + path, {
+    method,
+    headers: { authorization: `Bearer ${KEY}`, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await res.text();
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text.slice(0, 500)}`);
+  return JSON.parse(text);
+}
+
+/** GET /v1/balances every 50 ms until `done()`; the latencies. */
+async function probe(url: string, done: () => boolean): Promise<number[]> {
+  const latencies: number[] = [];
+  while (!done()) {
+    const t = performance.now();
+    try {
+      await call(url, "GET", "/v1/balances");
+      latencies.push(performance.now() - t);
+    } catch {
+      latencies.push(performance.now() - t);
+    }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return latencies;
+}
+
+async function waitCompleted(url: string, batch: string, timeoutMs: number): Promise<number | null> {
+  const start = performance.now();
+  while (performance.now() - start < timeoutMs) {
+    try {
+      const b = await call(url, "GET", `/v1/payouts/batches/${batch}`);
+      if (b.status === "completed") return performance.now() - start;
+    } catch {
+      // a host restarting
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return null;
+}
+
+async function submit(url: string, recipients: string[], key: string): Promise<{ id: string; ms: number }> {
+  const legs = Array.from({ length: LEGS }, (_, row) => ({ row, amount: "1.5", recipient: recipients[row % recipients.length] }));
+  const t = performance.now();
+  const batch = await call(url, "POST", "/v1/payouts/batches", { funding: { asset: "USDC", source: "auto" }, legs }, { "idempotency-key": key });
+  return { id: batch.id, ms: performance.now() - t };
+}
+
+async function stop(host: Host, signal: NodeJS.Signals): Promise<void> {
+  host.child.kill(signal);
+  await host.exited;
+}
+
+export async function benchSettleOn(store: string, env: Record<string, string>, timeoutMs = 600_000): Promise<SettleFigures> {
+  const hooks = await receiver();
+  let { host } = await startHost(env);
+  try {
+    await call(host.url, "POST", "/v1/webhook_endpoints", { url: hooks.url, enabled_events: ["*"] });
+    const recipients: string[] = [];
+    for (let i = 0; i < 50; i++) {
+      recipients.push((await call(host.url, "POST", "/v1/recipients", { name: `r${i}`, chain_addresses: { base: BASE } })).id);
+    }
+    const first = await submit(host.url, recipients, "settle-1");
+    let settled = false;
+    const probing = probe(host.url, () => settled);
+    const settledMs = await waitCompleted(host.url, first.id, timeoutMs);
+    settled = true;
+    const latencies = (await probing).sort((a, b) => a - b);
+
+    // the same load again, killed with SIGKILL in the middle of its settle, then restarted
+    const second = await submit(host.url, recipients, "settle-2");
+    await new Promise((r) => setTimeout(r, Math.min(10_000, (settledMs ?? 20_000) / 3)));
+    await stop(host, "SIGKILL");
+    const restarted = await startHost(env);
+    host = restarted.host;
+    const answered = performance.now();
+    await call(host.url, "GET", "/v1/balances");
+    const restartReadyMs = restarted.readyMs + (performance.now() - answered);
+    const settledAfterRestartMs = await waitCompleted(host.url, second.id, timeoutMs);
+    return {
+      store,
+      acceptedMs: first.ms,
+      settledMs,
+      getP50Ms: percentile(latencies, 50),
+      getP99Ms: percentile(latencies, 99),
+      getMaxMs: latencies[latencies.length - 1] ?? NaN,
+      gets: latencies.length,
+      deliveries: hooks.count(),
+      restartReadyMs,
+      settledAfterRestartMs,
+    };
+  } finally {
+    await stop(host, "SIGTERM").catch(() => undefined);
+    hooks.server.close();
+  }
+}
+
+export function formatSettle(f: SettleFigures): string {
+  const s = (ms: number | null) => (ms === null ? "  (timed out)" : `${(ms / 1000).toFixed(1).padStart(6)} s`);
+  return (
+    `${f.store.padEnd(10)} ${LEGS}-leg batch accepted ${s(f.acceptedMs)}, settled ${s(f.settledMs)};` +
+    ` GET /v1/balances p50 ${f.getP50Ms.toFixed(0)} ms, p99 ${f.getP99Ms.toFixed(0)} ms, max ${f.getMaxMs.toFixed(0)} ms (${f.gets} GETs);` +
+    ` ${f.deliveries} webhooks received; killed mid-settle: answering again after ${s(f.restartReadyMs)}, settled ${s(f.settledAfterRestartMs)} later`
+  );
+}
+
+/** A database of its own on the server of `url`, dropped afterwards. */
+async function withDatabase<T>(url: string, fn: (url: string) => Promise<T>): Promise<T> {
+  const name = `bench_settle_${process.pid}`;
+  const admin = new pg.Pool({ connectionString: url, max: 1 });
+  await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+  await admin.query(`CREATE DATABASE ${name}`);
+  try {
+    const u = new URL(url);
+    u.pathname = `/${name}`;
+    return await fn(u.toString());
+  } finally {
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+export async function benchSettle(): Promise<SettleFigures[]> {
+  console.log(`settle: npm start, a * webhook endpoint on loopback, one batch of ${LEGS} legs over HTTP, GET /v1/balances every 50 ms`);
+  const out: SettleFigures[] = [];
+  const dir = await mkdtemp(join(tmpdir(), "payrail-settle-"));
+  try {
+    const embedded = await benchSettleOn("embedded", { PAYRAIL_DATA_DIR: dir });
+    console.log(formatSettle(embedded));
+    out.push(embedded);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  const url = process.env.DATABASE_URL;
+  if (url) {
+    const server = await withDatabase(url, (db) => benchSettleOn("postgres", { DATABASE_URL: db }));
+    console.log(formatSettle(server));
+    out.push(server);
+  }
+  return out;
+}

@@ -1,0 +1,208 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { ChainAdapter, InboundTransfer, TransferStatus } from "../ports/chain";
+
+/**
+ * What the chain suite drives: a fresh adapter on a chain it controls. Payments, blocks and
+ * reorganisations come from the harness (a simulator's controls, or a test node's RPC), so the
+ * suite sees the adapter only through the chain port.
+ */
+export interface ChainHarness {
+  adapter: ChainAdapter;
+  /** The chain under test, one of `adapter.chains`. */
+  chain: string;
+  /** An asset the adapter sends and receives on `chain`; the hot wallet holds plenty of it. */
+  asset: string;
+  /** A small amount of `asset` (base units) for payouts and deposits. */
+  amount: bigint;
+  /** A fresh recipient address each call (no balance yet). */
+  recipient(): Promise<string>;
+  /** Mines `blocks` blocks (or lets that much chain time pass). */
+  mine(blocks: number): Promise<void>;
+  /** A payer sends `amount` of `asset` to `address`; it is included in the next block. */
+  pay(address: string, amount: bigint): Promise<void>;
+  /**
+   * A reorganisation: the block of the last `pay` and every block after it are replaced by a
+   * longer branch without that payment. Optional; the reorg test is skipped without it.
+   */
+  reorgLastPayment?(): Promise<void>;
+  /** What `address` holds of `asset` on chain. Optional; without it the suite follows `liquidity`. */
+  balanceOf?(address: string): Promise<bigint>;
+  /** Makes the next broadcast fail: refused at once, or mined and reverted. */
+  failNext(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface ChainConformanceOptions {
+  name: string;
+  /** A fresh adapter and chain each call. */
+  factory: () => Promise<ChainHarness>;
+}
+
+/**
+ * The chain conformance suite (`payrail/conformance`): every chain adapter must pass it, the
+ * simulated chains and the EVM adapter included. It checks what the engine relies on:
+ * broadcast idempotency (the same id, the same transaction, sent once), finality progress
+ * (pending → included → final at the chain's confirmations, never backwards), failures (a
+ * refusal, or a failure that never turns final), deposits seen once under a stable id and
+ * final after the confirmations, a reorganisation reverting a deposit, and fee estimates.
+ */
+export function chainConformance(options: ChainConformanceOptions): void {
+  describe(`chain conformance: ${options.name}`, () => {
+    let h: ChainHarness;
+    beforeEach(async () => {
+      h = await options.factory();
+    });
+    afterEach(async () => {
+      await h.close();
+    });
+
+    /** Asks for a transfer's status after each block until it is final or failed. */
+    const follow = async (txHash: string, blocks: number): Promise<TransferStatus[]> => {
+      const seen: TransferStatus[] = [await h.adapter.transferStatus(h.chain, txHash)];
+      for (let i = 0; i < blocks && seen.at(-1)!.finality !== "final" && seen.at(-1)!.failure === null; i++) {
+        await h.mine(1);
+        seen.push(await h.adapter.transferStatus(h.chain, txHash));
+      }
+      return seen;
+    };
+
+    /** Reads deposits through the cursor until `done` holds (or a bound on reads). */
+    const readUntil = async (
+      state: { cursor: string | null; seen: InboundTransfer[] },
+      done: (latest: Map<string, InboundTransfer>) => boolean,
+      blocksBetween = 1,
+    ): Promise<Map<string, InboundTransfer>> => {
+      const latest = new Map<string, InboundTransfer>();
+      for (const t of state.seen) latest.set(t.transferId, t);
+      for (let i = 0; i < 80; i++) {
+        const { transfers, cursor } = await h.adapter.inboundTransfers(h.chain, state.cursor);
+        expect(typeof cursor).toBe("string");
+        state.cursor = cursor;
+        for (const t of transfers) {
+          state.seen.push(t);
+          latest.set(t.transferId, t);
+        }
+        if (done(latest)) return latest;
+        await h.mine(blocksBetween);
+      }
+      throw new Error("deposits did not reach the expected state within 80 reads");
+    };
+
+    it("describes the chain: a block time and the confirmations to finality", async () => {
+      const info = await h.adapter.describe(h.chain);
+      expect(info.blockTimeMs).toBeGreaterThan(0);
+      expect(Number.isInteger(info.confirmationsToFinality) && info.confirmationsToFinality >= 1).toBe(true);
+    });
+
+    it("estimates fees: a schedule in base units of the asset, and liquidity to send from", async () => {
+      const schedule = await h.adapter.feeSchedule(h.chain, h.asset);
+      expect(schedule).not.toBeNull();
+      expect(typeof schedule!.fixed).toBe("bigint");
+      expect(schedule!.fixed >= 0n && schedule!.proportionalPpm >= 0n).toBe(true);
+      expect(schedule!.perTransferCap === null || schedule!.perTransferCap > 0n).toBe(true);
+      const liquidity = await h.adapter.liquidity(h.chain, h.asset);
+      expect(typeof liquidity).toBe("bigint");
+      expect(liquidity).toBeGreaterThanOrEqual(h.amount * 3n);
+    });
+
+    it("broadcasts once per transfer id: repeated and concurrent calls answer the same transaction, and value moves once", async () => {
+      const to = await h.recipient();
+      const transfer = { transferId: "leg_conformance_once", chain: h.chain, asset: h.asset, amount: h.amount, to };
+      const before = h.balanceOf ? await h.balanceOf(to) : await h.adapter.liquidity(h.chain, h.asset);
+      const answers = await Promise.all([h.adapter.broadcast(transfer), h.adapter.broadcast(transfer)]);
+      answers.push(await h.adapter.broadcast(transfer));
+      expect(answers[0]).toHaveProperty("txHash");
+      for (const a of answers) expect(a).toEqual(answers[0]);
+      const { confirmationsToFinality } = await h.adapter.describe(h.chain);
+      const statuses = await follow((answers[0] as { txHash: string }).txHash, confirmationsToFinality + 2);
+      expect(statuses.at(-1)).toMatchObject({ finality: "final", failure: null });
+      expect(await h.adapter.broadcast(transfer)).toEqual(answers[0]);
+      await h.mine(1);
+      if (h.balanceOf) expect((await h.balanceOf(to)) - before).toBe(h.amount);
+      else expect(before - (await h.adapter.liquidity(h.chain, h.asset))).toBe(h.amount);
+    });
+
+    it("reports finality in order: pending or included, then final at the confirmations, never backwards", async () => {
+      const to = await h.recipient();
+      const sent = await h.adapter.broadcast({ transferId: "leg_conformance_finality", chain: h.chain, asset: h.asset, amount: h.amount, to });
+      if (!("txHash" in sent)) throw new Error(`refused: ${sent.rejected}`);
+      const { confirmationsToFinality } = await h.adapter.describe(h.chain);
+      const statuses = await follow(sent.txHash, confirmationsToFinality + 2);
+      const rank = { pending: 0, included: 1, final: 2, reverted: 3 } as const;
+      for (let i = 1; i < statuses.length; i++) {
+        expect(rank[statuses[i]!.finality]).toBeGreaterThanOrEqual(rank[statuses[i - 1]!.finality]);
+        expect(statuses[i]!.confirmations).toBeGreaterThanOrEqual(statuses[i - 1]!.confirmations);
+      }
+      for (const s of statuses) {
+        expect(s.failure).toBeNull();
+        if (s.finality === "final") expect(s.confirmations).toBeGreaterThanOrEqual(confirmationsToFinality);
+        else expect(s.confirmations).toBeLessThan(confirmationsToFinality);
+      }
+      expect(statuses.at(-1)!.finality).toBe("final");
+      expect(statuses.some((s) => s.finality !== "final")).toBe(true);
+    });
+
+    it("fails a transfer the chain will not carry: refused at once, or failed and never final", async () => {
+      const to = await h.recipient();
+      const before = h.balanceOf ? await h.balanceOf(to) : null;
+      await h.failNext();
+      const transfer = { transferId: "leg_conformance_failure", chain: h.chain, asset: h.asset, amount: h.amount, to };
+      const sent = await h.adapter.broadcast(transfer);
+      if ("rejected" in sent) {
+        expect(sent.rejected.length).toBeGreaterThan(0);
+        expect(await h.adapter.broadcast(transfer)).toEqual(sent); // the same refusal again
+      } else {
+        const { confirmationsToFinality } = await h.adapter.describe(h.chain);
+        const statuses = await follow(sent.txHash, confirmationsToFinality + 2);
+        expect(statuses.at(-1)!.failure).not.toBeNull();
+        expect(statuses.some((s) => s.finality === "final" && s.failure === null)).toBe(false);
+      }
+      if (h.balanceOf) expect(await h.balanceOf(to)).toBe(before);
+    });
+
+    it("sees a deposit once under a stable id, exactly, at the address it issued, final after the confirmations", async () => {
+      const address = await h.adapter.depositAddress(h.chain, h.asset, "pi_conformance_a");
+      expect(await h.adapter.depositAddress(h.chain, h.asset, "pi_conformance_a")).toBe(address);
+      expect(await h.adapter.depositAddress(h.chain, h.asset, "pi_conformance_b")).not.toBe(address);
+      const state = { cursor: null as string | null, seen: [] as InboundTransfer[] };
+      await readUntil(state, () => true);
+      await h.pay(address, h.amount);
+      const latest = await readUntil(state, (m) => [...m.values()].some((t) => t.address === address && t.finality === "final"));
+      const mine = [...latest.values()].filter((t) => t.address === address);
+      expect(mine).toHaveLength(1);
+      expect(mine[0]).toMatchObject({ chain: h.chain, asset: h.asset, amount: h.amount, finality: "final" });
+      const { confirmationsToFinality } = await h.adapter.describe(h.chain);
+      expect(mine[0]!.confirmations).toBeGreaterThanOrEqual(confirmationsToFinality);
+      for (const t of state.seen.filter((s) => s.address === address)) {
+        expect(t.transferId).toBe(mine[0]!.transferId);
+        if (t.finality === "final") expect(t.confirmations).toBeGreaterThanOrEqual(confirmationsToFinality);
+      }
+      // later reads bring nothing new about it
+      await h.mine(2);
+      await readUntil(state, () => true);
+      expect(new Set(state.seen.filter((s) => s.address === address).map((t) => t.transferId)).size).toBe(1);
+    });
+
+    it("reverts a deposit a reorganisation removed", async (ctx) => {
+      if (!h.reorgLastPayment) {
+        ctx.skip("the harness cannot reorganise this chain (no reorgLastPayment)");
+        return;
+      }
+      const address = await h.adapter.depositAddress(h.chain, h.asset, "pi_conformance_reorg");
+      const state = { cursor: null as string | null, seen: [] as InboundTransfer[] };
+      await readUntil(state, () => true);
+      await h.pay(address, h.amount);
+      await h.mine(1);
+      const seen = await readUntil(state, (m) => [...m.values()].some((t) => t.address === address && t.finality === "included"));
+      const id = [...seen.values()].find((t) => t.address === address)!.transferId;
+      await h.reorgLastPayment();
+      const after = await readUntil(state, (m) => m.get(id)?.finality === "reverted");
+      expect(after.get(id)).toMatchObject({ finality: "reverted", confirmations: 0 });
+      // it stays reverted: nothing on the new branch credits it again
+      await h.mine(3);
+      const later = await readUntil(state, () => true);
+      expect(later.get(id)!.finality).toBe("reverted");
+      expect([...later.values()].filter((t) => t.address === address && t.finality !== "reverted")).toEqual([]);
+    });
+  });
+}

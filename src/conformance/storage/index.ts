@@ -1,0 +1,60 @@
+import { afterEach, beforeEach, describe } from "vitest";
+import type { StorageAdapter } from "../../ports/storage";
+import { accountSuite } from "./accounts";
+import { chainStateSuite } from "./chain-state";
+import { deliveryLogSuite } from "./deliveries";
+import { depositAddressSuite } from "./deposit-addresses";
+import { dueWorkSuite } from "./due-work";
+import { eventSuite } from "./events";
+import type { SuiteContext } from "./fixtures";
+import type { StorageConformanceOptions, StorageHarness } from "./harness";
+import { idempotencySuite } from "./idempotency";
+import { ledgerSuite } from "./ledger";
+import { metaSuite } from "./meta";
+import { rateLimitSuite } from "./rate-limits";
+import { resourceSuite } from "./resources";
+import { transactionSuite } from "./transactions";
+
+export type { StorageConformanceOptions, StorageHarness, StorageInspector } from "./harness";
+
+/**
+ * The storage conformance suite: every storage adapter must pass it. Register it from a vitest
+ * file: `storageConformance({ name: "mine", factory })`. One suite per store of the port
+ * (each in its own file here); tests that need an ability the adapter lacks are skipped by the
+ * adapter's own `capabilities`, with the reason.
+ */
+export function storageConformance(options: StorageConformanceOptions): void {
+  describe(`storage conformance: ${options.name}`, () => {
+    let h: StorageHarness;
+    let storage: StorageAdapter;
+    beforeEach(async () => {
+      h = await options.factory();
+      storage = h.storage;
+      await storage.init();
+    });
+    afterEach(async () => {
+      await storage.close();
+      await h.close();
+    });
+    const s: SuiteContext = {
+      get storage() {
+        return storage;
+      },
+      get inspect() {
+        return h.inspect;
+      },
+    };
+    transactionSuite(s);
+    accountSuite(s);
+    ledgerSuite(s);
+    resourceSuite(s);
+    eventSuite(s);
+    deliveryLogSuite(s);
+    idempotencySuite(s);
+    dueWorkSuite(s);
+    rateLimitSuite(s);
+    depositAddressSuite(s);
+    metaSuite(s);
+    chainStateSuite(s);
+  });
+}

@@ -1,0 +1,196 @@
+import { describe, expect, it } from "vitest";
+import type { LedgerEntryRecord, LedgerPageQuery, ReservationRecord } from "../../ports/storage";
+import { type SuiteContext, T0, entries, keysOf } from "./fixtures";
+
+export function ledgerSuite(s: SuiteContext): void {
+  describe("ledger", () => {
+    it("locks whole assets: returns every row of each named (account, asset), in key order", async () => {
+      await s.storage.transaction((tx) =>
+        tx.ledger.lockBalances([
+          { accountId: "acct_a", asset: "USDC", chain: "polygon", book: "pending" },
+          { accountId: "acct_b", asset: "USDC", chain: "base", book: "available" },
+        ]),
+      );
+      const rows = await s.storage.transaction((tx) =>
+        tx.ledger.lockBalances([{ accountId: "acct_a", asset: "USDC", chain: "base", book: "available" }]),
+      );
+      expect(rows.map((b) => `${b.accountId}/${b.chain}/${b.book}`)).toEqual(["acct_a/base/available", "acct_a/polygon/pending"]);
+    });
+
+    it("creates missing balance rows at zero and returns every locked key in key order", async () => {
+      const keys = [
+        { accountId: "acct_a", asset: "USDC", chain: "solana", book: "reserved" as const },
+        { accountId: "acct_a", asset: "ETH", chain: "base", book: "available" as const },
+        { accountId: "acct_a", asset: "USDC", chain: "base", book: "available" as const },
+      ];
+      const locked = await s.storage.transaction((tx) => tx.ledger.lockBalances(keys));
+      expect(locked.map((b) => `${b.asset}/${b.chain}/${b.book}=${b.amount}`)).toEqual([
+        "ETH/base/available=0",
+        "USDC/base/available=0",
+        "USDC/solana/reserved=0",
+      ]);
+      expect(await s.inspect.balances("acct_a")).toHaveLength(3);
+    });
+
+    it("appends entries and moves balances by exactly their sum", async () => {
+      await s.storage.transaction(async (tx) => {
+        await tx.ledger.lockBalances(keysOf("acct_a", ["available", "counter:external", "reserved"]));
+        await tx.ledger.appendEntries(entries("acct_a", [["available", 100n], ["counter:external", -100n]]));
+        await tx.ledger.appendEntries(entries("acct_a", [["available", -30n], ["reserved", 30n]], 10));
+        // reads inside the transaction see the writes before them
+        const inside = await tx.ledger.listBalances("acct_a");
+        expect(Object.fromEntries(inside.map((b) => [b.book, b.amount]))).toEqual({
+          available: 70n,
+          reserved: 30n,
+          "counter:external": -100n,
+        });
+      });
+      const stored = await s.inspect.entries("acct_a");
+      expect(stored).toHaveLength(4);
+      const sums = new Map<string, bigint>();
+      for (const e of stored) sums.set(e.book, (sums.get(e.book) ?? 0n) + e.amount);
+      for (const b of await s.inspect.balances("acct_a")) expect(b.amount).toBe(sums.get(b.book) ?? 0n);
+      expect(stored.reduce((a, e) => a + e.amount, 0n)).toBe(0n);
+      const viaAdapter = await s.storage.transaction((tx) => tx.ledger.listEntries("acct_a", { resource: "po_1" }));
+      expect(viaAdapter.map((e) => e.id).sort()).toEqual(stored.map((e) => e.id).sort());
+      const byIds = await s.storage.transaction((tx) => tx.ledger.listEntries("acct_a", { ids: [stored[0]!.id] }));
+      expect(byIds).toEqual([stored[0]]);
+    });
+
+    it("refuses (throws) entries that take a customer book below zero, and keeps nothing", async () => {
+      const failed = await s.storage
+        .transaction(async (tx) => {
+          await tx.ledger.lockBalances(keysOf("acct_a", ["available", "counter:external"]));
+          await tx.ledger.appendEntries(entries("acct_a", [["available", -1n], ["counter:external", 1n]]));
+          await tx.ledger.listBalances("acct_a"); // forces buffered writes out
+        })
+        .then(
+          () => "committed",
+          () => "refused",
+        );
+      expect(failed).toBe("refused");
+      expect(await s.inspect.entries("acct_a")).toEqual([]);
+    });
+
+    it("refuses (throws) a posting line that exists already, keeping the first and nothing of the second", async () => {
+      const keys = keysOf("acct_a", ["available", "counter:external"]);
+      const first = entries("acct_a", [["available", 5n], ["counter:external", -5n]]);
+      await s.storage.transaction(async (tx) => {
+        await tx.ledger.lockBalances(keys);
+        await tx.ledger.appendEntries(first);
+      });
+      // the same posting id and lines again, under new entry ids: a transition applied twice
+      const again = first.map((e, i) => ({ ...e, id: `le_01bbbbbbbbbbbbbbbbbbbbb00${i}` }));
+      const outcome = await s.storage
+        .transaction(async (tx) => {
+          await tx.ledger.lockBalances(keys);
+          await tx.ledger.appendEntries(again);
+          await tx.ledger.listBalances("acct_a"); // forces buffered writes out
+        })
+        .then(
+          () => "committed",
+          () => "refused",
+        );
+      expect(outcome).toBe("refused");
+      expect((await s.inspect.entries("acct_a")).map((e) => e.id)).toEqual(first.map((e) => e.id));
+      expect((await s.inspect.balances("acct_a")).find((b) => b.book === "available")?.amount).toBe(5n);
+      // the same posting in another account is another posting
+      await s.storage.transaction(async (tx) => {
+        await tx.ledger.lockBalances(keysOf("acct_b", ["available", "counter:external"]));
+        await tx.ledger.appendEntries(entries("acct_b", [["available", 5n], ["counter:external", -5n]]));
+      });
+      expect(await s.inspect.entries("acct_b")).toHaveLength(2);
+    });
+
+    it("stores, locks and updates reservations", async () => {
+      const r: ReservationRecord = {
+        id: "rsv_01aaaaaaaaaaaaaaaaaaaaaaaa",
+        accountId: "acct_a",
+        asset: "USDC",
+        chain: "base",
+        amount: 50n,
+        remaining: 50n,
+        status: "active",
+        resource: "lo_1",
+        created: T0,
+        resolvedAt: null,
+      };
+      await s.storage.transaction((tx) => tx.ledger.insertReservation(r));
+      await s.storage.transaction(async (tx) => {
+        const locked = await tx.ledger.lockReservation("acct_a", r.id);
+        expect(locked).toEqual(r);
+        await tx.ledger.updateReservation({ ...r, remaining: 0n, status: "resolved", resolvedAt: T0 + 5 });
+      });
+      expect(await s.inspect.reservations("acct_a")).toEqual([{ ...r, remaining: 0n, status: "resolved", resolvedAt: T0 + 5 }]);
+      expect(await s.storage.transaction((tx) => tx.ledger.lockReservation("acct_b", r.id))).toBeNull();
+    });
+
+    it("pages the account's own entries by (created, id), both ways, within a window and a resource prefix", async () => {
+      // Ties on created, counter books, another account, and resources a LIKE wildcard would confuse.
+      const rows: LedgerEntryRecord[] = [];
+      const resources = ["po_1", "poX1", "sw_1", null, "po_2"];
+      let n = 0;
+      const add = (accountId: string, book: LedgerEntryRecord["book"], amount: bigint, created: number) =>
+        rows.push({
+          id: `le_01bbbbbbbbbbbbbbbbbbbbb${String(n).padStart(3, "0")}`,
+          accountId,
+          postingId: `pst_01bbbbbbbbbbbbbbbbbbbb${String(n).padStart(3, "0")}`,
+          asset: "USDC",
+          chain: "base",
+          book,
+          amount,
+          resource: resources[n++ % resources.length]!,
+          created,
+          line: 0,
+        });
+      for (let i = 0; i < 12; i++) {
+        const created = T0 + Math.floor(i / 3) * 1000; // three entries per millisecond value
+        add("acct_a", "available", 5n, created);
+        add("acct_a", "counter:external", -5n, created);
+        add("acct_b", "available", 7n, created);
+        add("acct_b", "counter:external", -7n, created);
+      }
+      // Inserted out of order: pages must sort, not rely on insertion order.
+      const shuffled = [...rows].reverse();
+      await s.storage.transaction(async (tx) => {
+        await tx.ledger.lockBalances([...keysOf("acct_a", ["available", "counter:external"]), ...keysOf("acct_b", ["available", "counter:external"])]);
+        await tx.ledger.appendEntries(shuffled);
+      });
+      const stored = (await s.inspect.entries("acct_a")).filter((e) => e.book === "available");
+      const key = (e: { created: number; id: string }) => `${String(e.created).padStart(16, "0")}/${e.id}`;
+      const ascending = [...stored].sort((a, b) => (key(a) < key(b) ? -1 : 1));
+
+      const walk = async (query: Omit<LedgerPageQuery, "after" | "limit">, limit: number) => {
+        const seen: LedgerEntryRecord[] = [];
+        let after: { created: number; id: string } | undefined;
+        for (;;) {
+          const page = await s.storage.transaction((tx) =>
+            tx.ledger.pageEntries({ ...query, limit, ...(after ? { after } : {}) }),
+          );
+          expect(page.length).toBeLessThanOrEqual(limit);
+          seen.push(...page);
+          if (page.length < limit) return seen;
+          const last = page[page.length - 1]!;
+          after = { created: last.created, id: last.id };
+        }
+      };
+      const ids = (list: LedgerEntryRecord[]) => list.map((e) => e.id);
+
+      expect(ids(await walk({ accountId: "acct_a", order: "asc" }, 5))).toEqual(ids(ascending));
+      expect(ids(await walk({ accountId: "acct_a", order: "desc" }, 4))).toEqual(ids([...ascending].reverse()));
+      expect(await walk({ accountId: "acct_a", order: "asc" }, 100)).toEqual(ascending);
+
+      const window = { createdGte: T0 + 1000, createdLt: T0 + 3000 };
+      const inWindow = ascending.filter((e) => e.created >= window.createdGte && e.created < window.createdLt);
+      expect(inWindow.length).toBe(6);
+      expect(ids(await walk({ accountId: "acct_a", order: "asc", ...window }, 4))).toEqual(ids(inWindow));
+      expect(ids(await walk({ accountId: "acct_a", order: "desc", ...window }, 4))).toEqual(ids([...inWindow].reverse()));
+
+      const payouts = ascending.filter((e) => e.resource?.startsWith("po_"));
+      expect(payouts.length).toBeGreaterThan(0);
+      expect(ids(await walk({ accountId: "acct_a", order: "asc", resourcePrefix: "po_" }, 2))).toEqual(ids(payouts));
+      expect(await walk({ accountId: "acct_a", order: "asc", resourcePrefix: "po_%" }, 10)).toEqual([]);
+      expect(await walk({ accountId: "acct_c", order: "asc" }, 10)).toEqual([]);
+    });
+  });
+}

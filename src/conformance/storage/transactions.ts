@@ -1,0 +1,74 @@
+import { expect, it } from "vitest";
+import { type SuiteContext, T0, account, delivery, entries, event, keysOf, resource, work } from "./fixtures";
+
+export function transactionSuite(s: SuiteContext): void {
+  it("init can run again on an initialised store", async () => {
+    await s.storage.init();
+    await s.storage.transaction((tx) => tx.accounts.insertAccount(account("acct_a")));
+    expect(await s.storage.transaction((tx) => tx.accounts.getAccount("acct_a"))).toMatchObject({ id: "acct_a" });
+  });
+
+  it("commits what a transaction wrote and rolls back what a throwing one wrote", async () => {
+    const boom = new Error("boom");
+    await s.storage.transaction((tx) => tx.accounts.insertAccount(account("acct_a")));
+    const thrown = await s.storage
+      .transaction(async (tx) => {
+        await tx.ledger.lockBalances(keysOf("acct_a", ["available", "counter:external"]));
+        await tx.ledger.appendEntries(entries("acct_a", [["available", 5n], ["counter:external", -5n]]));
+        await tx.events.insert([event("acct_a", "evt_01aaaaaaaaaaaaaaaaaaaaaaaa", T0)]);
+        await tx.resources.insert([resource("acct_a", "po_01aaaaaaaaaaaaaaaaaaaaaaaa", T0)]);
+        await tx.work.enqueue([work("job_01aaaaaaaaaaaaaaaaaaaaaaaa", T0)]);
+        await tx.deliveries.insert([delivery("acct_a", "dlv_01aaaaaaaaaaaaaaaaaaaaaaaa", T0)]);
+        throw boom;
+      })
+      .catch((e: unknown) => e);
+    expect(thrown).toBe(boom);
+    expect(await s.inspect.entries("acct_a")).toEqual([]);
+    expect((await s.inspect.balances("acct_a")).filter((b) => b.amount !== 0n)).toEqual([]);
+    expect(await s.inspect.events("acct_a")).toEqual([]);
+    expect(await s.inspect.resources("acct_a")).toEqual([]);
+    expect(await s.inspect.work()).toEqual([]);
+    expect(await s.inspect.deliveries("acct_a")).toEqual([]);
+  });
+
+  it(
+    "serialises concurrent writers of one balance row through its lock",
+    async () => {
+      const keys = keysOf("acct_a", ["available", "counter:external"]);
+      await Promise.all(
+        Array.from({ length: 40 }, (_, i) =>
+          s.storage.transaction(async (tx) => {
+            await tx.ledger.lockBalances(keys);
+            await tx.ledger.appendEntries(entries("acct_a", [["available", 1n], ["counter:external", -1n]], i * 2));
+          }),
+        ),
+      );
+      const balances = await s.inspect.balances("acct_a");
+      expect(balances.find((b) => b.book === "available")?.amount).toBe(40n);
+      expect((await s.inspect.entries("acct_a")).length).toBe(80);
+    },
+  );
+
+  it("runs transactions side by side when the adapter declares concurrentTransactions", async (ctx) => {
+    if (!s.storage.capabilities.concurrentTransactions) {
+      ctx.skip("the adapter runs transactions one at a time (capabilities.concurrentTransactions is false)");
+      return;
+    }
+    let entered!: () => void;
+    let release!: () => void;
+    const inFirst = new Promise<void>((r) => (entered = r));
+    const held = new Promise<void>((r) => (release = r));
+    const first = s.storage.transaction(async (tx) => {
+      await tx.meta.set("first", "1");
+      entered();
+      await held;
+    });
+    await inFirst;
+    // the second commits while the first is still open
+    await s.storage.transaction((tx) => tx.meta.set("second", "2"));
+    expect(await s.storage.transaction((tx) => tx.meta.get("first"))).toBeNull();
+    release();
+    await first;
+    expect(await s.storage.transaction((tx) => tx.meta.get("first"))).toBe("1");
+  });
+}

@@ -1,0 +1,61 @@
+import { err, type Result } from "neverthrow";
+import { ApiError } from "../errors";
+import type { Json } from "../ports/storage";
+import type { EngineDeps, RequestContext } from "./context";
+import { saveResponseWithin } from "./idempotency";
+import { UnitOfWork } from "./unit-of-work";
+
+/** Tells the observer what a committed unit of work wrote. */
+function observe(deps: EngineDeps, report: ReturnType<UnitOfWork["report"]>): void {
+  for (const o of report.ledger) deps.observer.ledgerPosted(o);
+  for (const o of report.events) deps.observer.eventsEmitted(o);
+}
+
+/** Carries a Result's error out of a storage transaction so the transaction rolls back. */
+class Rollback extends Error {
+  constructor(readonly error: ApiError) {
+    super(error.message);
+  }
+}
+
+export interface CommandOptions {
+  /** HTTP status of success, saved with the idempotent response (default 200). */
+  status?: number;
+}
+
+/**
+ * Runs one state-changing use case in one storage transaction. An error Result rolls everything
+ * back. On success the outbox and due work are written, and if the request holds an idempotency
+ * key its response is saved in the same transaction, so a key has at most one effect even when
+ * the process dies right after the commit.
+ */
+export async function runCommand<T>(
+  deps: EngineDeps,
+  ctx: RequestContext,
+  fn: (uow: UnitOfWork) => Promise<Result<T, ApiError>>,
+  options: CommandOptions = {},
+): Promise<Result<T, ApiError>> {
+  let wake = false;
+  let report: ReturnType<UnitOfWork["report"]> | null = null;
+  try {
+    const result = await deps.storage.transaction(async (tx) => {
+      const uow = new UnitOfWork(tx, deps, ctx);
+      const r = await fn(uow);
+      if (r.isErr()) throw new Rollback(r.error);
+      await uow.finish();
+      if (ctx.idempotency) {
+        const saved = await saveResponseWithin(tx, ctx.idempotency, { status: options.status ?? 200, body: r.value as Json });
+        if (saved.isErr()) throw new Rollback(saved.error);
+      }
+      wake = uow.scheduledDueWork;
+      report = uow.report();
+      return r;
+    });
+    if (wake) deps.wakeWorkers();
+    if (report) observe(deps, report);
+    return result;
+  } catch (e) {
+    if (e instanceof Rollback) return err(e.error);
+    throw e;
+  }
+}

@@ -1,0 +1,149 @@
+import type { FileLinks } from "../files/file-links";
+import type { BlobStore } from "../ports/blobs";
+import type { ChainDirectory } from "../chains/chain-directory";
+import type { AssetRegistry } from "../money/assets";
+import type { IdGenerator, RandomSource } from "../ids";
+import type { CursorCodec } from "../lists/cursor-codec";
+import type { Clock } from "../ports/clock";
+import type { DeliveryAdapter } from "../ports/delivery";
+import type { EngineObserver } from "../ports/observer";
+import type { ScreeningAdapter } from "../ports/screening";
+import type { StorageAdapter } from "../ports/storage";
+import type { VenueSet } from "../quoting/venue-set";
+import type { Job } from "../workers/due-work";
+
+/**
+ * Who is asking, carried into every use case. Requests build it from the API key; workers build
+ * it from the account a job belongs to.
+ */
+export interface RequestContext {
+  accountId: string;
+  livemode: boolean;
+  /** `req_…` of the HTTP request, or null for work the engine does on its own. */
+  requestId: string | null;
+  /** The client's Idempotency-Key, recorded on events. */
+  idempotencyKey: string | null;
+  /** Present while this request holds its idempotency key; the command saves its response. */
+  idempotency?: IdempotencyClaim;
+}
+
+/** Proof that a request holds an idempotency key (see `IdempotencyService.begin`). */
+export interface IdempotencyClaim {
+  accountId: string;
+  key: string;
+  fingerprint: string;
+  lockedAt: number;
+  created: number;
+  expiresAt: number;
+}
+
+export interface EngineConfig {
+  /** How long a completed response is replayed (DECISIONS.md §3: 24 hours). */
+  idempotencyTtlMs: number;
+  /** A key locked longer than this is taken over by the next request (its holder crashed). */
+  idempotencyLockMs: number;
+  /** Events older than this are pruned (DECISIONS.md §4: 30 days). */
+  eventRetentionMs: number;
+  /** A webhook attempt is cut after this (DECISIONS.md §6: 10 s). */
+  webhookTimeoutMs: number;
+  /** Webhook attempts in flight per engine process, across endpoints. */
+  webhookConcurrency: number;
+  /** Webhook attempts in flight per endpoint, across every engine process. */
+  webhookEndpointConcurrency: number;
+  /** The delivery log is kept this long, and replay reaches this far back (seed: 7 days). */
+  deliveryLogRetentionMs: number;
+  /** After a rotation the old secret keeps signing this long (DECISIONS.md §4: 24 hours). */
+  secretRotationOverlapMs: number;
+  /**
+   * Platform fee on conversions, basis points of the venues' output, rounded up; never charged
+   * when both assets are stablecoins (the seed). Default 20 (0.2 %).
+   */
+  platformFeeBps: number;
+  /** How often a working limit order looks at the venues again (default 10 s). */
+  limitOrderMatchIntervalMs: number;
+  /**
+   * How long a leg claimed for sending belongs to the run that claimed it (default 60 s). After
+   * that (the run died between its claim and its result) another run sends it again: the chain
+   * answers the same transfer id with the same outcome (a real chain re-sends the signed bytes
+   * it saved), so nothing goes out twice.
+   */
+  sendClaimMs: number;
+  /** Ledger entries a report build reads per page, each page in its own short transaction (default 2,000). */
+  reportPageSize: number;
+  /**
+   * Lease of a report build (default 15 min): a build still running when it ends may be started
+   * again beside it (harmless: same file, ready once), and a build whose worker died restarts after it.
+   */
+  reportBuildLeaseMs: number;
+}
+
+export const DEFAULT_CONFIG: EngineConfig = {
+  idempotencyTtlMs: 24 * 3600_000,
+  idempotencyLockMs: 60_000,
+  eventRetentionMs: 30 * 24 * 3600_000,
+  webhookTimeoutMs: 10_000,
+  webhookConcurrency: 64,
+  webhookEndpointConcurrency: 16,
+  deliveryLogRetentionMs: 7 * 24 * 3600_000,
+  secretRotationOverlapMs: 24 * 3600_000,
+  platformFeeBps: 20,
+  limitOrderMatchIntervalMs: 10_000,
+  sendClaimMs: 60_000,
+  reportPageSize: 2_000,
+  reportBuildLeaseMs: 15 * 60_000,
+};
+
+/** What every service is built from; assembled once by `createEngine`. */
+export interface EngineDeps {
+  storage: StorageAdapter;
+  clock: Clock;
+  ids: IdGenerator;
+  random: RandomSource;
+  assets: AssetRegistry;
+  cursors: CursorCodec;
+  config: EngineConfig;
+  chains: ChainDirectory;
+  screening: ScreeningAdapter & { readonly testModeOnly?: boolean };
+  /**
+   * The house accounts, one per mode: the platform's own books, which earn platform fees and
+   * network-fee margins (kept apart from every customer account).
+   */
+  house: { test: string; live: string };
+  /** Sends webhook attempts (guarded; the engine closes it). */
+  delivery: DeliveryAdapter;
+  /** The venue adapters, guarded; empty when the host gave none (quotes are then `no_route`). */
+  venues: VenueSet;
+  /** Where report files are kept (guarded; the engine closes it). */
+  blobs: BlobStore;
+  /** Signs links to files the HTTP binding serves (stores without URLs of their own). */
+  fileLinks: FileLinks;
+  /** Origin of the HTTP binding as clients reach it, for those links; null: each request's own. */
+  publicUrl: string | null;
+  /** Asks the worker loop to poll now: a command just scheduled work that is due. */
+  wakeWorkers(): void;
+  /** Where metrics go (the host's observer, guarded; `NO_OBSERVER` by default). */
+  observer: EngineObserver;
+}
+
+/** The context of work the engine does for an account on its own (workers, maintenance). */
+export function systemContext(accountId: string, livemode: boolean): RequestContext {
+  return { accountId, livemode, requestId: null, idempotencyKey: null };
+}
+
+/**
+ * Who is asking, without the request's idempotency claim: for work a request does beyond its own
+ * command (a payout create sending its legs at once), whose events still carry the request.
+ */
+export function carriedContext(ctx: RequestContext): RequestContext {
+  return { accountId: ctx.accountId, livemode: ctx.livemode, requestId: ctx.requestId, idempotencyKey: ctx.idempotencyKey };
+}
+
+/** The context of a due work item: its account, and the request its chain of work started from. */
+export function jobContext(job: Job<unknown>): RequestContext {
+  return {
+    accountId: job.accountId,
+    livemode: job.livemode,
+    requestId: job.request?.id ?? null,
+    idempotencyKey: job.request?.idempotency_key ?? null,
+  };
+}

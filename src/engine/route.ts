@@ -1,0 +1,75 @@
+import type { Result } from "neverthrow";
+import type { Engine } from "./engine";
+import type { ApiError } from "../errors";
+import type { RequestContext } from "./context";
+import type { Scope } from "../resources/accounts/auth";
+import type { RateLimit } from "./rate-limits";
+import type { ObjectSchema } from "../validation/schema";
+
+/**
+ * What a route handler receives: who is asking, and the raw inputs. The query and body are
+ * untyped JSON as the client sent it: the service the handler calls validates them with the
+ * same schemas its typed inputs come from, so they are passed on as they are.
+ */
+export interface RouteInput {
+  engine: Engine;
+  ctx: RequestContext;
+  /** Path parameters, e.g. `{ id }`. */
+  params: Record<string, string>;
+  /** Query parameters; `name[]` keys become arrays under `name`. */
+  query: any;
+  /** The parsed JSON body (`{}` when empty). */
+  body: any;
+  /** Scheme, host and port the client reached the API at (`https://api.example.com`), for links the engine signs. */
+  origin: string;
+}
+
+/**
+ * One route of the /v1 binding. The table of routes drives both the Hono app and the OpenAPI
+ * document, with the request schemas the services validate with.
+ */
+export interface RouteDefinition {
+  method: "get" | "post" | "delete";
+  /** Hono path syntax, e.g. `/v1/events/:id`. */
+  path: string;
+  summary: string;
+  /** OpenAPI tag. */
+  tag: string;
+  /** The scope an API key needs (`<resource>:read` or `:write`). */
+  scope: Scope;
+  /** Schema of the JSON body, for the document (the service validates with the same one). */
+  body?: ObjectSchema<any>;
+  /** Schema of the query string, likewise. */
+  query?: ObjectSchema<any>;
+  /** DECISIONS.md §3: payout, batch, swap and limit order create. */
+  idempotencyRequired?: boolean;
+  /** Test-helper routes answer 404 to live keys (DECISIONS.md §7). */
+  testModeOnly?: boolean;
+  /** Counted per API key before anything else happens; over it: 429 `rate_limited`. */
+  rateLimit?: RateLimit;
+  /** Status of success (default 200). */
+  successStatus?: number;
+  /** Name of the object a success returns, for the document. */
+  returns: string;
+  handler: (input: RouteInput) => Promise<Result<unknown, ApiError>>;
+}
+
+/**
+ * A route that answers a file, not JSON, to whoever holds a signed link: no API key, no
+ * idempotency. A failed check answers in the error shape (403 for a bad or expired link).
+ */
+export interface DownloadRouteDefinition {
+  /** Hono path syntax; GET only. */
+  path: string;
+  summary: string;
+  tag: string;
+  handler: (input: { engine: Engine; path: string; query: Record<string, unknown> }) => Promise<Result<DownloadFile, ApiError>>;
+}
+
+/** A file as a download route answers it (`Content-Disposition: attachment`). */
+export interface DownloadFile {
+  body: ReadableStream<Uint8Array>;
+  contentType: string;
+  size: number;
+  filename: string;
+}

@@ -1,0 +1,110 @@
+import { groupBy } from "../collections/group-by";
+import type { EventType } from "../events/catalogue";
+import { WEBHOOK_FANOUT, fanoutPayload } from "../events/delivery-work";
+import { Ledger } from "../ledger/ledger";
+import { balanceObject, type BalanceObject } from "../ledger/balances";
+import type { AssetDefinition } from "../money/assets";
+import type { DueWorkRecord, EventRecord, Json, StorageTx } from "../ports/storage";
+import type { EventsObservation, LedgerObservation } from "../ports/observer";
+import { newDueWork, type NewWorkOptions, type WorkKind, type WorkScope } from "../workers/due-work";
+import type { EngineDeps, RequestContext } from "./context";
+
+export interface ScheduleOptions extends NewWorkOptions {
+  /** The account the work is for (account work only; default the context's account). */
+  accountId?: string;
+}
+
+/**
+ * One use case's view of one storage transaction: the ledger, the events it emits and the work
+ * it schedules. `finish` writes the outbox (with one `balance.updated` per changed asset) and the
+ * due work in as few statements as the adapter can, inside the same transaction.
+ */
+export class UnitOfWork {
+  readonly now: number;
+  readonly ledger: Ledger;
+  private readonly events: EventRecord[] = [];
+  private readonly work: DueWorkRecord[] = [];
+
+  constructor(
+    readonly tx: StorageTx,
+    readonly deps: EngineDeps,
+    readonly ctx: RequestContext,
+  ) {
+    this.now = deps.clock.now();
+    this.ledger = new Ledger(tx, deps.ids, this.now);
+  }
+
+  /**
+   * Records an event about `object` for the outbox. `object` becomes the snapshot in `data.object`
+   * as it is, not copied: pass a freshly presented object and do not change it afterwards.
+   */
+  emit(type: EventType, object: Json, accountId: string = this.ctx.accountId): string {
+    const id = this.deps.ids.next("evt");
+    this.events.push({
+      accountId,
+      id,
+      type,
+      created: this.now,
+      livemode: this.ctx.livemode,
+      data: { object },
+      request: { id: this.ctx.requestId, idempotency_key: this.ctx.idempotencyKey },
+    });
+    return id;
+  }
+
+  /**
+   * Schedules due work of `def` (default: run now). Account work is for the context's account
+   * and mode unless `options.accountId` names another account of the same mode.
+   */
+  schedule<P, S extends WorkScope>(def: WorkKind<P, S>, payload: P, options: ScheduleOptions = {}): void {
+    const { accountId, ...rest } = options;
+    // Account work carries the request that started it on to its own events (and further work).
+    const { requestId: id, idempotencyKey: idempotency_key } = this.ctx;
+    const request = id === null && idempotency_key === null ? null : { id, idempotency_key };
+    const owner = def.scope === "account" ? { accountId: accountId ?? this.ctx.accountId, livemode: this.ctx.livemode, request } : null;
+    this.work.push(newDueWork(this.deps.ids, this.now, def, payload, owner as never, rest));
+  }
+
+  /** True when something scheduled is due already, so the workers should wake. */
+  get scheduledDueWork(): boolean {
+    return this.work.some((w) => w.runAt <= this.now);
+  }
+
+  /** The balance of `asset` as this unit of work leaves it (the asset must have been posted to). */
+  balance(accountId: string, asset: AssetDefinition): BalanceObject {
+    return balanceObject(asset, this.ledger.lockedRows(accountId, asset.code), this.deps.clock.now());
+  }
+
+  /** What this unit of work wrote, for the observer once it has committed. */
+  report(): { ledger: LedgerObservation[]; events: EventsObservation[] } {
+    const byAsset = new Map<string, { postings: Set<string>; entries: number }>();
+    for (const entry of this.ledger.allPosted()) {
+      let a = byAsset.get(entry.asset);
+      if (!a) byAsset.set(entry.asset, (a = { postings: new Set(), entries: 0 }));
+      a.postings.add(entry.postingId);
+      a.entries++;
+    }
+    const byType = new Map<string, number>();
+    for (const e of this.events) byType.set(e.type, (byType.get(e.type) ?? 0) + 1);
+    return {
+      ledger: [...byAsset].map(([asset, a]) => ({ asset, postings: a.postings.size, entries: a.entries })),
+      events: [...byType].map(([type, count]) => ({ type, count })),
+    };
+  }
+
+  async finish(): Promise<void> {
+    for (const { accountId, asset: code } of this.ledger.touchedBalances()) {
+      const asset = this.deps.assets.get(code);
+      // as_of is read after the locks were taken, so its order is the order of the commits
+      if (asset) this.emit("balance.updated", this.balance(accountId, asset) as unknown as Json, accountId);
+    }
+    if (this.events.length) {
+      await this.tx.events.insert(this.events);
+      // Webhook fan-out is due work of this same transaction: an event can never be missed.
+      for (const [accountId, events] of groupBy(this.events, (e) => e.accountId)) {
+        this.schedule(WEBHOOK_FANOUT, fanoutPayload(events), { accountId });
+      }
+    }
+    if (this.work.length) await this.tx.work.enqueue(this.work);
+  }
+}

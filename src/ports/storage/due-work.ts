@@ -1,0 +1,111 @@
+import type { Json } from "./json";
+
+/**
+ * Due work: every delayed step is a row; workers claim it.
+ */
+
+export interface DueWorkRecord {
+  id: string;
+  /** Handler name, e.g. `maintenance.prune`. */
+  kind: string;
+  /** The account the work is for; null for the engine's own work. */
+  accountId: string | null;
+  /** The account's mode (test or live); null for the engine's own work. */
+  livemode: boolean | null;
+  payload: Json;
+  runAt: number;
+  leaseOwner: string | null;
+  leaseUntil: number | null;
+  attempts: number;
+  lastError: string | null;
+  /** Dead items have failed for good and are kept for inspection; they are never claimed. */
+  status: "ready" | "dead";
+  /** At most one item per dedupe key exists at a time. */
+  dedupeKey: string | null;
+  /**
+   * Items of one group (e.g. the deliveries of one webhook endpoint) share a concurrency limit
+   * when claimed with `groupLimit`. Absent or null: no group. Stored as null when absent.
+   */
+  group?: string | null;
+  /**
+   * The API request that started the chain of work this item belongs to (its `req_…` id and
+   * Idempotency-Key), carried to the events the work emits and to the work it schedules in turn.
+   * Absent or null: none (the engine's own work). Stored as null when absent.
+   */
+  request?: WorkRequest | null;
+  created: number;
+}
+
+/** The originating request of due work, as an event's `request` member shows it. */
+export interface WorkRequest {
+  id: string | null;
+  idempotency_key: string | null;
+}
+
+export interface ClaimRequest {
+  now: number;
+  limit: number;
+  leaseMs: number;
+  owner: string;
+  /** Claim only items of these kinds (a worker lane that runs only them). */
+  onlyKinds?: readonly string[];
+  /** Never claim items of these kinds (they belong to another lane). */
+  exceptKinds?: readonly string[];
+  /**
+   * At most this many items of one group may hold an unexpired lease at once, counting leases
+   * held by any claimer; items beyond it wait (a slow group never takes every slot). Must hold
+   * under concurrent claimers. Items without a group are not limited. Absent: no limit.
+   */
+  groupLimit?: number;
+}
+
+/** How the due work of one kind stands at a moment (see `WorkStore.stats`). */
+export interface DueWorkKindStats {
+  kind: string;
+  /** Ready items whose time has come and that no unexpired lease holds: waiting for a worker. */
+  due: number;
+  /** Items held by an unexpired lease: running somewhere now. */
+  leased: number;
+  /** Ready items whose `runAt` is still ahead (retries, expiries, polls to come). */
+  scheduled: number;
+  /** Items that failed for good (`status: "dead"`). */
+  dead: number;
+  /** The smallest `runAt` among the due items, or null when none is due: how far behind the workers are. */
+  oldestDueAt: number | null;
+}
+
+export interface WorkStore {
+  /** Adds items; an item whose dedupe key exists already is skipped. */
+  enqueue(items: DueWorkRecord[]): Promise<void>;
+  /** Deletes an item if `owner` still holds its lease; false if the lease was lost. */
+  complete(id: string, owner: string): Promise<boolean>;
+  /**
+   * Ends the lease of an item `owner` holds and sets when it runs next (or marks it dead) with
+   * the error text; false if the lease was lost. A dead item gives up its dedupe key (it is set
+   * to null), so the same work can be scheduled again.
+   */
+  release(
+    id: string,
+    owner: string,
+    next: { runAt: number; lastError: string | null; dead?: boolean; resetAttempts?: boolean },
+  ): Promise<boolean>;
+  /** `complete` for many items `owner` holds, in one statement; returns the ids it deleted. */
+  completeMany(ids: readonly string[], owner: string): Promise<string[]>;
+  /**
+   * `release` to a retry for many items `owner` holds, each with its own next run, in one
+   * statement; returns the ids it released.
+   */
+  releaseMany(owner: string, items: readonly { id: string; runAt: number; lastError: string | null }[]): Promise<string[]>;
+  get(id: string): Promise<DueWorkRecord | null>;
+  /**
+   * The earliest moment a ready item can be claimed (its `runAt`, or its lease's end if that is
+   * later), or null when there is none; lets a worker or a test clock move to it.
+   */
+  nextRunAt(): Promise<number | null>;
+  /**
+   * Every kind that has items, with how its items stand at `now` (each item counted once: dead,
+   * else leased when its lease ends after `now`, else due when `runAt <= now`, else scheduled).
+   * Read by metrics every scrape, so one statement; kinds in no particular order.
+   */
+  stats(now: number): Promise<DueWorkKindStats[]>;
+}

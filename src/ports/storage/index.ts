@@ -1,0 +1,85 @@
+import type { AccountStore } from "./accounts";
+import type { ChainStateStore } from "./chain-state";
+import type { DeliveryLogStore } from "./deliveries";
+import type { DepositAddressStore } from "./deposit-addresses";
+import type { ClaimRequest, DueWorkRecord, WorkStore } from "./due-work";
+import type { EventStore } from "./events";
+import type { IdempotencyStore } from "./idempotency";
+import type { LedgerStore } from "./ledger";
+import type { MetaStore } from "./meta";
+import type { RateLimitStore } from "./rate-limits";
+import type { ResourceStore } from "./resources";
+
+export type * from "./accounts";
+export type * from "./chain-state";
+export type * from "./deliveries";
+export type * from "./deposit-addresses";
+export type * from "./due-work";
+export type * from "./events";
+export type * from "./idempotency";
+export type * from "./json";
+export type * from "./ledger";
+export type * from "./meta";
+export type * from "./rate-limits";
+export type * from "./resources";
+
+/**
+ * The storage port: everything the engine keeps. Two adapters implement it (memory and
+ * PostgreSQL) and the published conformance suite (`payrail/conformance`) holds them to it.
+ *
+ * The engine calls `transaction` for every state change: it takes its locks first (resources,
+ * then balance rows in key order), then writes. Everything written inside one call commits or
+ * rolls back together: a resource's new state, its ledger entries, its outbox events and its
+ * due work. Records are plain data: amounts are `bigint` base units, times are epoch
+ * milliseconds, `json` fields hold only JSON values. Adapters never interpret `json` fields
+ * and never compute money; the core has validated everything it hands over.
+ */
+export interface StorageAdapter {
+  /** Short name used in error messages, e.g. `memory`, `postgres`. */
+  readonly name: string;
+  readonly capabilities: StorageCapabilities;
+  /**
+   * Called once by the engine before anything else; creates or migrates the schema. Must be
+   * safe when several engine processes start at once against one database.
+   */
+  init(): Promise<void>;
+  /**
+   * Runs `fn` in one transaction: commits when it resolves, rolls back when it throws (and
+   * rethrows the same error). An adapter may retry `fn` on a serialization failure or deadlock;
+   * the engine's `fn` only touches `tx` and can run again.
+   */
+  transaction<T>(fn: (tx: StorageTx) => Promise<T>): Promise<T>;
+  /**
+   * Claims up to `limit` due work items (run_at <= now, not leased or lease expired, not dead)
+   * in one short transaction, oldest `runAt` first, and leases them to `owner` until
+   * `now + leaseMs`. Two concurrent callers never receive the same item while its lease holds
+   * (PostgreSQL: `FOR UPDATE SKIP LOCKED`). Increments `attempts`. Honours the request's kind
+   * filters and, with `groupLimit`, never lets more than that many items of one group be leased
+   * at once, even across concurrent claimers (see `ClaimRequest`).
+   */
+  claimDueWork(request: ClaimRequest): Promise<DueWorkRecord[]>;
+  /** Releases connections. The engine calls it once; nothing is called after it. */
+  close(): Promise<void>;
+}
+
+export interface StorageCapabilities {
+  /** Transactions from several callers run at the same time (memory and PGlite: one at a time). */
+  readonly concurrentTransactions: boolean;
+  /** Rows locked by one transaction are skipped, not waited for, by a concurrent claim. */
+  readonly supportsSkipLocked: boolean;
+}
+
+/** What one transaction can do. Each member is one store (a table or two), in a file of its own here. */
+export interface StorageTx {
+  readonly accounts: AccountStore;
+  readonly rateLimits: RateLimitStore;
+  readonly ledger: LedgerStore;
+  readonly resources: ResourceStore;
+  readonly events: EventStore;
+  readonly idempotency: IdempotencyStore;
+  readonly work: WorkStore;
+  readonly meta: MetaStore;
+  readonly deliveries: DeliveryLogStore;
+  readonly depositAddresses: DepositAddressStore;
+  readonly chainState: ChainStateStore;
+}

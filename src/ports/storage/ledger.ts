@@ -1,0 +1,101 @@
+
+/**
+ * Customer books hold what an account owns and can never go negative; `counter:*` books are the
+ * engine's counter-accounts (money entering or leaving the system) and carry the opposite sign.
+ */
+export type Book = "available" | "reserved" | "pending" | `counter:${string}`;
+
+export interface BalanceKey {
+  accountId: string;
+  asset: string;
+  chain: string;
+  book: Book;
+}
+
+export interface BalanceRecord extends BalanceKey {
+  amount: bigint;
+}
+
+export interface LedgerEntryRecord {
+  id: string;
+  accountId: string;
+  /**
+   * Entries of one posting share it; they net to zero per asset (across accounts, when a posting
+   * reaches the house account). Derived from the resource and the transition that caused it, so
+   * the same transition can never post twice.
+   */
+  postingId: string;
+  /** The entry's place in its posting (0, 1, …): (account, posting, line) is unique. */
+  line: number;
+  asset: string;
+  chain: string;
+  book: Book;
+  /** Signed base units. */
+  amount: bigint;
+  /** Id of the resource that caused the posting, or null (test funding). */
+  resource: string | null;
+  created: number;
+}
+
+export interface ReservationRecord {
+  id: string;
+  accountId: string;
+  asset: string;
+  chain: string;
+  /** What was reserved at first. */
+  amount: bigint;
+  /** What is still reserved; 0 once resolved. */
+  remaining: bigint;
+  status: "active" | "resolved";
+  resource: string | null;
+  created: number;
+  resolvedAt: number | null;
+}
+
+export interface LedgerStore {
+  /**
+   * Locks, for the rest of the transaction, every balance row of each (account, asset) pair that
+   * `keys` names, creating the named keys at zero where missing. Locks are taken in (account,
+   * asset, chain, book) order so two transactions never deadlock on them. Returns all those rows
+   * (a superset of `keys`): the core needs the whole asset to publish an exact balance, and
+   * holding the whole asset makes the order of `balance.updated` events the order of commits.
+   */
+  lockBalances(keys: BalanceKey[]): Promise<BalanceRecord[]>;
+  /**
+   * Appends entries and adds each one's amount to its balance row. The core has locked every
+   * row involved and checked that no customer book goes below zero; the adapter refuses (throws)
+   * if one would anyway, and refuses (throws) an entry whose (account, posting, line) exists
+   * already: a posting happens once.
+   */
+  appendEntries(entries: LedgerEntryRecord[]): Promise<void>;
+  /** Balance rows of an account (all books), for reads; no locks. */
+  listBalances(accountId: string): Promise<BalanceRecord[]>;
+  /** Entries of an account by resource id or by entry ids, oldest first. */
+  listEntries(accountId: string, filter: { resource?: string; ids?: string[] }): Promise<LedgerEntryRecord[]>;
+  /**
+   * One keyset page of the account's own entries (customer books only: `available`, `reserved`,
+   * `pending`), in `(created, id)` order ascending or descending, strictly after `after` in that
+   * order. A page costs the same however deep it is (PostgreSQL: an index on
+   * `(account_id, created, id)` of customer-book rows). Read by the ledger entry list and by
+   * report builds, which walk a whole window page by page without holding a transaction open.
+   */
+  pageEntries(query: LedgerPageQuery): Promise<LedgerEntryRecord[]>;
+  insertReservation(reservation: ReservationRecord): Promise<void>;
+  /** Reads and locks a reservation for the rest of the transaction. */
+  lockReservation(accountId: string, id: string): Promise<ReservationRecord | null>;
+  /** Writes back a reservation the transaction has locked. */
+  updateReservation(reservation: ReservationRecord): Promise<void>;
+}
+
+/** A keyset page of the account's own ledger entries (see `LedgerStore.pageEntries`). */
+export interface LedgerPageQuery {
+  accountId: string;
+  order: "asc" | "desc";
+  createdGte?: number;
+  createdLt?: number;
+  /** Only entries whose `resource` starts with this (e.g. `po_`, payouts); entries without one never match. */
+  resourcePrefix?: string;
+  /** Exclusive: the page starts after this row in `order`. */
+  after?: { created: number; id: string };
+  limit: number;
+}

@@ -1,0 +1,60 @@
+import type { Json } from "./json";
+
+/**
+ * Resources (payouts, recipients, quotes, … as JSON documents with indexed columns), and the
+ * keyset page every list uses.
+ */
+
+export interface ResourceRecord {
+  accountId: string;
+  /** Resource kind, e.g. `payout`; lists are per kind. */
+  kind: string;
+  id: string;
+  created: number;
+  /** Indexed for list filters; null when the kind has no status. */
+  status: string | null;
+  /** Indexed for prefix search; null when absent. */
+  reference: string | null;
+  /** The whole resource as the core keeps it. */
+  data: Json;
+  /** Starts at 1 and grows by one on every update. */
+  version: number;
+  updated: number;
+}
+
+export interface ResourceStore {
+  /** Inserts new resources (ids are new), in as few statements as the adapter can. */
+  insert(records: ResourceRecord[]): Promise<void>;
+  /** Reads one resource of the account; `lock` holds a row lock for the rest of the transaction. */
+  get(accountId: string, id: string, options?: { lock?: boolean }): Promise<ResourceRecord | null>;
+  /** Reads many resources of the account in one go (no locks); missing ids are left out. */
+  getMany(accountId: string, ids: readonly string[]): Promise<ResourceRecord[]>;
+  /**
+   * Removes a resource of the account (a deleted recipient or webhook endpoint); false when there
+   * was none. Resources that others point at (payouts, ledger entries) are never deleted this way.
+   */
+  delete(accountId: string, id: string): Promise<boolean>;
+  /**
+   * Replaces a resource whose stored version is `record.version - 1`; returns false and changes
+   * nothing otherwise (someone else updated it first).
+   */
+  update(record: ResourceRecord): Promise<boolean>;
+  /** One keyset page, newest first (see `KeysetQuery`). */
+  list(query: KeysetQuery & { kind: string }): Promise<ResourceRecord[]>;
+}
+
+/**
+ * A keyset page over (created, id), newest first: rows strictly after `after` in that order,
+ * at most `limit` of them. The cost of a page does not depend on how deep it is.
+ */
+export interface KeysetQuery {
+  accountId: string;
+  /** Exact match on the `status` column (resources) or `type` column (events). */
+  status?: string;
+  createdGte?: number;
+  createdLt?: number;
+  /** Matches a prefix of `reference` or exactly the id. */
+  search?: string;
+  after?: { created: number; id: string };
+  limit: number;
+}

@@ -1,0 +1,115 @@
+import { ok, type Result } from "neverthrow";
+import { ApiError, fail } from "../../errors";
+import { randomToken } from "../../ids";
+import type { AccountRecord } from "../../ports/storage";
+import { hashApiKey, isApiKeyFormat, isScope, redactApiKey } from "./auth";
+import type { EngineDeps, RequestContext } from "../../engine/context";
+import { type AccountPolicy, type PolicyInput, parsePolicy, policyOf } from "./policy";
+
+export interface CreateAccountInput {
+  name: string;
+  livemode?: boolean;
+}
+
+export interface CreateApiKeyInput {
+  /** Empty or absent: full access. */
+  scopes?: string[];
+  /** Use this key instead of a random one (e.g. `PAYRAIL_API_KEY` of the host server). */
+  key?: string;
+}
+
+export interface CreatedApiKey {
+  /** The plain key: shown once, never stored. */
+  key: string;
+  redacted: string;
+  scopes: string[];
+}
+
+/**
+ * Accounts and their API keys, for the host (there is no public API to create them). An account
+ * is test or live; its keys follow its mode (`sk_test_` / `sk_live_`).
+ */
+export class AccountsService {
+  constructor(private readonly deps: EngineDeps) {}
+
+  async create(input: CreateAccountInput): Promise<AccountRecord> {
+    const account: AccountRecord = {
+      id: this.deps.ids.next("acct"),
+      name: input.name,
+      livemode: input.livemode ?? false,
+      settings: {},
+      created: this.deps.clock.now(),
+    };
+    await this.deps.storage.transaction((tx) => tx.accounts.insertAccount(account));
+    return account;
+  }
+
+  /**
+   * The house account of a mode: the platform's own books, where platform fees and network-fee
+   * margins land (never a customer's). Read its balances with `engine.balances.list`.
+   */
+  house(livemode: boolean): string {
+    return this.deps.house[livemode ? "live" : "test"];
+  }
+
+  async get(id: string): Promise<AccountRecord | null> {
+    return this.deps.storage.transaction((tx) => tx.accounts.getAccount(id));
+  }
+
+  /**
+   * The context the engine's calls take for `accountId` (its mode read from the account), as a
+   * host passes it: `engine.payouts.create(await engine.accounts.context(id), {…})`. `request`
+   * names the host's own request, recorded on the events it causes.
+   */
+  async context(accountId: string, request: { requestId?: string; idempotencyKey?: string } = {}): Promise<RequestContext> {
+    const account = await this.get(accountId);
+    if (!account) throw new ApiError("resource_missing", `No such account: ${accountId}`);
+    return { accountId, livemode: account.livemode, requestId: request.requestId ?? null, idempotencyKey: request.idempotencyKey ?? null };
+  }
+
+  /** Sets the account's payout policy (replacing the previous one). */
+  async setPolicy(accountId: string, input: PolicyInput): Promise<Result<AccountPolicy, ApiError>> {
+    const policy = parsePolicy(this.deps.assets, input);
+    if (policy.isErr()) return policy;
+    return this.deps.storage.transaction(async (tx) => {
+      const account = await tx.accounts.getAccount(accountId);
+      if (!account) return fail("resource_missing", `No such account: ${accountId}`);
+      await tx.accounts.updateAccountSettings(accountId, { ...(account.settings as object), policy: policy.value });
+      return ok(policy.value);
+    });
+  }
+
+  async policy(accountId: string): Promise<AccountPolicy> {
+    return policyOf((await this.get(accountId))?.settings);
+  }
+
+  async createApiKey(accountId: string, input: CreateApiKeyInput = {}): Promise<Result<CreatedApiKey, ApiError>> {
+    const account = await this.get(accountId);
+    if (!account) return fail("resource_missing", `No such account: ${accountId}`);
+    const scopes = input.scopes ?? [];
+    const badScope = scopes.find((scope) => !isScope(scope));
+    if (badScope !== undefined) return fail("parameter_invalid", `Unknown scope: ${badScope}`, { param: "scopes" });
+    const mode = account.livemode ? "live" : "test";
+    const key = input.key ?? `sk_${mode}_${randomToken(this.deps.random, 32)}`;
+    if (!isApiKeyFormat(key) || !key.startsWith(`sk_${mode}_`)) {
+      return fail("parameter_invalid", `An API key of this account looks like sk_${mode}_ followed by 16 or more characters`, {
+        param: "key",
+      });
+    }
+    const inserted = await this.deps.storage.transaction((tx) =>
+      tx.accounts.insertApiKey({
+        hash: hashApiKey(key),
+        accountId,
+        livemode: account.livemode,
+        scopes,
+        redacted: redactApiKey(key),
+        created: this.deps.clock.now(),
+      }),
+    );
+    if (!inserted) {
+      const existing = await this.deps.storage.transaction((tx) => tx.accounts.findApiKey(hashApiKey(key)));
+      if (existing?.accountId !== accountId) return fail("parameter_invalid", "This API key is taken", { param: "key" });
+    }
+    return ok({ key, redacted: redactApiKey(key), scopes });
+  }
+}

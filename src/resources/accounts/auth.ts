@@ -1,0 +1,85 @@
+import { createHash } from "node:crypto";
+import { ok, type Result } from "neverthrow";
+import { ApiError, fail } from "../../errors";
+import type { EngineDeps } from "../../engine/context";
+
+/** Resources a scope can name; `<resource>:write` implies `<resource>:read`. */
+export const SCOPE_RESOURCES = [
+  "balances",
+  "events",
+  "payouts",
+  "recipients",
+  "quotes",
+  "swaps",
+  "limit_orders",
+  "payment_intents",
+  "webhook_endpoints",
+  "reports",
+  "test_helpers",
+] as const;
+
+export type ScopeResource = (typeof SCOPE_RESOURCES)[number];
+export type Scope = `${ScopeResource}:${"read" | "write"}`;
+
+const SCOPE_PATTERN = new RegExp(`^(${SCOPE_RESOURCES.join("|")}):(read|write)$`);
+
+export function isScope(value: unknown): value is Scope {
+  return typeof value === "string" && SCOPE_PATTERN.test(value);
+}
+
+/** Who an API key says the caller is. */
+export interface Principal {
+  accountId: string;
+  livemode: boolean;
+  /** Empty means full access. */
+  scopes: readonly string[];
+  keyHash: string;
+}
+
+const KEY_PATTERN = /^sk_(test|live)_[A-Za-z0-9_-]{16,200}$/;
+
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+export function isApiKeyFormat(key: string): boolean {
+  return KEY_PATTERN.test(key);
+}
+
+export function redactApiKey(key: string): string {
+  return `${key.slice(0, 8)}…${key.slice(-4)}`;
+}
+
+/** Whether a principal may use `scope` (no scopes = full access; write implies read). */
+export function allows(principal: Principal, scope: Scope): boolean {
+  if (principal.scopes.length === 0) return true;
+  if (principal.scopes.includes(scope)) return true;
+  const [resource, action] = scope.split(":");
+  return action === "read" && principal.scopes.includes(`${resource}:write`);
+}
+
+/** Bearer-key authentication (DECISIONS.md §3): keys are looked up by their SHA-256 only. */
+export class AuthService {
+  constructor(private readonly deps: EngineDeps) {}
+
+  async authenticate(authorization: string | null | undefined): Promise<Result<Principal, ApiError>> {
+    if (!authorization || authorization.trim() === "") {
+      return fail("api_key_missing", "No API key provided: send Authorization: Bearer <key>");
+    }
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization.trim());
+    if (!match) return fail("api_key_invalid", "The Authorization header must be Bearer <key>");
+    const key = match[1]!;
+    if (!isApiKeyFormat(key)) return fail("api_key_invalid", "Invalid API key");
+    const hash = hashApiKey(key);
+    const record = await this.deps.storage.transaction((tx) => tx.accounts.findApiKey(hash));
+    if (!record || record.livemode !== key.startsWith("sk_live_")) return fail("api_key_invalid", "Invalid API key");
+    return ok({ accountId: record.accountId, livemode: record.livemode, scopes: record.scopes, keyHash: hash });
+  }
+
+  /** `permission_denied` unless the principal has the scope. */
+  authorize(principal: Principal, scope: Scope): Result<Principal, ApiError> {
+    return allows(principal, scope)
+      ? ok(principal)
+      : fail("permission_denied", `This API key lacks the ${scope} scope`);
+  }
+}

@@ -1,0 +1,15 @@
+import type { RouteDefinition } from "../../engine/route";
+import { listBalancesSchema } from "./balance-schemas";
+
+export const balanceRoutes: RouteDefinition[] = [
+  {
+    method: "get",
+    path: "/v1/balances",
+    summary: "List balances per asset, with available, reserved and pending amounts per chain",
+    tag: "Balances",
+    scope: "balances:read",
+    query: listBalancesSchema,
+    returns: "list of balance",
+    handler: ({ engine, ctx, query }) => engine.balances.list(ctx, query),
+  },
+];

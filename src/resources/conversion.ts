@@ -1,0 +1,162 @@
+import { err, ok, type Result } from "neverthrow";
+import { ApiError, fail } from "../errors";
+import { LedgerInvariantError } from "../ledger/ledger";
+import { COUNTER, type PostingLine } from "../ledger/postings";
+import type { AssetDefinition } from "../money/assets";
+import type { VenueExecutionResult } from "../ports/venue";
+import { OrderPricer, type Pricing } from "../quoting/order-pricer";
+import type { StoredPricing } from "../quoting/pricing-record";
+import type { EngineDeps } from "../engine/context";
+import type { UnitOfWork } from "../engine/unit-of-work";
+
+/**
+ * What quotes, swaps and limit-order fills share: pricing against the venues now, executing a
+ * stored pricing, and the ledger side of a conversion.
+ */
+
+/** The seed: no platform fee when both assets are stablecoins; the configured fee otherwise. */
+export function platformFeeBps(deps: EngineDeps, from: AssetDefinition, to: AssetDefinition): bigint {
+  return from.stablecoin && to.stablecoin ? 0n : BigInt(deps.config.platformFeeBps);
+}
+
+/** A conversion needs two different assets (`parameter_invalid` on `to.asset`). */
+export function distinctAssets(from: AssetDefinition, to: AssetDefinition): Result<true, ApiError> {
+  return from.code === to.code ? fail("parameter_invalid", "to.asset must differ from from.asset", { param: "to.asset" }) : ok(true);
+}
+
+/** A pricer on the venues' snapshots taken now, or `no_route` when no venue trades the pair. */
+export async function pricerNow(
+  deps: EngineDeps,
+  from: AssetDefinition,
+  to: AssetDefinition,
+): Promise<Result<{ pricer: OrderPricer; pricedAt: number }, ApiError>> {
+  const pricedAt = deps.clock.now();
+  const snapshots = await deps.venues.snapshots(from.code, to.code);
+  if (snapshots.length === 0) {
+    return fail("no_route", `No venue converts ${from.code} to ${to.code}`, { param: "to.asset" });
+  }
+  return ok({ pricer: new OrderPricer(snapshots, platformFeeBps(deps, from, to)), pricedAt });
+}
+
+/**
+ * Prices converting `amount` now: `no_route` when nothing trades the pair or the fees would eat
+ * the whole output, `insufficient_liquidity` when the venues cannot absorb it.
+ */
+export async function priceNow(
+  deps: EngineDeps,
+  from: AssetDefinition,
+  to: AssetDefinition,
+  amount: bigint,
+): Promise<Result<Pricing & { pricedAt: number }, ApiError>> {
+  const pricer = await pricerNow(deps, from, to);
+  if (pricer.isErr()) return err(pricer.error);
+  const priced = pricer.value.pricer.price(amount);
+  if (priced.isErr()) return err(priced.error);
+  if (priced.value.netOut <= 0n) {
+    return fail("no_route", `Converting this amount of ${from.code} would not cover the fees`, { param: "from.amount" });
+  }
+  return ok({ ...priced.value, pricedAt: pricer.value.pricedAt });
+}
+
+/**
+ * Executes a stored pricing on the venues, outside any transaction, idempotent by
+ * `executionId`: each leg must deliver at least what it was priced at.
+ */
+export function executePricing(
+  deps: EngineDeps,
+  executionId: string,
+  from: string,
+  to: string,
+  pricing: StoredPricing,
+): Promise<VenueExecutionResult> {
+  return deps.venues.execute({
+    executionId,
+    from,
+    to,
+    pricedAt: pricing.pricedAt,
+    legs: pricing.legs.map((l) => ({ venue: l.venue, amountIn: l.amountIn, minAmountOut: l.amountOut })),
+  });
+}
+
+/** What the venues delivered in all, from an executed result. */
+export function delivered(result: Extract<VenueExecutionResult, { status: "executed" }>): bigint {
+  return result.legs.reduce((sum, leg) => sum + leg.amountOut, 0n);
+}
+
+/** A reservation an order holds, as kept in its document. */
+export interface HeldReservation {
+  id: string;
+  chain: string;
+  amount: string;
+}
+
+/** What the reservations still hold, read under their locks: the funds check at each fill. */
+export async function stillReserved(uow: UnitOfWork, accountId: string, held: readonly HeldReservation[]): Promise<bigint> {
+  let total = 0n;
+  for (const h of held) {
+    const r = await uow.tx.ledger.lockReservation(accountId, h.id);
+    if (r && r.status === "active") total += r.remaining;
+  }
+  return total;
+}
+
+export interface Settlement {
+  accountId: string;
+  resource: string;
+  /** Names this settlement among the resource's postings (`settle` for a swap, the fill id for a fill). */
+  step: string;
+  held: readonly HeldReservation[];
+  /** Input spent, taken from the reservations in their order. */
+  amountIn: bigint;
+  /** With `final`, whatever the reservations still hold afterwards is released. */
+  final: boolean;
+  to: AssetDefinition;
+  chain: string;
+  /** What the venues delivered. */
+  delivered: bigint;
+  /** What the customer receives. */
+  netOut: bigint;
+  networkFee: bigint;
+}
+
+/**
+ * The ledger side of a conversion, balanced per asset through the counter-accounts: the input
+ * leaves the reservations for `counter:venues`; of the output the venues delivered, the
+ * customer's `available` on `chain` gets `netOut`, `counter:network_fees` the network fee and
+ * the house account's `available` the rest (the platform fee, plus any price improvement on a
+ * committed quote).
+ */
+export async function settleConversion(uow: UnitOfWork, s: Settlement): Promise<Result<void, ApiError>> {
+  let left = s.amountIn;
+  for (const h of s.held) {
+    const r = await uow.tx.ledger.lockReservation(s.accountId, h.id);
+    if (!r || r.status !== "active") continue;
+    const take = r.remaining < left ? r.remaining : left;
+    if (take === 0n && !s.final) continue;
+    await uow.ledger.capture(s.accountId, h.id, take, COUNTER.venues, {
+      transition: `${s.step}:in:${h.id}`,
+      final: s.final,
+      resource: s.resource,
+    });
+    left -= take;
+  }
+  if (left !== 0n) throw new LedgerInvariantError(`reservations of ${s.resource} hold less than ${s.amountIn}`);
+  const platform = s.delivered - s.netOut - s.networkFee;
+  if (platform < 0n) throw new LedgerInvariantError(`${s.resource}: the venues delivered less than was paid out`);
+  const lines: PostingLine[] = [
+    { asset: s.to.code, chain: s.chain, book: COUNTER.venues, amount: -s.delivered },
+    { asset: s.to.code, chain: s.chain, book: "available", amount: s.netOut },
+    { asset: s.to.code, chain: s.chain, book: COUNTER.networkFees, amount: s.networkFee },
+    { accountId: uow.deps.house[uow.ctx.livemode ? "live" : "test"], asset: s.to.code, chain: s.chain, book: "available", amount: platform },
+  ];
+  const posted = await uow.ledger.post({ accountId: s.accountId, resource: s.resource, transition: `${s.step}:out`, lines });
+  return posted.isErr() ? err(posted.error) : ok(undefined);
+}
+
+/** Releases what the reservations still hold (cancel, expiry, a failed swap). */
+export async function releaseReservations(uow: UnitOfWork, accountId: string, held: readonly HeldReservation[]): Promise<void> {
+  for (const h of held) {
+    const r = await uow.tx.ledger.lockReservation(accountId, h.id);
+    if (r && r.status === "active") await uow.ledger.release(accountId, h.id);
+  }
+}

@@ -1,0 +1,42 @@
+import { groupBy } from "../../collections/group-by";
+import type { PayoutStatus } from "./payout-machine";
+import type { EngineDeps } from "../../engine/context";
+import type { UnitOfWork } from "../../engine/unit-of-work";
+import { BATCHES, presentBatch } from "./batch-doc";
+import type { StatusChange } from "./payout-transitions";
+
+const TERMINAL: readonly PayoutStatus[] = ["settled", "partially_settled", "failed", "canceled"];
+
+/**
+ * Keeps each batch's `counts` in step with its payouts, in the same transaction as their
+ * changes, and completes the batch (`payout.batch.completed`, once) when the last payout reaches
+ * a terminal state.
+ */
+export class BatchCounts {
+  constructor(private readonly deps: EngineDeps) {}
+
+  async apply(uow: UnitOfWork, changes: readonly StatusChange[]): Promise<void> {
+    const byBatch = groupBy(
+      changes.filter((c) => c.batch && c.from !== c.to),
+      (c) => c.batch!,
+    );
+    for (const [batchId, list] of [...byBatch].sort(([a], [b]) => (a < b ? -1 : 1))) {
+      const stored = await BATCHES.get(uow.tx, uow.ctx.accountId, batchId, { lock: true });
+      if (!stored) throw new Error(`batch ${batchId} of a payout does not exist`);
+      const counts = { ...stored.doc.counts };
+      for (const { from, to } of list) {
+        if (from) counts[from] = (counts[from] ?? 0) - 1;
+        counts[to] = (counts[to] ?? 0) + 1;
+      }
+      for (const key of Object.keys(counts) as PayoutStatus[]) if (counts[key] === 0) delete counts[key];
+      const doc = { ...stored.doc, counts };
+      const terminal = TERMINAL.reduce((n, status) => n + (counts[status] ?? 0), 0);
+      if (doc.status === "processing" && terminal === doc.legCount) {
+        doc.status = "completed";
+        doc.completedAt = uow.now;
+        uow.emit("payout.batch.completed", presentBatch(this.deps.assets, doc));
+      }
+      await BATCHES.update(uow.tx, stored, doc, uow.now);
+    }
+  }
+}

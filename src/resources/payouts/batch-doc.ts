@@ -1,0 +1,55 @@
+import type { PayoutStatus } from "./payout-machine";
+import type { AssetRegistry } from "../../money/assets";
+import { formatAmount } from "../../money/amount";
+import { isoTime } from "../../validation/timestamp";
+import { DocStore } from "../../engine/doc-store";
+
+/** A batch as stored. */
+export interface BatchDoc {
+  id: string;
+  status: "processing" | "completed";
+  reference: string | null;
+  funding: { asset: string; source: "auto" };
+  legCount: number;
+  /** Σ leg amounts, base units. */
+  totalAmount: string;
+  /** How many of its payouts are in each status. */
+  counts: Partial<Record<PayoutStatus, number>>;
+  created: number;
+  completedAt: number | null;
+}
+
+export const BATCHES = new DocStore<BatchDoc>({
+  kind: "payout_batch", version: 1,
+  status: (doc) => doc.status,
+  reference: (doc) => doc.reference,
+});
+
+/** The batch object of DECISIONS.md §4. */
+export interface BatchObject {
+  id: string;
+  object: "payout_batch";
+  status: BatchDoc["status"];
+  reference: string | null;
+  funding: BatchDoc["funding"];
+  leg_count: number;
+  total_amount: string;
+  counts: Partial<Record<PayoutStatus, number>>;
+  created: string;
+  completed_at: string | null;
+}
+
+export function presentBatch(assets: AssetRegistry, doc: BatchDoc): BatchObject {
+  return {
+    id: doc.id,
+    object: "payout_batch",
+    status: doc.status,
+    reference: doc.reference,
+    funding: doc.funding,
+    leg_count: doc.legCount,
+    total_amount: formatAmount(BigInt(doc.totalAmount), assets.get(doc.funding.asset)!),
+    counts: doc.counts,
+    created: isoTime(doc.created),
+    completed_at: doc.completedAt === null ? null : isoTime(doc.completedAt),
+  };
+}

@@ -1,0 +1,216 @@
+import { err, ok, type Result } from "neverthrow";
+import { ApiError, fail, type RowError } from "../../errors";
+import type { AssetDefinition } from "../../money/assets";
+import { formatAmount, parseAmount } from "../../money/amount";
+import { isPlainObject } from "../../validation/schema";
+import { runCommand } from "../../engine/command";
+import type { EngineDeps, RequestContext } from "../../engine/context";
+import { checkPolicy, policyOf } from "../accounts/policy";
+import { RECIPIENTS, type RecipientDoc } from "../recipients/recipients-service";
+import { BATCHES, presentBatch, type BatchDoc, type BatchObject } from "./batch-doc";
+import { PAYOUTS, type PayoutDoc } from "./payout-doc";
+import { PayoutPlanner, type PayoutPlan } from "./payout-planner";
+import { availableByChain, checkPayable, type PayoutsService } from "./payouts-service";
+import type { PayoutTransitions } from "./payout-transitions";
+import { type CreateBatchInput, type CreateBatchParams, MAX_BATCH_LEGS, batchHeadSchema, batchLegSchema, batchQuerySchema } from "./payout-schemas";
+
+/** Payouts per broadcast item: a batch moves in chunks, not one transaction per payout. */
+export const BATCH_CHUNK = 250;
+
+export interface BatchValidation {
+  object: "payout_batch_validation";
+  valid: true;
+  leg_count: number;
+  total_amount: string;
+}
+
+interface ValidRow {
+  row: number;
+  amount: bigint;
+  recipient: RecipientDoc;
+  reference: string | null;
+  requiresApproval: boolean;
+}
+
+/**
+ * Batches (DECISIONS.md §4): up to 25,000 legs under one Idempotency-Key, validated all or
+ * nothing (every bad row is listed; nothing is created), planned against the account's funds and
+ * the chains' liquidity, then accepted in one transaction with bulk writes. `dry_run` runs the
+ * same validation and planning and answers exactly what a real submission would.
+ */
+export class BatchesService {
+  constructor(
+    private readonly deps: EngineDeps,
+    private readonly payouts: PayoutsService,
+    private readonly transitions: PayoutTransitions,
+  ) {}
+
+  async create(
+    ctx: RequestContext,
+    input: CreateBatchInput,
+    params: CreateBatchParams = {},
+  ): Promise<Result<BatchObject | BatchValidation, ApiError>> {
+    const parsedQuery = batchQuerySchema.parse(params, "", { assets: this.deps.assets });
+    if (parsedQuery.isErr()) return err(parsedQuery.error);
+    const dryRun = parsedQuery.value.dry_run ?? false;
+
+    if (!isPlainObject(input)) return fail("parameter_invalid", "The request body must be an object", { param: "body" });
+    const { legs: rawLegs, ...head } = input;
+    if (rawLegs === undefined) return fail("parameter_missing", "Missing required parameter: legs", { param: "legs" });
+    if (!Array.isArray(rawLegs)) return fail("parameter_invalid", "legs must be an array", { param: "legs" });
+    if (rawLegs.length > MAX_BATCH_LEGS) {
+      return fail("batch_too_large", `A batch has at most ${MAX_BATCH_LEGS} legs; this one has ${rawLegs.length}`, { param: "legs" });
+    }
+    if (rawLegs.length === 0) return fail("batch_invalid", "A batch needs at least one leg", { param: "legs" });
+    const parsedHead = batchHeadSchema.parse(head, "", { assets: this.deps.assets });
+    if (parsedHead.isErr()) return err(parsedHead.error);
+    const asset = parsedHead.value.funding.asset;
+
+    const { recipients, policy, funds } = await this.deps.storage.transaction(async (tx) => {
+      const ids = [...new Set(rawLegs.map((l) => (isPlainObject(l) && typeof l.recipient === "string" ? l.recipient : "")))];
+      const found = await RECIPIENTS.getMany(tx, ctx.accountId, ids.filter(Boolean));
+      return {
+        recipients: found,
+        policy: policyOf((await tx.accounts.getAccount(ctx.accountId))?.settings),
+        funds: await availableByChain(tx, ctx.accountId, asset),
+      };
+    });
+
+    const errors: RowError[] = [];
+    const rows: ValidRow[] = [];
+    rawLegs.forEach((raw, index) => {
+      const row = this.validateRow(raw, index, asset, recipients, policy);
+      if ("errors" in row) errors.push(...row.errors);
+      else rows.push(row);
+    });
+    if (errors.length) return batchInvalid(errors);
+
+    // Planning takes each row's route off the liquidity and funds the rows before it used.
+    const planner = new PayoutPlanner(this.deps, ctx.livemode, asset, funds);
+    const plans: PayoutPlan[] = [];
+    for (const row of rows) {
+      const plan = await planner.plan(row.recipient, row.amount, { preferChains: [], maxNetworkFee: null });
+      if (plan.isErr()) {
+        if (plan.error.code === "insufficient_funds") {
+          return fail("insufficient_funds", `Insufficient available ${asset.code} for this batch and its network fees (first short at row ${row.row})`);
+        }
+        errors.push(rowError(row.row, "recipient", plan.error));
+      } else plans.push(plan.value);
+    }
+    if (errors.length) return batchInvalid(errors);
+
+    const total = rows.reduce((sum, r) => sum + r.amount, 0n);
+    if (dryRun) {
+      return ok({ object: "payout_batch_validation", valid: true, leg_count: rows.length, total_amount: formatAmount(total, asset) });
+    }
+
+    return runCommand(this.deps, ctx, async (uow) => {
+      const batchId = this.deps.ids.next("bat");
+      const docs: PayoutDoc[] = [];
+      for (let i = 0; i < rows.length; i++) {
+        const row = rows[i]!;
+        const made = await this.payouts.open(
+          uow,
+          {
+            asset,
+            amount: row.amount,
+            recipient: row.recipient.id,
+            reference: row.reference,
+            batch: batchId,
+            row: row.row,
+            routing: null,
+            plan: plans[i]!,
+            requiresApproval: row.requiresApproval,
+          },
+          { deferBroadcast: true },
+        );
+        if (made.isErr()) {
+          return fail("insufficient_funds", `Insufficient available ${asset.code} for this batch (row ${row.row}): ${made.error.message}`);
+        }
+        docs.push(made.value.doc);
+      }
+      const counts: BatchDoc["counts"] = {};
+      for (const doc of docs) counts[doc.status] = (counts[doc.status] ?? 0) + 1;
+      const batch: BatchDoc = {
+        id: batchId,
+        status: "processing",
+        reference: parsedHead.value.reference ?? null,
+        funding: { asset: asset.code, source: "auto" },
+        legCount: rows.length,
+        totalAmount: total.toString(),
+        counts,
+        created: uow.now,
+        completedAt: null,
+      };
+      await BATCHES.insert(uow.tx, ctx.accountId, uow.now, [batch]);
+      await PAYOUTS.insert(uow.tx, ctx.accountId, uow.now, docs);
+      const executing = docs.filter((d) => d.status === "executing").map((d) => d.id);
+      for (let i = 0; i < executing.length; i += BATCH_CHUNK) {
+        this.transitions.scheduleBroadcast(uow, executing.slice(i, i + BATCH_CHUNK));
+      }
+      return ok(presentBatch(this.deps.assets, batch));
+    });
+  }
+
+  async retrieve(ctx: RequestContext, id: string): Promise<Result<BatchObject, ApiError>> {
+    const stored = await this.deps.storage.transaction((tx) => BATCHES.get(tx, ctx.accountId, id));
+    return stored
+      ? ok(presentBatch(this.deps.assets, stored.doc))
+      : fail("resource_missing", `No such payout batch: ${id}`, { param: "id" });
+  }
+
+  private validateRow(
+    raw: unknown,
+    index: number,
+    asset: AssetDefinition,
+    recipients: Map<string, RecipientDoc>,
+    policy: ReturnType<typeof policyOf>,
+  ): ValidRow | { errors: RowError[] } {
+    const path = `legs[${index}]`;
+    const parsed = batchLegSchema.parse(raw, path, { assets: this.deps.assets });
+    if (parsed.isErr()) return { errors: [rowError(index, path, parsed.error)] };
+    const leg = parsed.value;
+    const errors: RowError[] = [];
+    if (leg.row !== index) {
+      errors.push(rowError(index, `${path}.row`, new ApiError("parameter_invalid", `row must be ${index}, the leg's position`)));
+    }
+    const amount = parseAmount(leg.amount, asset, `${path}.amount`);
+    if (amount.isErr()) errors.push(rowError(index, `${path}.amount`, amount.error));
+    const recipient = recipients.get(leg.recipient);
+    if (!recipient) {
+      errors.push(rowError(index, `${path}.recipient`, new ApiError("resource_missing", `No such recipient: ${leg.recipient}`)));
+    } else {
+      const payable = checkPayable(recipient);
+      if (payable.isErr()) errors.push(rowError(index, `${path}.recipient`, payable.error));
+      else if (!asset.chains.some((c) => recipient.chainAddresses[c] !== undefined)) {
+        errors.push(
+          rowError(
+            index,
+            `${path}.recipient`,
+            new ApiError("recipient_address_missing", `Recipient ${recipient.id} has no address on a chain that carries ${asset.code}`),
+          ),
+        );
+      }
+    }
+    let requiresApproval = false;
+    if (amount.isOk()) {
+      const approval = checkPolicy(policy, asset, amount.value, `${path}.amount`);
+      if (approval.isErr()) errors.push(rowError(index, `${path}.amount`, approval.error));
+      else requiresApproval = approval.value.requiresApproval;
+    }
+    if (errors.length || amount.isErr() || !recipient) return { errors };
+    return { row: index, amount: amount.value, recipient, reference: leg.reference ?? null, requiresApproval };
+  }
+}
+
+function rowError(row: number, param: string, error: ApiError): RowError {
+  return { row, param: error.param ?? param, code: error.code, message: error.message };
+}
+
+function batchInvalid(errors: RowError[]): Result<never, ApiError> {
+  const rows = new Set(errors.map((e) => e.row)).size;
+  return fail("batch_invalid", `${rows} row${rows === 1 ? "" : "s"} of the batch ${rows === 1 ? "is" : "are"} invalid; nothing was created`, {
+    param: "legs",
+    errors,
+  });
+}

@@ -1,0 +1,63 @@
+import { listPaths } from "../../lists/expansion";
+import { listParamsShape, searchParamShape } from "../../lists/list-params";
+import { PAYOUT_EXPAND_PATHS } from "./payout-expansions";
+import { s, type Input } from "../../validation/schema";
+
+/** Request schemas of payouts and batches: validation, the typed inputs below, and the OpenAPI document. */
+
+export const PAYOUT_STATUSES = ["created", "executing", "settled", "partially_settled", "failed", "canceled"] as const;
+
+export const routingSchema = s.object({
+  prefer_chains: s.array(s.string({ min: 1, max: 32 }), { max: 16 }).optional().describe("Soft preference, tried first"),
+  max_network_fee: s.amount().optional().describe("Most to pay in network fees, in the payout asset"),
+});
+
+export const createPayoutSchema = s.object({
+  amount: s.amount(),
+  asset: s.asset(),
+  recipient: s.string({ min: 1, max: 64 }),
+  reference: s.string({ min: 1, max: 255 }).optional(),
+  routing: routingSchema.optional(),
+});
+
+export const retrievePayoutSchema = s.object({
+  expand: s.expand(PAYOUT_EXPAND_PATHS).optional().describe("Replace ids with objects: recipient, batch, ledger_entries"),
+});
+
+export const listPayoutsSchema = s.object({
+  ...listParamsShape,
+  ...searchParamShape,
+  status: s.enum(PAYOUT_STATUSES).optional(),
+  expand: s.expand(listPaths(PAYOUT_EXPAND_PATHS)).optional().describe("Replace ids with objects in every payout: data.recipient, data.batch, data.ledger_entries"),
+});
+
+/** The seed's limits: 25,000 legs per batch. */
+export const MAX_BATCH_LEGS = 25_000;
+
+export const batchLegSchema = s.object({
+  row: s.integer({ min: 0, max: MAX_BATCH_LEGS - 1 }).describe("Position of the leg, starting at 0"),
+  amount: s.amount(),
+  recipient: s.string({ min: 1, max: 64 }),
+  reference: s.string({ min: 1, max: 255 }).optional(),
+});
+
+export const batchHeadSchema = s.object({
+  reference: s.string({ min: 1, max: 255 }).optional(),
+  funding: s.object({ asset: s.asset(), source: s.enum(["auto"] as const) }),
+});
+
+/** The whole request, for the OpenAPI document; validation goes row by row (every bad row is listed). */
+export const createBatchSchema = s.object({
+  ...batchHeadSchema.shape,
+  legs: s.array(batchLegSchema, { min: 1, max: MAX_BATCH_LEGS, tooLarge: "batch_too_large" }),
+});
+
+export const batchQuerySchema = s.object({
+  dry_run: s.boolean({ coerce: true }).optional().describe("Validate without moving value"),
+});
+
+export type CreatePayoutInput = Input<typeof createPayoutSchema>;
+export type RetrievePayoutParams = Input<typeof retrievePayoutSchema>;
+export type ListPayoutsParams = Input<typeof listPayoutsSchema>;
+export type CreateBatchInput = Input<typeof createBatchSchema>;
+export type CreateBatchParams = Input<typeof batchQuerySchema>;

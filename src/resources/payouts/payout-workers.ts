@@ -1,0 +1,249 @@
+import { ok } from "neverthrow";
+import type { Infer } from "../../validation/schema";
+import type { LegEvent } from "./leg-machine";
+import type { ChainInfo, OutboundTransfer } from "../../ports/chain";
+import type { Job, JobHandler } from "../../workers/due-work";
+import type { WorkOutcome } from "../../workers/runner";
+import { runCommand } from "../../engine/command";
+import { carriedContext, jobContext, type EngineDeps, type RequestContext } from "../../engine/context";
+import { RECIPIENTS } from "../recipients/recipients-service";
+import type { UnitOfWork } from "../../engine/unit-of-work";
+import { BatchCounts } from "./batch-counts";
+import { PAYOUTS, type LegDoc, type PayoutDoc } from "./payout-doc";
+import { PayoutTransitions, type StatusChange } from "./payout-transitions";
+import type { PAYOUT_BROADCAST } from "./payout-work";
+
+type PayoutIds = Infer<typeof PAYOUT_BROADCAST.payload>;
+
+/** First retry delay after a chain call failed transiently; doubles per attempt, at most 5 min. */
+const TRANSIENT_RETRY_MS = 5_000;
+const TRANSIENT_RETRY_MAX_MS = 300_000;
+
+/** What one send of a claimed leg came to. */
+type SendResult = { event: LegEvent } | { transient: string };
+
+/**
+ * The due work that moves payouts: `payouts.broadcast` sends pending legs, `payouts.track`
+ * follows broadcast legs to finality or failure. Both take a list of payouts (one for a single
+ * payout, a chunk for a batch), call chains outside any transaction, and apply every result in
+ * one transaction.
+ *
+ * Sending is claimed first: one transaction marks the pending legs it will send (and cancels the
+ * legs of recipients flagged meanwhile, which nobody has started sending), then the chain calls,
+ * then one transaction applies the outcomes to the legs still claimed. Two runs over the same
+ * payout (payout create sending at once beside its scheduled broadcast, a lease that ran out)
+ * therefore never both decide a leg; a run that finds a fresh claim of another comes back when
+ * the claim would have run out. Chains answer a repeated transfer id with its first outcome.
+ */
+export class PayoutWorkers {
+  private readonly info = new Map<string, ChainInfo>();
+
+  constructor(
+    private readonly deps: EngineDeps,
+    private readonly transitions: PayoutTransitions,
+    private readonly batches: BatchCounts,
+  ) {}
+
+  broadcastHandler(): JobHandler<PayoutIds> {
+    return async (job) => {
+      const { transient, waiting } = await this.broadcast(jobContext(job), job.payload.payouts);
+      if (transient) return retry(this.deps, job, transient);
+      if (waiting) return { kind: "reschedule", at: this.deps.clock.now() + this.deps.config.sendClaimMs };
+    };
+  }
+
+  /**
+   * Sends the pending legs of these payouts and applies the outcomes; also called by payout
+   * create, so a new payout answers with its legs already on the network. Reports a transient
+   * chain failure (those legs stay pending, unclaimed) and legs another run is still sending.
+   */
+  async broadcast(origin: RequestContext, payouts: string[]): Promise<{ transient: string | null; waiting: boolean }> {
+    const ctx = carriedContext(origin);
+    const { claimed, waiting } = await this.claim(ctx, payouts);
+    const results = new Map<string, Map<string, SendResult>>();
+    let transient: string | null = null;
+    for (const [payoutId, transfers] of claimed) {
+      const byLeg = new Map<string, SendResult>();
+      for (const transfer of transfers) {
+        try {
+          const sent = await this.deps.chains.required(transfer.chain, ctx.livemode).broadcast(transfer);
+          byLeg.set(
+            transfer.transferId,
+            "txHash" in sent
+              ? { event: { type: "broadcast", txHash: sent.txHash } }
+              : { event: { type: "rejected", reason: sent.rejected } },
+          );
+        } catch (e) {
+          transient = e instanceof Error ? e.message : String(e);
+          byLeg.set(transfer.transferId, { transient });
+        }
+      }
+      results.set(payoutId, byLeg);
+    }
+    if (results.size) await this.settleSends(ctx, results);
+    return { transient, waiting };
+  }
+
+  trackHandler(): JobHandler<PayoutIds> {
+    return async (job) => {
+      const { accountId, livemode, payload: { payouts } } = job;
+      const docs = await this.read(accountId, payouts);
+      const events = new Map<string, Map<string, LegEvent>>();
+      let transient: string | null = null;
+      for (const doc of docs) {
+        if (doc.status !== "executing") continue;
+        const legEvents = new Map<string, LegEvent>();
+        for (const leg of doc.legs) {
+          if (leg.status !== "broadcast" || !leg.machine.txHash) continue;
+          try {
+            const status = await this.deps.chains.required(leg.chain, livemode).transferStatus(leg.chain, leg.machine.txHash);
+            legEvents.set(leg.id, { type: "status", ...status });
+          } catch (e) {
+            transient = e instanceof Error ? e.message : String(e);
+          }
+        }
+        if (legEvents.size) events.set(doc.id, legEvents);
+      }
+      const { inFlight, delay } = await this.apply(jobContext(job), payouts, (_, doc) => ({ doc, events: events.get(doc.id) }), {
+        finish: job,
+      });
+      if (transient) return retry(this.deps, job, transient);
+      // the same item follows the same payouts until none is in flight; then it is gone already
+      if (inFlight > 0) return { kind: "reschedule", at: this.deps.clock.now() + delay };
+      return { kind: "settled" };
+    };
+  }
+
+  /** Claims the legs to send (and cancels legs of flagged recipients) in one transaction. */
+  private async claim(ctx: RequestContext, payouts: string[]): Promise<{ claimed: Map<string, OutboundTransfer[]>; waiting: boolean }> {
+    const { accountId, livemode } = ctx;
+    const claimed = new Map<string, OutboundTransfer[]>();
+    let waiting = false;
+    await this.apply(ctx, payouts, async (uow, doc) => {
+      if (doc.status !== "executing") return { doc };
+      const flagged = (await RECIPIENTS.get(uow.tx, accountId, doc.recipient))?.doc.screeningStatus === "flagged";
+      const events = new Map<string, LegEvent>();
+      const legs: LegDoc[] = [];
+      const transfers: OutboundTransfer[] = [];
+      for (const leg of doc.legs) {
+        const since = leg.sendingSince ?? null;
+        if (leg.status !== "pending") {
+          legs.push(leg);
+        } else if (since !== null && uow.now - since < this.deps.config.sendClaimMs) {
+          waiting = true; // another run is sending it
+          legs.push(leg);
+        } else if (since === null && flagged) {
+          events.set(leg.id, { type: "cancel", reason: "recipient_blocked" });
+          legs.push(leg);
+        } else if (!this.deps.chains.for(leg.chain, livemode)) {
+          events.set(leg.id, { type: "rejected", reason: `no chain adapter serves ${leg.chain}` });
+          legs.push(leg);
+        } else {
+          legs.push({ ...leg, sendingSince: uow.now });
+          transfers.push({ transferId: leg.id, chain: leg.chain, asset: doc.asset, amount: BigInt(leg.amount), to: leg.address });
+        }
+      }
+      if (transfers.length) claimed.set(doc.id, transfers);
+      return { doc: { ...doc, legs }, events, changed: transfers.length > 0 };
+    });
+    return { claimed, waiting };
+  }
+
+  /** Applies the outcomes of sends to the legs still claimed; a transient failure unclaims. */
+  private async settleSends(ctx: RequestContext, results: Map<string, Map<string, SendResult>>): Promise<void> {
+    await this.apply(
+      ctx,
+      [...results.keys()],
+      (_, doc) => {
+        const outcomes = results.get(doc.id)!;
+        const events = new Map<string, LegEvent>();
+        const legs = doc.legs.map((leg) => {
+          const outcome = outcomes.get(leg.id);
+          if (!outcome || leg.status !== "pending" || (leg.sendingSince ?? null) === null) return leg;
+          if ("event" in outcome) events.set(leg.id, outcome.event);
+          return { ...leg, sendingSince: null };
+        });
+        return { doc: { ...doc, legs }, events, changed: true };
+      },
+      { startTracking: true },
+    );
+  }
+
+  /**
+   * One transaction over these payouts (locked in id order): `plan` gives each payout's document
+   * to save and the leg events to apply; batch counts follow. Then payouts left in flight get one
+   * tracking item (`startTracking`, deduplicated), or the tracking item that ran this finishes
+   * itself in the same transaction when nothing is in flight (`finish`), so a broadcast that puts
+   * a leg in flight meanwhile either is seen here or finds no tracking item and starts one.
+   */
+  private async apply(
+    ctx: RequestContext,
+    payouts: string[],
+    plan: (
+      uow: UnitOfWork,
+      doc: PayoutDoc,
+    ) =>
+      | { doc: PayoutDoc; events?: Map<string, LegEvent> | undefined; changed?: boolean }
+      | Promise<{ doc: PayoutDoc; events?: Map<string, LegEvent> | undefined; changed?: boolean }>,
+    options: { startTracking?: boolean; finish?: Job<PayoutIds> } = {},
+  ): Promise<{ inFlight: number; delay: number }> {
+    const { accountId, livemode } = ctx;
+    const next = await runCommand(this.deps, ctx, async (uow) => {
+      const changes: StatusChange[] = [];
+      const inFlight: PayoutDoc[] = [];
+      for (const id of [...new Set(payouts)].sort()) {
+        const stored = await PAYOUTS.get(uow.tx, accountId, id, { lock: true });
+        if (!stored) continue;
+        const planned = await plan(uow, stored.doc);
+        let doc = planned.doc;
+        let changed = planned.changed ?? false;
+        if (planned.events?.size) {
+          const result = await this.transitions.onLegs(uow, doc, planned.events);
+          if (result.handled) {
+            doc = result.doc;
+            changed = true;
+          }
+          if (result.change) changes.push(result.change);
+        }
+        if (changed) await PAYOUTS.update(uow.tx, stored, doc, uow.now);
+        if (doc.status === "executing" && doc.legs.some((l) => l.status === "broadcast")) inFlight.push(doc);
+      }
+      await this.batches.apply(uow, changes);
+      const delay = await this.pollDelay(inFlight, livemode);
+      if (options.startTracking && inFlight.length) {
+        this.transitions.scheduleTracking(uow, inFlight.map((d) => d.id), uow.now + delay);
+      }
+      if (options.finish && inFlight.length === 0) await uow.tx.work.complete(options.finish.id, options.finish.leaseOwner);
+      return ok({ inFlight: inFlight.length, delay });
+    });
+    if (next.isErr()) throw next.error;
+    return next.value;
+  }
+
+  private async read(accountId: string, ids: string[]): Promise<PayoutDoc[]> {
+    const found = await this.deps.storage.transaction((tx) => PAYOUTS.getMany(tx, accountId, ids));
+    return ids.map((id) => found.get(id)).filter((doc): doc is PayoutDoc => doc !== undefined);
+  }
+
+  /** The shortest block time among the chains still carrying legs: the next status worth asking. */
+  private async pollDelay(docs: PayoutDoc[], livemode: boolean): Promise<number> {
+    let delay = Number.POSITIVE_INFINITY;
+    for (const doc of docs) {
+      for (const leg of doc.legs) {
+        if (leg.status !== "broadcast") continue;
+        const key = `${livemode ? "live" : "test"}:${leg.chain}`;
+        const adapter = this.deps.chains.for(leg.chain, livemode);
+        if (!adapter) continue;
+        if (!this.info.has(key)) this.info.set(key, await adapter.describe(leg.chain));
+        delay = Math.min(delay, this.info.get(key)!.blockTimeMs);
+      }
+    }
+    return Number.isFinite(delay) ? delay : 1_000;
+  }
+}
+
+/** Capped exponential retry after transient chain failures; the work never gives up. */
+function retry(deps: EngineDeps, job: Job<PayoutIds>, error: string): WorkOutcome {
+  const delay = Math.min(TRANSIENT_RETRY_MAX_MS, TRANSIENT_RETRY_MS * 2 ** Math.max(0, job.attempts - 1));
+  return { kind: "retry", at: deps.clock.now() + delay, error };
+}

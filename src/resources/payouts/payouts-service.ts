@@ -1,0 +1,248 @@
+import { err, ok, type Result } from "neverthrow";
+import { ApiError, fail } from "../../errors";
+import { expandObjects, itemPaths } from "../../lists/expansion";
+import { isCustomerBook } from "../../ledger/postings";
+import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-page";
+import type { PayoutStatus } from "./payout-machine";
+import type { AssetDefinition } from "../../money/assets";
+import { parseAmount } from "../../money/amount";
+import type { StorageTx } from "../../ports/storage";
+import { runCommand } from "../../engine/command";
+import type { EngineDeps, RequestContext } from "../../engine/context";
+import { checkPolicy, policyOf } from "../accounts/policy";
+import { RECIPIENTS, type RecipientDoc } from "../recipients/recipients-service";
+import type { UnitOfWork } from "../../engine/unit-of-work";
+import { BatchCounts } from "./batch-counts";
+import { PAYOUTS, legEntries, presentPayout, sign, type LegDoc, type PayoutDoc, type PayoutObject } from "./payout-doc";
+import { PAYOUT_EXPANDABLE } from "./payout-expansions";
+import { PayoutPlanner, routingOptions, type PayoutPlan } from "./payout-planner";
+import { PayoutTransitions, type StatusChange } from "./payout-transitions";
+import type { PayoutWorkers } from "./payout-workers";
+import { replaceSavedResponse } from "../../engine/idempotency";
+import { type CreatePayoutInput, type ListPayoutsParams, type RetrievePayoutParams, createPayoutSchema, listPayoutsSchema, retrievePayoutSchema } from "./payout-schemas";
+
+/**
+ * Payouts: routed across chains at create, reserved (amount plus routed fee), then moved by
+ * workers through broadcast and finality (`payout-workers.ts`). Every state change goes through
+ * `PayoutTransitions`.
+ */
+export class PayoutsService {
+  constructor(
+    private readonly deps: EngineDeps,
+    private readonly transitions: PayoutTransitions,
+    private readonly batches: BatchCounts,
+    private readonly workers: PayoutWorkers,
+  ) {}
+
+  async create(ctx: RequestContext, input: CreatePayoutInput): Promise<Result<PayoutObject, ApiError>> {
+    const parsed = createPayoutSchema.parse(input, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const { asset, recipient: recipientId, reference, routing } = parsed.value;
+    const amount = parseAmount(parsed.value.amount, asset, "amount");
+    if (amount.isErr()) return err(amount.error);
+    const options = routingOptions(asset, routing, (v) => parseAmount(v, asset, "routing.max_network_fee", { allowZero: true }));
+    if (options.isErr()) return err(options.error);
+
+    const { recipient, policy, funds } = await this.deps.storage.transaction(async (tx) => ({
+      recipient: await RECIPIENTS.get(tx, ctx.accountId, recipientId),
+      policy: policyOf((await tx.accounts.getAccount(ctx.accountId))?.settings),
+      funds: await availableByChain(tx, ctx.accountId, asset),
+    }));
+    if (!recipient) return fail("resource_missing", `No such recipient: ${recipientId}`, { param: "recipient" });
+    const payable = checkPayable(recipient.doc);
+    if (payable.isErr()) return err(payable.error);
+    const approval = checkPolicy(policy, asset, amount.value);
+    if (approval.isErr()) return err(approval.error);
+    const plan = await new PayoutPlanner(this.deps, ctx.livemode, asset, funds).plan(recipient.doc, amount.value, options.value);
+    if (plan.isErr()) return err(plan.error);
+
+    const created = await runCommand(this.deps, ctx, async (uow) => {
+      const made = await this.open(uow, {
+        asset,
+        amount: amount.value,
+        recipient: recipientId,
+        reference: reference ?? null,
+        batch: null,
+        row: null,
+        routing: routing ? { prefer_chains: options.value.preferChains, max_network_fee: routing.max_network_fee ?? null } : null,
+        plan: plan.value,
+        requiresApproval: approval.value.requiresApproval,
+      });
+      if (made.isErr()) return err(made.error);
+      await PAYOUTS.insert(uow.tx, ctx.accountId, uow.now, [made.value.doc]);
+      return ok(presentPayout(this.deps.assets, made.value.doc));
+    });
+    if (created.isErr() || created.value.status !== "executing") return created;
+    return ok(await this.sendNow(ctx, created.value));
+  }
+
+  /**
+   * The seed's create response carries an executing payout with its leg broadcast: send the legs
+   * at once (the scheduled broadcast stays as the fallback if this process dies first) and
+   * answer with the payout as it then stands, saved as the idempotent response too.
+   */
+  private async sendNow(ctx: RequestContext, payout: PayoutObject): Promise<PayoutObject> {
+    try {
+      await this.workers.broadcast(ctx, [payout.id]);
+    } catch {
+      return payout; // the scheduled broadcast retries
+    }
+    return this.deps.storage.transaction(async (tx) => {
+      const stored = await PAYOUTS.get(tx, ctx.accountId, payout.id);
+      const latest = stored ? presentPayout(this.deps.assets, stored.doc) : payout;
+      if (ctx.idempotency) await replaceSavedResponse(tx, ctx.idempotency, { status: 200, body: latest });
+      return latest;
+    });
+  }
+
+  /**
+   * Reserves a planned payout's legs and runs its first transition, inside `uow`; the caller
+   * inserts the document. Shared by single payouts and batches.
+   */
+  async open(
+    uow: UnitOfWork,
+    p: {
+      asset: AssetDefinition;
+      amount: bigint;
+      recipient: string;
+      reference: string | null;
+      batch: string | null;
+      row: number | null;
+      routing: PayoutDoc["routing"];
+      plan: PayoutPlan;
+      requiresApproval: boolean;
+    },
+    options: { deferBroadcast?: boolean } = {},
+  ): Promise<Result<{ doc: PayoutDoc; change: StatusChange }, ApiError>> {
+    const id = this.deps.ids.next("po");
+    const legs: LegDoc[] = [];
+    for (const leg of p.plan.legs) {
+      const from = uow.ledger.postedFor(id).length;
+      const reservation = await uow.ledger.reserve({
+        accountId: uow.ctx.accountId,
+        asset: p.asset,
+        chain: leg.chain,
+        amount: leg.amount + leg.fee,
+        resource: id,
+      });
+      if (reservation.isErr()) {
+        return fail("insufficient_funds", `Insufficient available ${p.asset.code} on ${leg.chain} for this payout and its network fee`);
+      }
+      legs.push({
+        id: this.deps.ids.next("leg"),
+        chain: leg.chain,
+        address: leg.address,
+        amount: leg.amount.toString(),
+        fee: leg.fee.toString(),
+        reservation: reservation.value.id,
+        // The reservation holds amount and fee: its entries carry the whole fee.
+        entries: legEntries(uow.ctx.accountId, uow.ledger.postedFor(id).slice(from), (e) => sign(e.amount) * leg.fee),
+        status: "pending",
+        machine: { txHash: null, confirmations: 0, finality: "pending", failureCode: null },
+      });
+    }
+    const draft: PayoutDoc = {
+      id,
+      status: "created",
+      machine: { requiresApproval: p.requiresApproval },
+      asset: p.asset.code,
+      amount: p.amount.toString(),
+      fee: p.plan.fee.toString(),
+      recipient: p.recipient,
+      reference: p.reference,
+      batch: p.batch,
+      row: p.row,
+      routing: p.routing,
+      approximateRoute: p.plan.approximate,
+      legs,
+      ledgerEntries: uow.ledger
+        .postedFor(id)
+        .filter((e) => isCustomerBook(e.book))
+        .map((e) => e.id),
+      created: uow.now,
+      canceledAt: null,
+      settledAt: null,
+    };
+    return ok(this.transitions.start(uow, draft, p.requiresApproval, options));
+  }
+
+  async retrieve(ctx: RequestContext, id: string, params: RetrievePayoutParams = {}): Promise<Result<PayoutObject, ApiError>> {
+    const parsed = retrievePayoutSchema.parse(params, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const stored = await this.deps.storage.transaction((tx) => PAYOUTS.get(tx, ctx.accountId, id));
+    if (!stored) return missing(id);
+    const payout = presentPayout(this.deps.assets, stored.doc);
+    await expandObjects(this.deps, ctx.accountId, PAYOUT_EXPANDABLE, [payout], parsed.value.expand ?? []);
+    return ok(payout);
+  }
+
+  list(ctx: RequestContext, params: ListPayoutsParams = {}): PagedList<PayoutObject> {
+    return pagedList(params, (p) => this.page(ctx, p));
+  }
+
+  private async page(ctx: RequestContext, params: ListPayoutsParams): Promise<Result<ListEnvelope<PayoutObject>, ApiError>> {
+    const parsed = listPayoutsSchema.parse(params, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const { expand, status, ...rest } = parsed.value;
+    const paths = itemPaths(expand);
+    const page = await PAYOUTS.list(
+      this.deps,
+      ctx,
+      { ...rest, ...(status ? { status } : {}) },
+      (doc) => presentPayout(this.deps.assets, doc),
+      paths.length ? { expand: paths } : undefined,
+    );
+    if (page.isOk()) await expandObjects(this.deps, ctx.accountId, PAYOUT_EXPANDABLE, page.value.data, paths);
+    return page;
+  }
+
+  approve(ctx: RequestContext, id: string): Promise<Result<PayoutObject, ApiError>> {
+    return this.act(ctx, id, "approve", (status) =>
+      fail("parameter_invalid", `Only payouts in created can be approved; this one is ${status}`, { param: "id" }),
+    );
+  }
+
+  cancel(ctx: RequestContext, id: string): Promise<Result<PayoutObject, ApiError>> {
+    return this.act(ctx, id, "cancel", (status) =>
+      fail("payout_not_cancelable", `Only payouts in created can be canceled; this one is ${status}`, { param: "id" }),
+    );
+  }
+
+  private act(
+    ctx: RequestContext,
+    id: string,
+    type: "approve" | "cancel",
+    refused: (status: PayoutStatus) => Result<never, ApiError>,
+  ): Promise<Result<PayoutObject, ApiError>> {
+    return runCommand(this.deps, ctx, async (uow) => {
+      const stored = await PAYOUTS.get(uow.tx, ctx.accountId, id, { lock: true });
+      if (!stored) return missing(id);
+      const { doc, handled, change } = await this.transitions.onPayout(uow, stored.doc, { type });
+      if (!handled) return refused(stored.doc.status);
+      await PAYOUTS.update(uow.tx, stored, doc, uow.now);
+      if (change) await this.batches.apply(uow, [change]);
+      return ok(presentPayout(this.deps.assets, doc));
+    });
+  }
+
+}
+
+/** A recipient can be paid unless screening flagged it. */
+export function checkPayable(recipient: RecipientDoc, param = "recipient"): Result<true, ApiError> {
+  return recipient.screeningStatus === "flagged"
+    ? fail("recipient_blocked", `Recipient ${recipient.id} was flagged by screening and cannot be paid`, { param })
+    : ok(true);
+}
+
+/** The account's available balance of `asset` per chain. */
+export async function availableByChain(tx: StorageTx, accountId: string, asset: AssetDefinition): Promise<Map<string, bigint>> {
+  const funds = new Map<string, bigint>();
+  for (const row of await tx.ledger.listBalances(accountId)) {
+    if (row.asset === asset.code && row.book === "available") funds.set(row.chain, row.amount);
+  }
+  return funds;
+}
+
+function missing<T>(id: string): Result<T, ApiError> {
+  return fail("resource_missing", `No such payout: ${id}`, { param: "id" });
+}

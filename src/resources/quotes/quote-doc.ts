@@ -1,0 +1,96 @@
+import { DocStore } from "../../engine/doc-store";
+import type { AssetDefinition, AssetRegistry } from "../../money/assets";
+import { formatAmount } from "../../money/amount";
+import { priceImpact, type Pricing } from "../../quoting/order-pricer";
+import { fromPricingRecord, type PricingRecord } from "../../quoting/pricing-record";
+import { formatFraction, formatRate, venueWeights, type VenueWeight } from "../../quoting/quote-metrics";
+import { isoTime, parseTimestamp } from "../../validation/timestamp";
+
+/**
+ * A quote as stored: the pricing it commits to (every figure of the quote object follows from
+ * it), when it expires, and the swap that used it.
+ */
+export interface QuoteDoc {
+  id: string;
+  /** Asset codes converted from and to. */
+  from: string;
+  to: string;
+  pricing: PricingRecord;
+  created: number;
+  expiresAt: number;
+  /** The swap that consumed the quote (a quote backs one swap only). */
+  swap: string | null;
+}
+
+/** Shape 1 stored the quote object with an `internal` part. */
+interface QuoteDocV1 {
+  id: string;
+  from: { asset: string };
+  to: { asset: string };
+  created: string;
+  internal: { pricing: PricingRecord; expires_at_ms: number; swap: string | null };
+}
+
+export const QUOTES = new DocStore<QuoteDoc>({
+  kind: "quote",
+  version: 2,
+  upgrade: (data) => {
+    const v1 = data as unknown as QuoteDocV1;
+    return {
+      id: v1.id,
+      from: v1.from.asset,
+      to: v1.to.asset,
+      pricing: v1.internal.pricing,
+      created: parseTimestamp(v1.created)!,
+      expiresAt: v1.internal.expires_at_ms,
+      swap: v1.internal.swap,
+    };
+  },
+  status: (q) => (q.swap ? "used" : "open"),
+  reference: () => null,
+});
+
+/** The quote object of the seed, plus `approximate` (research §11.6). */
+export interface QuoteObject {
+  id: string;
+  object: "quote";
+  from: { asset: string; amount: string };
+  to: { asset: string; amount: string };
+  /** Net output per input after all fees and impact, 18 decimals rounded down. */
+  rate: string;
+  /** 1 − gross / (amount · r0), r0 the best zero-size rate net of venue fees. */
+  price_impact: string;
+  /** In `to.asset`: the fixed costs of the venues used. */
+  network_fee: string;
+  /** In `to.asset`: zero on stablecoin pairs. */
+  platform_fee: string;
+  venues: VenueWeight[];
+  /** True when a heuristic chose the venues (more than 12 of them with a fixed cost). */
+  approximate: boolean;
+  created: string;
+  expires_at: string;
+}
+
+/** The quote's figures from a pricing, in display units. */
+export function quoteFigures(pricing: Omit<Pricing, "continuous">, from: AssetDefinition, to: AssetDefinition) {
+  return {
+    from: { asset: from.code, amount: formatAmount(pricing.amountIn, from) },
+    to: { asset: to.code, amount: formatAmount(pricing.netOut, to) },
+    rate: formatRate(pricing.netOut, pricing.amountIn, from, to),
+    price_impact: formatFraction(priceImpact(pricing)),
+    network_fee: formatAmount(pricing.networkFee, to),
+    platform_fee: formatAmount(pricing.platformFee, to),
+    venues: venueWeights(pricing.legs),
+    approximate: pricing.approximate,
+  };
+}
+
+export function presentQuote(assets: AssetRegistry, q: QuoteDoc): QuoteObject {
+  return {
+    id: q.id,
+    object: "quote",
+    ...quoteFigures(fromPricingRecord(q.pricing), assets.get(q.from)!, assets.get(q.to)!),
+    created: isoTime(q.created),
+    expires_at: isoTime(q.expiresAt),
+  };
+}

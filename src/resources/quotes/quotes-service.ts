@@ -1,0 +1,49 @@
+import { err, ok, type Result } from "neverthrow";
+import { ApiError, fail } from "../../errors";
+import { parseAmount } from "../../money/amount";
+import { toPricingRecord } from "../../quoting/pricing-record";
+import { runCommand } from "../../engine/command";
+import type { EngineDeps, RequestContext } from "../../engine/context";
+import { distinctAssets, priceNow } from "../conversion";
+import { type CreateQuoteInput, QUOTE_TTL, createQuoteSchema } from "./quote-schemas";
+import { QUOTES, type QuoteDoc, type QuoteObject, presentQuote } from "./quote-doc";
+
+
+/** `POST /v1/quotes`, `GET /v1/quotes/{id}`: short-lived price commitments (research §3, §4). */
+export class QuotesService {
+  constructor(private readonly deps: EngineDeps) {}
+
+  async create(ctx: RequestContext, input: CreateQuoteInput): Promise<Result<QuoteObject, ApiError>> {
+    const parsed = createQuoteSchema.parse(input, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const { from, to } = parsed.value;
+    const distinct = distinctAssets(from.asset, to.asset);
+    if (distinct.isErr()) return err(distinct.error);
+    const amount = parseAmount(from.amount, from.asset, "from.amount");
+    if (amount.isErr()) return err(amount.error);
+    // Venues are asked outside the transaction (DESIGN.md: no I/O inside one).
+    const priced = await priceNow(this.deps, from.asset, to.asset, amount.value);
+    if (priced.isErr()) return err(priced.error);
+    const pricing = priced.value;
+    const ttl = parsed.value.ttl ?? QUOTE_TTL.default;
+    return runCommand(this.deps, ctx, async (uow) => {
+      const expiresAt = uow.now + ttl * 1000;
+      const doc: QuoteDoc = {
+        id: this.deps.ids.next("qt"),
+        from: from.asset.code,
+        to: to.asset.code,
+        pricing: toPricingRecord(pricing, pricing.pricedAt),
+        created: uow.now,
+        expiresAt,
+        swap: null,
+      };
+      await QUOTES.insert(uow.tx, ctx.accountId, uow.now, [doc]);
+      return ok(presentQuote(this.deps.assets, doc));
+    });
+  }
+
+  async retrieve(ctx: RequestContext, id: string): Promise<Result<QuoteObject, ApiError>> {
+    const stored = await this.deps.storage.transaction((tx) => QUOTES.get(tx, ctx.accountId, id));
+    return stored ? ok(presentQuote(this.deps.assets, stored.doc)) : fail("resource_missing", `No such quote: ${id}`, { param: "id" });
+  }
+}

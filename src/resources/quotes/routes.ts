@@ -1,0 +1,24 @@
+import type { RouteDefinition } from "../../engine/route";
+import { createQuoteSchema } from "./quote-schemas";
+
+export const quoteRoutes: RouteDefinition[] = [
+  {
+    method: "post",
+    path: "/v1/quotes",
+    summary: "Quote converting an amount of one asset into another, split optimally across venues",
+    tag: "Quotes",
+    scope: "quotes:write",
+    body: createQuoteSchema,
+    returns: "quote",
+    handler: ({ engine, ctx, body }) => engine.quotes.create(ctx, body),
+  },
+  {
+    method: "get",
+    path: "/v1/quotes/:id",
+    summary: "Retrieve a quote",
+    tag: "Quotes",
+    scope: "quotes:read",
+    returns: "quote",
+    handler: ({ engine, ctx, params }) => engine.quotes.retrieve(ctx, params.id!),
+  },
+];

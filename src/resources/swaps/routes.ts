@@ -1,0 +1,36 @@
+import type { RouteDefinition } from "../../engine/route";
+import { createSwapSchema, listSwapsSchema, retrieveSwapSchema } from "./swap-schemas";
+
+export const swapRoutes: RouteDefinition[] = [
+  {
+    method: "post",
+    path: "/v1/swaps",
+    summary: "Execute a quote (once); an expired quote is quote_expired unless refresh allows a re-quote",
+    tag: "Swaps",
+    scope: "swaps:write",
+    body: createSwapSchema,
+    idempotencyRequired: true,
+    returns: "swap",
+    handler: ({ engine, ctx, body }) => engine.swaps.create(ctx, body),
+  },
+  {
+    method: "get",
+    path: "/v1/swaps",
+    summary: "List swaps, newest first",
+    tag: "Swaps",
+    scope: "swaps:read",
+    query: listSwapsSchema,
+    returns: "list of swap",
+    handler: ({ engine, ctx, query }) => engine.swaps.list(ctx, query),
+  },
+  {
+    method: "get",
+    path: "/v1/swaps/:id",
+    summary: "Retrieve a swap; expand[]=quote replaces the quote id with the quote",
+    tag: "Swaps",
+    scope: "swaps:read",
+    returns: "swap",
+    query: retrieveSwapSchema,
+    handler: ({ engine, ctx, params, query }) => engine.swaps.retrieve(ctx, params.id!, query),
+  },
+];

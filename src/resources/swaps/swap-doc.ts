@@ -1,0 +1,111 @@
+import { DocStore } from "../../engine/doc-store";
+import type { AssetRegistry } from "../../money/assets";
+import { formatAmount } from "../../money/amount";
+import { fromPricingRecord, type PricingRecord } from "../../quoting/pricing-record";
+import { formatRate } from "../../quoting/quote-metrics";
+import { isoTime, parseTimestamp } from "../../validation/timestamp";
+import type { HeldReservation } from "../conversion";
+import type { SwapStatus } from "./swap-machine";
+import type { QuoteObject } from "../quotes/quote-doc";
+
+/**
+ * A swap as stored: the pricing it executes (its amounts and rate follow from it), the
+ * reservations holding its input, and its machine's state.
+ */
+export interface SwapDoc {
+  id: string;
+  status: SwapStatus;
+  quote: string;
+  /** Asset codes converted from and to. */
+  from: string;
+  to: string;
+  destinationChain: string;
+  /** The quote's pricing, or the new one when an expired quote was refreshed. */
+  pricing: PricingRecord;
+  refreshed: boolean;
+  reservations: HeldReservation[];
+  /** `venue_rejected` when failed, with the venue's reason. */
+  failureCode: string | null;
+  failureReason: string | null;
+  created: number;
+  settledAt: number | null;
+}
+
+/** Shape 1 stored the swap object with an `internal` part. */
+interface SwapDocV1 {
+  id: string;
+  status: SwapStatus;
+  quote: string;
+  from: { asset: string };
+  to: { asset: string };
+  destination_chain: string;
+  refreshed: boolean;
+  failure_code: string | null;
+  created: string;
+  settled: string | null;
+  internal: { pricing: PricingRecord; reservations: HeldReservation[]; failure_reason: string | null };
+}
+
+export const SWAPS = new DocStore<SwapDoc>({
+  kind: "swap",
+  version: 2,
+  upgrade: (data) => {
+    const v1 = data as unknown as SwapDocV1;
+    return {
+      id: v1.id,
+      status: v1.status,
+      quote: v1.quote,
+      from: v1.from.asset,
+      to: v1.to.asset,
+      destinationChain: v1.destination_chain,
+      pricing: v1.internal.pricing,
+      refreshed: v1.refreshed,
+      reservations: v1.internal.reservations,
+      failureCode: v1.failure_code,
+      failureReason: v1.internal.failure_reason,
+      created: parseTimestamp(v1.created)!,
+      settledAt: v1.settled === null ? null : parseTimestamp(v1.settled)!,
+    };
+  },
+  status: (d) => d.status,
+  reference: () => null,
+});
+
+/** The swap object of the seed and DECISIONS.md §4, plus `refreshed`. */
+export interface SwapObject {
+  id: string;
+  object: "swap";
+  status: SwapStatus;
+  /** The quote's id, or the quote with `expand[]=quote`. */
+  quote: string | QuoteObject;
+  from: { asset: string; amount: string };
+  to: { asset: string; amount: string };
+  destination_chain: string;
+  /** The quote's rate, or the refreshed quote's when `refreshed`. */
+  executed_rate: string;
+  refreshed: boolean;
+  /** `venue_rejected` when failed, else null. */
+  failure_code: string | null;
+  created: string;
+  settled: string | null;
+}
+
+export function presentSwap(assets: AssetRegistry, s: SwapDoc): SwapObject {
+  const from = assets.get(s.from)!;
+  const to = assets.get(s.to)!;
+  const { amountIn, netOut } = fromPricingRecord(s.pricing);
+  return {
+    id: s.id,
+    object: "swap",
+    status: s.status,
+    quote: s.quote,
+    from: { asset: s.from, amount: formatAmount(amountIn, from) },
+    to: { asset: s.to, amount: formatAmount(netOut, to) },
+    destination_chain: s.destinationChain,
+    executed_rate: formatRate(netOut, amountIn, from, to),
+    refreshed: s.refreshed,
+    failure_code: s.failureCode,
+    created: isoTime(s.created),
+    settled: s.settledAt === null ? null : isoTime(s.settledAt),
+  };
+}

@@ -1,0 +1,232 @@
+import { err, ok, type Result } from "neverthrow";
+import { ApiError, fail } from "../../errors";
+import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-page";
+import { swapMachine, type SwapAnnouncement, type SwapEvent, type SwapStatus } from "./swap-machine";
+import { startMachine, stepMachine, type MachineAction } from "../../engine/machine-step";
+import type { AssetDefinition } from "../../money/assets";
+import { defineWork, type Job } from "../../workers/due-work";
+import type { VenueExecutionResult } from "../../ports/venue";
+import { fromPricingRecord, toPricingRecord, type PricingRecord, type StoredPricing } from "../../quoting/pricing-record";
+import { parseSlippage } from "../../quoting/quote-metrics";
+import type { Ratio } from "../../quoting/venue-curves";
+import { s } from "../../validation/schema";
+import { runCommand } from "../../engine/command";
+import { type EngineDeps, type RequestContext, jobContext } from "../../engine/context";
+import { delivered, executePricing, priceNow, releaseReservations, settleConversion } from "../conversion";
+import type { UnitOfWork } from "../../engine/unit-of-work";
+import { type CreateSwapInput, type ListSwapsParams, type RetrieveSwapParams, createSwapSchema, listSwapsSchema, retrieveSwapSchema } from "./swap-schemas";
+import { SWAPS, type SwapDoc, type SwapObject, presentSwap } from "./swap-doc";
+import { QUOTES, presentQuote } from "../quotes/quote-doc";
+import { docField, expandObjects, itemPaths, type Expandable } from "../../lists/expansion";
+
+/** What `expand[]` replaces in a swap: its quote. */
+const SWAP_EXPANDABLE: Expandable = { fields: { quote: docField("quote", QUOTES, (doc, deps) => presentQuote(deps.assets, doc)) } };
+
+/** Executes a swap's legs at its venues and settles or fails it. */
+export const SWAP_EXECUTE = defineWork("swap.execute", s.object({ swap: s.string({ min: 1 }) }));
+
+
+/**
+ * `POST /v1/swaps` and its execution (DECISIONS.md §4). Create consumes the quote, reserves the
+ * input and schedules the venue call; the worker executes the quote's legs (idempotent by the
+ * swap id, outside any transaction) and then settles or fails the swap in one transaction.
+ */
+export class SwapsService {
+  constructor(private readonly deps: EngineDeps) {}
+
+  async create(ctx: RequestContext, input: CreateSwapInput): Promise<Result<SwapObject, ApiError>> {
+    const parsed = createSwapSchema.parse(input, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const { quote: quoteId, destination_chain, refresh } = parsed.value;
+    let maxSlippage: Ratio | null = null;
+    if (refresh) {
+      const parsedSlippage = parseSlippage(refresh.max_slippage, "refresh.max_slippage");
+      if (parsedSlippage.isErr()) return err(parsedSlippage.error);
+      maxSlippage = parsedSlippage.value;
+    }
+    const found = await this.deps.storage.transaction((tx) => QUOTES.get(tx, ctx.accountId, quoteId));
+    if (!found) return fail("resource_missing", `No such quote: ${quoteId}`, { param: "quote" });
+    const quote = found.doc;
+    const from = this.deps.assets.asset(quote.from, "quote");
+    if (from.isErr()) return err(from.error);
+    const to = this.deps.assets.asset(quote.to, "quote");
+    if (to.isErr()) return err(to.error);
+    const chain = this.deps.assets.chainFor(to.value, destination_chain.name, "destination_chain");
+    if (chain.isErr()) return err(chain.error);
+    if (quote.swap) return alreadyUsed(quote.id);
+
+    // An expired quote with refresh: re-quote now, outside the transaction (venues are I/O).
+    let refreshed: StoredPricing | null = null;
+    if (this.deps.clock.now() > quote.expiresAt) {
+      if (!maxSlippage) return expired(quote.id);
+      const again = await this.refresh(quote.pricing, from.value, to.value, maxSlippage);
+      if (again.isErr()) return err(again.error);
+      refreshed = again.value;
+    }
+
+    return runCommand(this.deps, ctx, async (uow) => {
+      const locked = await QUOTES.get(uow.tx, ctx.accountId, quoteId, { lock: true });
+      if (!locked) return fail("resource_missing", `No such quote: ${quoteId}`, { param: "quote" });
+      if (locked.doc.swap) return alreadyUsed(quoteId);
+      if (!refreshed && uow.now > locked.doc.expiresAt) return expired(quoteId);
+      const pricing = refreshed ?? fromPricingRecord(locked.doc.pricing);
+      const id = this.deps.ids.next("sw");
+      const reserved = await uow.ledger.reserveAcrossChains({
+        accountId: ctx.accountId,
+        asset: from.value,
+        amount: pricing.amountIn,
+        resource: id,
+      });
+      if (reserved.isErr()) return err(reserved.error);
+      const start = startMachine(swapMachine);
+      const doc: SwapDoc = {
+        id,
+        status: start.value as SwapStatus,
+        quote: quoteId,
+        from: from.value.code,
+        to: to.value.code,
+        destinationChain: chain.value.name,
+        pricing: toPricingRecord(pricing, pricing.pricedAt),
+        refreshed: refreshed !== null,
+        reservations: reserved.value.map((r) => ({ id: r.id, chain: r.chain, amount: r.amount.toString() })),
+        failureCode: null,
+        failureReason: null,
+        created: uow.now,
+        settledAt: null,
+      };
+      await SWAPS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
+      await QUOTES.update(uow.tx, locked, { ...locked.doc, swap: id }, uow.now);
+      await this.carryOut(uow, ctx.accountId, doc, start.actions, to.value);
+      return ok(presentSwap(this.deps.assets, doc));
+    });
+  }
+
+  async retrieve(ctx: RequestContext, id: string, params: RetrieveSwapParams = {}): Promise<Result<SwapObject, ApiError>> {
+    const parsed = retrieveSwapSchema.parse(params, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const stored = await this.deps.storage.transaction((tx) => SWAPS.get(tx, ctx.accountId, id));
+    if (!stored) return fail("resource_missing", `No such swap: ${id}`, { param: "id" });
+    const swap = presentSwap(this.deps.assets, stored.doc);
+    await expandObjects(this.deps, ctx.accountId, SWAP_EXPANDABLE, [swap], parsed.value.expand ?? []);
+    return ok(swap);
+  }
+
+  list(ctx: RequestContext, params: ListSwapsParams = {}): PagedList<SwapObject> {
+    return pagedList(params, (p) => this.page(ctx, p));
+  }
+
+  private async page(ctx: RequestContext, input: ListSwapsParams): Promise<Result<ListEnvelope<SwapObject>, ApiError>> {
+    const parsed = listSwapsSchema.parse(input, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const { expand, ...params } = parsed.value;
+    const paths = itemPaths(expand);
+    const page = await SWAPS.list(this.deps, ctx, params, (doc) => presentSwap(this.deps.assets, doc), paths.length ? { expand: paths } : undefined);
+    if (page.isOk()) await expandObjects(this.deps, ctx.accountId, SWAP_EXPANDABLE, page.value.data, paths);
+    return page;
+  }
+
+  /**
+   * Due work `swap.execute`: calls the venues with the stored legs (idempotent by the swap id,
+   * so a retry after a crash executes nothing twice), then settles or fails the swap. A transient
+   * venue error is retried for as long as it lasts (capped backoff): it says nothing about
+   * whether the legs executed, so concluding "rejected" and returning the funds could hand back
+   * money a venue already took. Only the venue's own answer fails a swap.
+   */
+  async executeDue(job: Job<{ swap: string }>): Promise<void> {
+    const { swap: id } = job.payload;
+    const accountId = job.accountId;
+    const stored = await this.deps.storage.transaction((tx) => SWAPS.get(tx, accountId, id));
+    if (!stored || stored.doc.status !== "executing") return;
+    const doc = stored.doc;
+    const result: VenueExecutionResult = await executePricing(this.deps, doc.id, doc.from, doc.to, fromPricingRecord(doc.pricing));
+    const code = result.status === "rejected" ? "venue_rejected" : null;
+    const applied = await runCommand(this.deps, jobContext(job), async (uow) => {
+      const locked = await SWAPS.get(uow.tx, accountId, id, { lock: true });
+      if (!locked || locked.doc.status !== "executing") return ok(undefined);
+      const event: SwapEvent = result.status === "executed" ? { type: "executed" } : { type: "rejected", code: code! };
+      const step = stepMachine(swapMachine, { value: locked.doc.status, context: {} }, event);
+      const next: SwapDoc = {
+        ...locked.doc,
+        status: step.value as SwapStatus,
+        settledAt: step.value === "settled" ? uow.now : null,
+        failureCode: code,
+        failureReason: result.status === "rejected" ? result.reason : null,
+      };
+      const to = this.deps.assets.get(next.to)!;
+      const settled = await this.carryOut(uow, accountId, next, step.actions, to, result);
+      if (settled.isErr()) return err(settled.error);
+      await SWAPS.update(uow.tx, locked, next, uow.now);
+      return ok(undefined);
+    });
+    if (applied.isErr()) throw applied.error;
+  }
+
+  /** Re-prices an expired quote's amount now; `quote_expired` unless within `maxSlippage`. */
+  private async refresh(
+    old: PricingRecord,
+    from: AssetDefinition,
+    to: AssetDefinition,
+    maxSlippage: Ratio,
+  ): Promise<Result<StoredPricing, ApiError>> {
+    const again = await priceNow(this.deps, from, to, BigInt(old.amount_in));
+    if (again.isErr()) {
+      return fail("quote_expired", `The quote expired and could not be refreshed: ${again.error.message}`, { param: "quote" });
+    }
+    // Same input, so comparing rates is comparing outputs: new ≥ old·(1 − max_slippage).
+    const oldNet = BigInt(old.net_out);
+    if (again.value.netOut * maxSlippage.den < oldNet * (maxSlippage.den - maxSlippage.num)) {
+      return fail("quote_expired", "The quote expired and the current rate moved beyond refresh.max_slippage", {
+        param: "quote",
+      });
+    }
+    return ok(again.value);
+  }
+
+  /** Carries out the machine's actions in this transaction. */
+  private async carryOut(
+    uow: UnitOfWork,
+    accountId: string,
+    doc: SwapDoc,
+    actions: MachineAction[],
+    to: AssetDefinition,
+    result?: VenueExecutionResult,
+  ): Promise<Result<void, ApiError>> {
+    const announce: SwapAnnouncement[] = [];
+    for (const action of actions) {
+      if (action.type === "execute") {
+        uow.schedule(SWAP_EXECUTE, { swap: doc.id }, { accountId, dedupeKey: `${SWAP_EXECUTE.kind}:${doc.id}` });
+      } else if (action.type === "settle") {
+        if (result?.status !== "executed") throw new Error("settle without an execution");
+        const pricing = fromPricingRecord(doc.pricing);
+        const posted = await settleConversion(uow, {
+          accountId,
+          resource: doc.id,
+          step: "settle",
+          held: doc.reservations,
+          amountIn: pricing.amountIn,
+          final: true,
+          to,
+          chain: doc.destinationChain,
+          delivered: delivered(result),
+          netOut: pricing.netOut,
+          networkFee: pricing.networkFee,
+        });
+        if (posted.isErr()) return posted;
+      } else if (action.type === "refund") {
+        await releaseReservations(uow, accountId, doc.reservations);
+      } else if (action.type === "announce") {
+        announce.push((action.params as { type: SwapAnnouncement }).type);
+      }
+    }
+    for (const type of announce) uow.emit(type, presentSwap(this.deps.assets, doc), accountId);
+    return ok(undefined);
+  }
+}
+
+function alreadyUsed(id: string): Result<never, ApiError> {
+  return fail("quote_already_used", `Quote ${id} has already been used by a swap`, { param: "quote" });
+}
+
+function expired(id: string): Result<never, ApiError> {
+  return fail("quote_expired", `Quote ${id} has expired; request a new quote`, { param: "quote" });
+}

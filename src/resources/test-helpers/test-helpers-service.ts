@@ -1,0 +1,213 @@
+import { err, ok, type Result } from "neverthrow";
+import { runCommand } from "../../engine/command";
+import type { EngineDeps, RequestContext } from "../../engine/context";
+import { fail, type ApiError } from "../../errors";
+import type { EventEnvelope } from "../../events/envelope";
+import type { BalanceObject } from "../../ledger/balances";
+import { parseAmount } from "../../money/amount";
+import { isChainSimulation, type ChainSimulationControl } from "../../ports/chain";
+import { isManualClock } from "../../ports/clock";
+import type { Json } from "../../ports/storage";
+import type { Schema } from "../../validation/schema";
+import { isoTime } from "../../validation/timestamp";
+import type { WorkerRunner } from "../../workers/runner";
+import { sampleObject } from "../events/event-samples";
+import { applyOverrides } from "../events/sample-overrides";
+import type { EventsService } from "../events/events-service";
+import type { ChainWatchers } from "../payment-intents/chain-watchers";
+import { PAYMENT_INTENTS, presentPaymentIntent, type PaymentIntentObject } from "../payment-intents/payment-intent-doc";
+import {
+  advanceChainSchema,
+  advanceClockSchema,
+  fundSchema,
+  payPaymentIntentSchema,
+  reorgChainSchema,
+  triggerEventSchema,
+  type AdvanceChainInput,
+  type AdvanceClockInput,
+  type FundInput,
+  type PayPaymentIntentInput,
+  type ReorgChainInput,
+  type TriggerEventInput,
+} from "./test-helper-schemas";
+
+export interface TestChainObject {
+  object: "test_chain";
+  chain: string;
+  height: number;
+  /** Transfers the reorganisation moved out of the replaced blocks (reorg only). */
+  reorganized?: number;
+}
+
+export interface TestClockObject {
+  object: "test_clock";
+  now: string;
+  /** Due work items run while time moved. */
+  work_run: number;
+}
+
+/**
+ * DECISIONS.md §7: what drives the simulated world, for test-mode accounts only (the same
+ * helpers answer the `/v1/test_helpers/…` routes). Every helper refuses a live context with
+ * `resource_missing`, as the routes answer live keys.
+ */
+export class TestHelpersService {
+  constructor(
+    private readonly deps: EngineDeps,
+    private readonly worker: WorkerRunner,
+    private readonly watchers: ChainWatchers,
+    private readonly events: EventsService,
+  ) {}
+
+  /** Credits `amount` of `asset` on `chain` to the account's available balance. */
+  async fund(ctx: RequestContext, input: FundInput): Promise<Result<BalanceObject, ApiError>> {
+    const mode = testModeOnly(ctx);
+    if (mode.isErr()) return err(mode.error);
+    const parsed = fundSchema.parse(input, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const { asset, chain, amount } = parsed.value;
+    const onChain = this.deps.assets.chainFor(asset, chain.name, "chain");
+    if (onChain.isErr()) return err(onChain.error);
+    const units = parseAmount(amount, asset, "amount");
+    if (units.isErr()) return err(units.error);
+    return runCommand(this.deps, ctx, async (uow) => {
+      const posted = await uow.ledger.fund(ctx.accountId, asset.code, chain.name, units.value, null);
+      if (posted.isErr()) return err(posted.error);
+      return ok(uow.balance(ctx.accountId, asset));
+    });
+  }
+
+  /**
+   * Moves the manual clock forward by `seconds`, stopping at every moment work falls due on the
+   * way and running it, so an hour of retries happens in order. Refused on the system clock.
+   */
+  async advanceClock(ctx: RequestContext, input: AdvanceClockInput): Promise<Result<TestClockObject, ApiError>> {
+    const mode = testModeOnly(ctx);
+    if (mode.isErr()) return err(mode.error);
+    const parsed = advanceClockSchema.parse(input, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const clock = this.deps.clock;
+    if (!isManualClock(clock)) {
+      return fail("parameter_invalid", "The clock can be advanced only when the engine runs on a manual clock", {
+        param: "seconds",
+      });
+    }
+    const target = clock.now() + parsed.value.seconds * 1000;
+    let ran = await this.worker.runDue();
+    for (;;) {
+      const next = await this.deps.storage.transaction((tx) => tx.work.nextRunAt());
+      if (next === null || next > target) break;
+      const moved = next > clock.now();
+      if (moved) clock.advance(next - clock.now());
+      const step = await this.worker.runDue();
+      ran += step;
+      if (!moved && step === 0) break; // due but not claimable here (leased elsewhere): nothing to wait for
+    }
+    if (target > clock.now()) clock.advance(target - clock.now());
+    ran += await this.worker.runDue();
+    return ok({ object: "test_clock", now: isoTime(clock.now()), work_run: ran });
+  }
+
+  /**
+   * Mines `blocks` blocks on a simulated chain now. Deposits to payment intents see the new
+   * chain at once; payout tracking at its next poll (a block time later on the engine's clock).
+   */
+  advanceChain(ctx: RequestContext, chain: string, input: AdvanceChainInput): Promise<Result<TestChainObject, ApiError>> {
+    return this.withSimulation(ctx, chain, input, advanceChainSchema, (sim, { blocks }) => {
+      sim.advance(chain, blocks);
+      return { object: "test_chain", chain, height: sim.height(chain) };
+    });
+  }
+
+  /** Replaces the last `depth` blocks of a simulated chain: deposits in them are gone. */
+  reorgChain(ctx: RequestContext, chain: string, input: ReorgChainInput): Promise<Result<TestChainObject, ApiError>> {
+    return this.withSimulation(ctx, chain, input, reorgChainSchema, (sim, { depth }) => {
+      const reorganized = sim.reorg(chain, depth);
+      return { object: "test_chain", chain, height: sim.height(chain), reorganized };
+    });
+  }
+
+  /**
+   * A payer sends `amount` to the intent's address on `chain`. A chain the intent does not list
+   * receives at the intent's address of the same family (EVM chains share addresses), which is
+   * how a payment on an unsupported chain happens.
+   */
+  async payPaymentIntent(ctx: RequestContext, id: string, input: PayPaymentIntentInput): Promise<Result<PaymentIntentObject, ApiError>> {
+    const mode = testModeOnly(ctx);
+    if (mode.isErr()) return err(mode.error);
+    const parsed = payPaymentIntentSchema.parse(input, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const stored = await this.deps.storage.transaction((tx) => PAYMENT_INTENTS.get(tx, ctx.accountId, id));
+    if (!stored) return fail("resource_missing", `No such payment intent: ${id}`, { param: "id" });
+    const doc = stored.doc;
+    const chain = parsed.value.chain;
+    const asset = parsed.value.asset ?? this.deps.assets.get(doc.asset)!;
+    if (!asset.chains.includes(chain.name)) {
+      return fail("chain_unsupported", `${asset.code} does not exist on ${chain.name}`, { param: "chain" });
+    }
+    const amount = parseAmount(parsed.value.amount, asset, "amount");
+    if (amount.isErr()) return err(amount.error);
+    const address =
+      doc.depositAddresses[chain.name] ??
+      Object.entries(doc.depositAddresses).find(([c]) => this.deps.assets.chain(c)?.family === chain.family)?.[1];
+    if (!address) {
+      return fail("chain_unsupported", `The intent has no address a payer could use on ${chain.name}`, { param: "chain" });
+    }
+    const adapter = this.deps.chains.for(chain.name, false);
+    if (!adapter || !isChainSimulation(adapter)) return fail("resource_missing", `${chain.name} is not simulated on this engine`, { param: "chain" });
+    adapter.pay({ chain: chain.name, asset: asset.code, address, amount: amount.value });
+    await runCommand(this.deps, ctx, async (uow) => {
+      await this.watchers.watch(uow, chain.name, uow.now);
+      return ok(null);
+    });
+    await this.watchers.poll(chain.name, false); // the payer's transfer is seen at once
+    const after = await this.deps.storage.transaction((tx) => PAYMENT_INTENTS.get(tx, ctx.accountId, id));
+    return ok(presentPaymentIntent(this.deps.assets, after?.doc ?? doc));
+  }
+
+  /**
+   * Emits one event of `type` about a sample object (fresh ids, `sample: true`), delivered to the
+   * account's endpoints like any other event; nothing is created and no value moves.
+   */
+  async triggerEvent(ctx: RequestContext, input: TriggerEventInput): Promise<Result<EventEnvelope, ApiError>> {
+    const mode = testModeOnly(ctx);
+    if (mode.isErr()) return err(mode.error);
+    const parsed = triggerEventSchema.parse(input, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const { type, overrides } = parsed.value;
+    const emitted = await runCommand(this.deps, ctx, async (uow) => {
+      const sample = sampleObject(type, this.deps.ids, this.deps.assets, uow.now);
+      const object = overrides ? applyOverrides(sample, overrides) : ok(sample);
+      return object.map((o) => uow.emit(type, o as Json));
+    });
+    if (emitted.isErr()) return err(emitted.error);
+    return this.events.retrieve(ctx, emitted.value);
+  }
+
+  private async withSimulation<I>(
+    ctx: RequestContext,
+    chain: string,
+    input: unknown,
+    schema: Schema<I, unknown>,
+    act: (sim: ChainSimulationControl, input: I) => TestChainObject,
+  ): Promise<Result<TestChainObject, ApiError>> {
+    const mode = testModeOnly(ctx);
+    if (mode.isErr()) return err(mode.error);
+    const known = this.deps.assets.knownChain(chain, "chain");
+    if (known.isErr()) return err(known.error);
+    const parsed = schema.parse(input, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const adapter = this.deps.chains.for(chain, false);
+    if (!adapter || !isChainSimulation(adapter)) {
+      return fail("resource_missing", `${chain} is not simulated on this engine`, { param: "chain" });
+    }
+    const result = act(adapter, parsed.value);
+    // Deposits see the new chain at once (payouts at their next poll, a block time later).
+    await this.watchers.poll(chain, false);
+    return ok(result);
+  }
+}
+
+function testModeOnly(ctx: RequestContext): Result<true, ApiError> {
+  return ctx.livemode ? fail("resource_missing", "Test helpers exist only in test mode") : ok(true);
+}

@@ -1,0 +1,48 @@
+import { setup } from "xstate";
+import type { PersistedState } from "../../engine/machine-step";
+
+/**
+ * A webhook endpoint's life (seed: "Answering a delivery with 410 Gone disables it
+ * permanently"; DECISIONS.md §4: `status` enabled|disabled with `disabled_reason`):
+ *
+ * - `enabled` receives deliveries;
+ * - `disabled` by its owner (`disabled_reason: "manual"`) receives nothing until enabled again;
+ * - `gone` after a receiver answered 410 (`status: "disabled"`, `disabled_reason: "gone"`) is
+ *   final: nothing enables it again; the owner registers a new endpoint.
+ *
+ * The machine only decides; the services persist the state in the endpoint's document.
+ */
+export type WebhookEndpointEvent = { type: "enable" } | { type: "disable" } | { type: "gone" };
+
+export const webhookEndpointMachine = setup({
+  types: {
+    context: {} as Record<string, never>,
+    events: {} as WebhookEndpointEvent,
+  },
+}).createMachine({
+  id: "webhook_endpoint",
+  initial: "enabled",
+  context: {},
+  states: {
+    enabled: { on: { disable: "disabled", gone: "gone" } },
+    disabled: { on: { enable: "enabled", gone: "gone" } },
+    gone: { type: "final" },
+  },
+});
+
+export type WebhookEndpointState = "enabled" | "disabled" | "gone";
+
+/** The API's view of a machine state. */
+export function endpointStatus(state: WebhookEndpointState): {
+  status: "enabled" | "disabled";
+  disabled_reason: "manual" | "gone" | null;
+} {
+  if (state === "enabled") return { status: "enabled", disabled_reason: null };
+  return { status: "disabled", disabled_reason: state === "gone" ? "gone" : "manual" };
+}
+
+/** The machine state a stored endpoint is in, from its status and reason. */
+export function endpointState(doc: { status: string; disabled_reason: string | null }): PersistedState<Record<string, never>> {
+  const value: WebhookEndpointState = doc.status === "enabled" ? "enabled" : doc.disabled_reason === "gone" ? "gone" : "disabled";
+  return { value, context: {} };
+}

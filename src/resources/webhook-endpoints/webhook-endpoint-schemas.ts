@@ -1,0 +1,51 @@
+import { EVENT_TYPES } from "../../events/catalogue";
+import { listPaths } from "../../lists/expansion";
+import { listParamsShape } from "../../lists/list-params";
+import { s, type Input } from "../../validation/schema";
+
+/** Request schemas of webhook endpoints, their delivery log and replay. */
+
+export const EVENT_FILTERS = [...EVENT_TYPES, "*"] as const;
+
+export const urlField = s.string({ min: 1, max: 2048, format: "uri" }).describe("HTTPS address of the receiver");
+
+export const eventsField = s
+  .array(s.enum(EVENT_FILTERS), { min: 1, max: EVENT_FILTERS.length })
+  .describe('Event types to receive, or ["*"] for every type');
+
+export const descriptionField = s.string({ max: 1000 }).optional();
+
+export const createEndpointSchema = s.object({
+  url: urlField,
+  enabled_events: eventsField,
+  description: descriptionField,
+});
+
+export const updateEndpointSchema = s.object({
+  url: urlField.optional(),
+  enabled_events: eventsField.optional(),
+  description: descriptionField,
+  status: s.enum(["enabled", "disabled"] as const).optional().describe("disabled stops deliveries until enabled again"),
+});
+
+export const listEndpointsSchema = s.object({
+  ...listParamsShape,
+  status: s.enum(["enabled", "disabled"] as const).optional(),
+});
+
+export const listDeliveriesSchema = s.object({
+  ...listParamsShape,
+  status: s.enum(["succeeded", "failed"] as const).optional(),
+  expand: s.expand(listPaths(["event"] as const)).optional().describe("Replace ids with objects in every attempt: data.event"),
+});
+
+export const replaySchema = s.object({
+  from: s.timestamp().describe("Start of the window (inclusive): at most 7 days ago"),
+  to: s.timestamp().optional().describe("End of the window (exclusive); default now"),
+});
+
+export type CreateWebhookEndpointInput = Input<typeof createEndpointSchema>;
+export type UpdateWebhookEndpointInput = Input<typeof updateEndpointSchema>;
+export type ListWebhookEndpointsParams = Input<typeof listEndpointsSchema>;
+export type ListDeliveriesParams = Input<typeof listDeliveriesSchema>;
+export type ReplayInput = Input<typeof replaySchema>;

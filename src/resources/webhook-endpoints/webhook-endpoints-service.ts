@@ -1,0 +1,271 @@
+import { err, ok, type Result } from "neverthrow";
+import { ApiError, fail } from "../../errors";
+import { randomToken } from "../../ids";
+import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-page";
+import { startMachine, stepMachine } from "../../engine/machine-step";
+import {
+  endpointState,
+  endpointStatus,
+  webhookEndpointMachine,
+  type WebhookEndpointEvent,
+  type WebhookEndpointState,
+} from "./webhook-endpoint-machine";
+import type { StorageTx } from "../../ports/storage";
+import { isoTime, parseTimestamp } from "../../validation/timestamp";
+import { runCommand } from "../../engine/command";
+import type { EngineDeps, RequestContext } from "../../engine/context";
+import { DocStore, type Stored } from "../../engine/doc-store";
+import { type CreateWebhookEndpointInput, type ListWebhookEndpointsParams, type UpdateWebhookEndpointInput, createEndpointSchema, listEndpointsSchema, updateEndpointSchema } from "./webhook-endpoint-schemas";
+
+/** A signing secret; after a rotation the old one signs beside the new one until it expires. */
+export interface EndpointSecret {
+  secret: string;
+  /** Epoch ms after which it no longer signs; null for the current secret. */
+  expiresAt: number | null;
+}
+
+/** A webhook endpoint as stored: its machine's state, where it delivers, and its secrets (never shown again). */
+export interface WebhookEndpointDoc {
+  id: string;
+  state: WebhookEndpointState;
+  url: string;
+  enabledEvents: string[];
+  description: string | null;
+  livemode: boolean;
+  created: number;
+  /** Newest first. */
+  secrets: EndpointSecret[];
+}
+
+/** Shape 1 stored the API object with the secrets beside it. */
+interface WebhookEndpointDocV1 {
+  id: string;
+  url: string;
+  status: "enabled" | "disabled";
+  disabled_reason: "manual" | "gone" | null;
+  enabled_events: string[];
+  description: string | null;
+  livemode: boolean;
+  created: string;
+  secrets: { secret: string; expires_at: number | null }[];
+}
+
+/** The API object (DECISIONS.md §4); `secret` only in the answers to create and rotate_secret. */
+export interface WebhookEndpointObject {
+  id: string;
+  object: "webhook_endpoint";
+  url: string;
+  status: "enabled" | "disabled";
+  disabled_reason: "manual" | "gone" | null;
+  enabled_events: string[];
+  description: string | null;
+  livemode: boolean;
+  created: string;
+  secret?: string;
+}
+
+export interface DeletedWebhookEndpoint {
+  id: string;
+  object: "webhook_endpoint";
+  deleted: true;
+}
+
+export const WEBHOOK_ENDPOINTS = new DocStore<WebhookEndpointDoc>({
+  kind: "webhook_endpoint",
+  version: 2,
+  upgrade: (data) => {
+    const v1 = data as unknown as WebhookEndpointDocV1;
+    return {
+      id: v1.id,
+      state: endpointState(v1).value as WebhookEndpointState,
+      url: v1.url,
+      enabledEvents: v1.enabled_events,
+      description: v1.description,
+      livemode: v1.livemode,
+      created: parseTimestamp(v1.created)!,
+      secrets: v1.secrets.map((s) => ({ secret: s.secret, expiresAt: s.expires_at })),
+    };
+  },
+  status: (doc) => endpointStatus(doc.state).status,
+  reference: () => null,
+});
+
+
+/** Whether an endpoint with these `enabled_events` receives events of `type`. */
+export function subscribes(enabledEvents: readonly string[], type: string): boolean {
+  return enabledEvents.includes("*") || enabledEvents.includes(type);
+}
+
+/** The secrets that sign a delivery made at `now`: the current one and any not yet expired. */
+export function signingSecrets(doc: WebhookEndpointDoc, now: number): string[] {
+  return doc.secrets.filter((s) => s.expiresAt === null || s.expiresAt > now).map((s) => s.secret);
+}
+
+/** DECISIONS.md §4: `whsec_` + 32 random bytes, base64url. */
+function newSecret(deps: EngineDeps): string {
+  return `whsec_${randomToken(deps.random, 32)}`;
+}
+
+function present(doc: WebhookEndpointDoc, secret?: string): WebhookEndpointObject {
+  const object: WebhookEndpointObject = {
+    id: doc.id,
+    object: "webhook_endpoint",
+    url: doc.url,
+    ...endpointStatus(doc.state),
+    enabled_events: doc.enabledEvents,
+    description: doc.description,
+    livemode: doc.livemode,
+    created: isoTime(doc.created),
+  };
+  return secret === undefined ? object : { ...object, secret };
+}
+
+/**
+ * Webhook endpoints (seed: webhook endpoint; DECISIONS.md §4): register (the secret is shown
+ * once), read, list, update, delete, rotate the secret. Deliveries to them are
+ * `WebhookDeliveriesService`'s.
+ */
+export class WebhookEndpointsService {
+  constructor(private readonly deps: EngineDeps) {}
+
+  async create(ctx: RequestContext, input: CreateWebhookEndpointInput): Promise<Result<WebhookEndpointObject, ApiError>> {
+    const parsed = createEndpointSchema.parse(input, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const url = this.checkUrl(parsed.value.url);
+    if (url.isErr()) return err(url.error);
+    const events = normaliseEvents(parsed.value.enabled_events);
+    if (events.isErr()) return err(events.error);
+    return runCommand(this.deps, ctx, async (uow) => {
+      const secret = newSecret(this.deps);
+      const doc: WebhookEndpointDoc = {
+        id: this.deps.ids.next("we"),
+        state: startMachine(webhookEndpointMachine).value as WebhookEndpointState,
+        url: url.value,
+        enabledEvents: events.value,
+        description: parsed.value.description ?? null,
+        livemode: ctx.livemode,
+        created: uow.now,
+        secrets: [{ secret, expiresAt: null }],
+      };
+      await WEBHOOK_ENDPOINTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
+      return ok(present(doc, secret));
+    });
+  }
+
+  async retrieve(ctx: RequestContext, id: string): Promise<Result<WebhookEndpointObject, ApiError>> {
+    const stored = await this.deps.storage.transaction((tx) => this.find(tx, ctx, id));
+    return stored.map((s) => present(s.doc));
+  }
+
+  list(ctx: RequestContext, params: ListWebhookEndpointsParams = {}): PagedList<WebhookEndpointObject> {
+    return pagedList(params, (p) => this.page(ctx, p));
+  }
+
+  private async page(ctx: RequestContext, input: ListWebhookEndpointsParams): Promise<Result<ListEnvelope<WebhookEndpointObject>, ApiError>> {
+    const parsed = listEndpointsSchema.parse(input, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    return WEBHOOK_ENDPOINTS.list(this.deps, ctx, parsed.value, (doc) => present(doc));
+  }
+
+  /** Changes the URL, the events, the description, or enables and disables by hand. */
+  async update(ctx: RequestContext, id: string, input: UpdateWebhookEndpointInput): Promise<Result<WebhookEndpointObject, ApiError>> {
+    const parsed = updateEndpointSchema.parse(input, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const change = parsed.value;
+    const url = change.url === undefined ? ok(undefined) : this.checkUrl(change.url);
+    if (url.isErr()) return err(url.error);
+    const events = change.enabled_events === undefined ? ok(undefined) : normaliseEvents(change.enabled_events);
+    if (events.isErr()) return err(events.error);
+    return runCommand(this.deps, ctx, async (uow) => {
+      const found = await this.find(uow.tx, ctx, id, true);
+      if (found.isErr()) return err(found.error);
+      const stored = found.value;
+      let doc: WebhookEndpointDoc = { ...stored.doc };
+      if (url.value !== undefined) doc.url = url.value;
+      if (events.value !== undefined) doc.enabledEvents = events.value;
+      if (change.description !== undefined) doc.description = change.description;
+      if (change.status !== undefined && change.status !== endpointStatus(doc.state).status) {
+        const moved = transition(doc, change.status === "enabled" ? "enable" : "disable");
+        if (!moved) {
+          return fail("parameter_invalid", "This endpoint answered 410 Gone and is disabled for good; register a new one", {
+            param: "status",
+          });
+        }
+        doc = moved;
+      }
+      await WEBHOOK_ENDPOINTS.update(uow.tx, stored, doc, uow.now);
+      return ok(present(doc));
+    });
+  }
+
+  /** Deletes the endpoint; deliveries still queued for it are dropped when they fall due. */
+  async del(ctx: RequestContext, id: string): Promise<Result<DeletedWebhookEndpoint, ApiError>> {
+    return runCommand(this.deps, ctx, async (uow) => {
+      const found = await this.find(uow.tx, ctx, id, true);
+      if (found.isErr()) return err(found.error);
+      await uow.tx.resources.delete(ctx.accountId, id);
+      return ok({ id, object: "webhook_endpoint", deleted: true });
+    });
+  }
+
+  /** A new secret, shown once; the previous one keeps signing beside it for 24 hours. */
+  async rotateSecret(ctx: RequestContext, id: string): Promise<Result<WebhookEndpointObject, ApiError>> {
+    return runCommand(this.deps, ctx, async (uow) => {
+      const found = await this.find(uow.tx, ctx, id, true);
+      if (found.isErr()) return err(found.error);
+      const stored = found.value;
+      const secret = newSecret(this.deps);
+      const expires = uow.now + this.deps.config.secretRotationOverlapMs;
+      const kept = stored.doc.secrets
+        .map((s) => (s.expiresAt === null ? { ...s, expiresAt: expires } : s))
+        .filter((s) => s.expiresAt! > uow.now);
+      const doc: WebhookEndpointDoc = { ...stored.doc, secrets: [{ secret, expiresAt: null }, ...kept] };
+      await WEBHOOK_ENDPOINTS.update(uow.tx, stored, doc, uow.now);
+      return ok(present(doc, secret));
+    });
+  }
+
+  /** Marks an endpoint gone after a 410 (in the transaction that records the attempt). */
+  async markGone(tx: StorageTx, accountId: string, id: string, now: number): Promise<void> {
+    const stored = await WEBHOOK_ENDPOINTS.get(tx, accountId, id, { lock: true });
+    if (!stored) return;
+    const moved = transition(stored.doc, "gone");
+    if (moved) await WEBHOOK_ENDPOINTS.update(tx, stored, moved, now);
+  }
+
+  async find(
+    tx: StorageTx,
+    ctx: RequestContext,
+    id: string,
+    lock = false,
+  ): Promise<Result<Stored<WebhookEndpointDoc>, ApiError>> {
+    const stored = await WEBHOOK_ENDPOINTS.get(tx, ctx.accountId, id, { lock });
+    return stored ? ok(stored) : fail("resource_missing", `No such webhook endpoint: ${id}`, { param: "id" });
+  }
+
+  private checkUrl(text: string): Result<string, ApiError> {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      return fail("parameter_invalid", "url must be an absolute URL such as https://example.com/hooks", { param: "url" });
+    }
+    const refused = this.deps.delivery.checkUrl(url);
+    return refused === null ? ok(url.href) : fail("parameter_invalid", `url is refused: ${refused}`, { param: "url" });
+  }
+}
+
+/** The document after `event`, or null when the machine refuses it (a gone endpoint stays gone). */
+function transition(doc: WebhookEndpointDoc, event: WebhookEndpointEvent["type"]): WebhookEndpointDoc | null {
+  const step = stepMachine(webhookEndpointMachine, { value: doc.state, context: {} }, { type: event });
+  if (!step.moved) return null;
+  return { ...doc, state: step.value as WebhookEndpointState };
+}
+
+/** `["*"]` stands alone; repeated types count once, in the order given. */
+function normaliseEvents(events: string[]): Result<string[], ApiError> {
+  if (events.includes("*") && events.length > 1) {
+    return fail("parameter_invalid", 'enabled_events: "*" means every type and stands alone', { param: "enabled_events" });
+  }
+  return ok([...new Set(events)]);
+}
