@@ -34,9 +34,9 @@ for (const kind of storageKinds()) {
       try {
         const spammed = (await w.engine.paymentIntents.create(w.ctx, { amount: "5", asset: "USDC", chains: ["base"] }))._unsafeUnwrap();
         const other = (await w.engine.paymentIntents.create(w.ctx, { amount: "7", asset: "USDC", chains: ["base"] }))._unsafeUnwrap();
-        sim.pay({ chain: "base", asset: "USDC", address: spammed.deposit_addresses.base!, amount: 0n });
-        sim.pay({ chain: "base", asset: "USDC", address: other.deposit_addresses.base!, amount: 7_000_000n });
-        sim.advance("base", 6);
+        await sim.pay({ chain: "base", asset: "USDC", address: spammed.deposit_addresses.base!, amount: 0n });
+        await sim.pay({ chain: "base", asset: "USDC", address: other.deposit_addresses.base!, amount: 7_000_000n });
+        await sim.advance("base", 6);
         (await w.engine.testHelpers.advanceClock(w.ctx, { seconds: 10 }))._unsafeUnwrap();
         expect((await w.engine.paymentIntents.retrieve(w.ctx, other.id, {}))._unsafeUnwrap()).toMatchObject({
           status: "succeeded",
@@ -59,7 +59,7 @@ for (const kind of storageKinds()) {
       try {
         const pi = (await w.engine.paymentIntents.create(w.ctx, { amount: "5", asset: "USDC", chains: ["base"], expires_in: 600 }))._unsafeUnwrap();
         state.down = true;
-        sim.pay({ chain: "base", asset: "USDC", address: pi.deposit_addresses.base!, amount: 5_000_000n });
+        await sim.pay({ chain: "base", asset: "USDC", address: pi.deposit_addresses.base!, amount: 5_000_000n });
         (await w.engine.testHelpers.advanceClock(w.ctx, { seconds: 720 }))._unsafeUnwrap(); // past expiry, chain unreadable
         expect((await w.engine.paymentIntents.retrieve(w.ctx, pi.id, {}))._unsafeUnwrap().status).toBe("requires_payment");
         state.down = false;
@@ -82,7 +82,7 @@ for (const kind of storageKinds()) {
         (await w.engine.testHelpers.advanceClock(w.ctx, { seconds: 12 * 3_600 }))._unsafeUnwrap();
         state.down = false;
         const later = (await w.engine.paymentIntents.create(w.ctx, { amount: "5", asset: "USDC", chains: ["base"] }))._unsafeUnwrap();
-        sim.pay({ chain: "base", asset: "USDC", address: later.deposit_addresses.base!, amount: 5_000_000n });
+        await sim.pay({ chain: "base", asset: "USDC", address: later.deposit_addresses.base!, amount: 5_000_000n });
         (await w.engine.testHelpers.advanceClock(w.ctx, { seconds: 90 }))._unsafeUnwrap();
         expect((await w.engine.paymentIntents.retrieve(w.ctx, later.id, {}))._unsafeUnwrap().status).toBe("succeeded");
       } finally {

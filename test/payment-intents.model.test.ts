@@ -60,7 +60,7 @@ class Pay implements fc.AsyncCommand<Model, Real> {
     const id = r.intents[this.intent % r.intents.length]!;
     const pi = (await r.w.engine.paymentIntents.retrieve(r.w.ctx, id, {}))._unsafeUnwrap();
     const address = pi.deposit_addresses[this.chain] ?? pi.deposit_addresses.base!; // ethereum pays the base address
-    r.sim.pay({ chain: this.chain, asset: "USDC", address, amount: this.amount });
+    await r.sim.pay({ chain: this.chain, asset: "USDC", address, amount: this.amount });
   }
   toString = () => `Pay(#${this.intent}, ${this.chain}, ${this.amount})`;
 }
@@ -69,7 +69,7 @@ class Mine implements fc.AsyncCommand<Model, Real> {
   constructor(readonly chain: (typeof CHAINS)[number], readonly blocks: number) {}
   check = () => true;
   async run(_: Model, r: Real) {
-    r.sim.advance(this.chain, this.blocks);
+    await r.sim.advance(this.chain, this.blocks);
   }
   toString = () => `Mine(${this.chain}, ${this.blocks})`;
 }
@@ -78,7 +78,7 @@ class Reorg implements fc.AsyncCommand<Model, Real> {
   constructor(readonly chain: (typeof CHAINS)[number], readonly depth: number) {}
   check = () => true;
   async run(_: Model, r: Real) {
-    r.sim.reorg(this.chain, this.depth);
+    await r.sim.reorg(this.chain, this.depth);
   }
   toString = () => `Reorg(${this.chain}, ${this.depth})`;
 }

@@ -119,7 +119,8 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
   // The simulated venues price on the engine's own clock, so quotes move with real time.
   const clock = options.clock ?? new SystemClock();
   const metrics = options.metrics === false ? null : (options.metrics ?? new PrometheusMetrics({ processMetrics: true }));
-  const ports = devPorts({ clock, allowPrivateWebhooks: options.allowPrivateWebhooks ?? false });
+  // The simulated chains keep their world in the engine's storage: a restart loses no deposit.
+  const ports = devPorts({ clock, allowPrivateWebhooks: options.allowPrivateWebhooks ?? false, storage });
   const venues = options.venues ?? ports.venues ?? [];
   // Test mode keeps the simulated chains; live chains serve live accounts beside them.
   const live = options.live

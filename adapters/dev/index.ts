@@ -15,6 +15,7 @@
 import type { EngineOptions } from "../../src/engine/engine";
 import { AssetRegistry, type AssetDefinition, type ChainDefinition } from "../../src/money/assets";
 import type { Clock } from "../../src/ports/clock";
+import type { StorageAdapter } from "../../src/ports/storage";
 import { SimulatedChains, type SimulatedChainsOptions } from "../chains/simulated";
 import { ManualClock, SystemClock } from "../clock";
 import { createHttpDelivery } from "../delivery";
@@ -31,7 +32,12 @@ export interface DevPortsOptions {
   assets?: AssetDefinition[];
   chains?: ChainDefinition[];
   /** Settings of the simulated chains (seed, per-chain fees, caps, timing). */
-  simulatedChains?: Omit<SimulatedChainsOptions, "clock" | "assets">;
+  simulatedChains?: Omit<SimulatedChainsOptions, "clock" | "assets" | "storage">;
+  /**
+   * Keep the simulated chains' world in this storage (the engine's own, as `npm start` does),
+   * so a restart loses no deposit or transfer. Default: in this process's memory.
+   */
+  storage?: StorageAdapter;
 }
 
 /** The ports of a development engine (see the module's comment). */
@@ -42,7 +48,7 @@ export function devPorts(options: DevPortsOptions = {}): DevPorts {
   const assets = AssetRegistry.withDefaults(options.assets, options.chains);
   return {
     clock,
-    chainAdapters: [new SimulatedChains({ ...options.simulatedChains, clock, assets })],
+    chainAdapters: [new SimulatedChains({ ...options.simulatedChains, clock, assets, ...(options.storage ? { storage: options.storage } : {}) })],
     screening: new SimulatedScreening({ clock }),
     delivery: createHttpDelivery({ allowPrivateNetworks: options.allowPrivateWebhooks ?? false }),
     venues: [new SimulatedVenues({ clock })],

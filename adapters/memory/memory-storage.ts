@@ -4,6 +4,7 @@ import { emptyTables, frozen, memoryTx, type MemoryTables, type MemoryTx } from 
 import { accountStore } from "./stores/accounts";
 import { deliveryLogStore } from "./stores/deliveries";
 import { chainStateStore } from "./stores/chain-state";
+import { simulatedChainStore } from "./stores/simulated-chains";
 import { depositAddressStore } from "./stores/deposit-addresses";
 import { workStore } from "./stores/due-work";
 import { eventStore } from "./stores/events";
@@ -104,5 +105,6 @@ function view(m: MemoryTx): StorageTx {
     meta: metaStore(m),
     depositAddresses: depositAddressStore(m),
     chainState: chainStateStore(m),
+    simulatedChains: simulatedChainStore(m),
   };
 }

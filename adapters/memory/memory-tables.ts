@@ -17,6 +17,7 @@ import type {
   ChainDepositRecord,
   ChainSweepRecord,
   ChainTransactionRecord,
+  SimulatedTransferRecord,
 } from "../../src/ports/storage";
 
 /** Everything the memory adapter keeps; `dump()` returns a deep copy for inspection. */
@@ -40,6 +41,13 @@ export interface MemoryTables {
   depositAddresses: Map<string, DepositAddressRecord>;
   /** What stateful chain adapters keep (`stores/chain-state.ts`). */
   chain: MemoryChainTables;
+  /** What the simulated chains keep (`stores/simulated-chains.ts`). */
+  simulated: {
+    counters: Map<string, bigint>;
+    transfers: Map<string, SimulatedTransferRecord>;
+    /** chain + tx hash → the transfer's key */
+    hashes: Map<string, string>;
+  };
 }
 
 export interface MemoryChainTables {
@@ -81,6 +89,7 @@ export function emptyTables(): MemoryTables {
       deposits: new Map(),
       sweeps: new Map(),
     },
+    simulated: { counters: new Map(), transfers: new Map(), hashes: new Map() },
   };
 }
 

@@ -4,6 +4,7 @@ import type {
   ChainDepositRecord,
   ChainSweepRecord,
   ChainTransactionRecord,
+  SimulatedTransferRecord,
 } from "../../src/ports/storage";
 import { table } from "./tables";
 
@@ -75,3 +76,23 @@ export const CHAIN_SWEEPS = table<ChainSweepRecord>("chain_sweeps", {
   created: "bigint",
   updated: "bigint",
 });
+
+/** What the simulated chains keep (migration 10). */
+export const SIMULATED_TRANSFERS = table<SimulatedTransferRecord>(
+  "simulated_transfers",
+  {
+    chain: "text",
+    transferId: "text",
+    direction: "text",
+    asset: "text",
+    address: "text",
+    amount: "numeric",
+    txHash: "text",
+    includedAt: "bigint",
+    droppedAt: "bigint",
+    refused: "text",
+    failure: "text",
+    created: "bigint",
+  },
+  { onConflict: "(chain, transfer_id) DO NOTHING" },
+);

@@ -341,4 +341,34 @@ CREATE INDEX ledger_entries_own_by_created ON {s}.ledger_entries (account_id, cr
 ALTER TABLE {s}.due_work ADD COLUMN request json;
 `,
   },
+  {
+    version: 10,
+    name: "simulated chains",
+    sql: `
+-- What the simulated chains of test mode keep (src/ports/storage/simulated-chains.ts), so a
+-- restart loses no deposit a test helper acknowledged and no transfer the engine sent.
+CREATE TABLE {s}.simulated_counters (
+  scope text PRIMARY KEY,
+  value numeric(78, 0) NOT NULL
+);
+
+CREATE TABLE {s}.simulated_transfers (
+  chain text NOT NULL,
+  transfer_id text NOT NULL,
+  direction text NOT NULL CHECK (direction IN ('out', 'in')),
+  asset text NOT NULL,
+  address text NOT NULL,
+  amount numeric(78, 0) NOT NULL,
+  tx_hash text,
+  included_at bigint,
+  dropped_at bigint,
+  refused text,
+  failure text,
+  created bigint NOT NULL,
+  PRIMARY KEY (chain, transfer_id)
+);
+CREATE UNIQUE INDEX simulated_transfers_by_hash ON {s}.simulated_transfers (chain, tx_hash) WHERE tx_hash IS NOT NULL;
+CREATE INDEX simulated_transfers_by_height ON {s}.simulated_transfers (chain, included_at);
+`,
+  },
 ];

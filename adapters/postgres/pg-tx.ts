@@ -3,6 +3,7 @@ import type { SqlClient } from "./driver";
 import { accountStore } from "./stores/accounts";
 import { deliveryLogStore } from "./stores/deliveries";
 import { chainStateStore } from "./stores/chain-state";
+import { simulatedChainStore } from "./stores/simulated-chains";
 import { depositAddressStore } from "./stores/deposit-addresses";
 import { workStore } from "./stores/due-work";
 import { eventStore } from "./stores/events";
@@ -120,6 +121,7 @@ export class PgTx implements PgTxContext {
       meta: metaStore(this),
       depositAddresses: depositAddressStore(this),
       chainState: chainStateStore(this),
+      simulatedChains: simulatedChainStore(this),
     };
   }
 }

@@ -1,6 +1,9 @@
 import type { Clock } from "../../src/ports/clock";
 import type { ScreeningAdapter, ScreeningRequest, ScreeningVerdict } from "../../src/ports/screening";
 
+/** DECISIONS.md §10: a recipient whose name contains this (any case) is screened `flagged`. */
+export const FLAGGED_NAME = "flagged";
+
 export interface SimulatedScreeningOptions {
   clock: Clock;
   /** How long a verdict takes after submission (default 1 s). */
@@ -11,8 +14,8 @@ export interface SimulatedScreeningOptions {
 
 /**
  * A screening provider that decides after a delay on the engine's clock: flagged when a name or
- * an address is on the denylist, cleared otherwise. Deterministic; serves test mode and
- * `npm start`.
+ * an address is on the denylist, or when the name contains `flagged` (the magic value of
+ * DECISIONS.md §10), cleared otherwise. Deterministic; serves test mode and `npm start`.
  */
 export class SimulatedScreening implements ScreeningAdapter {
   readonly name = "simulated-screening";
@@ -41,7 +44,9 @@ export class SimulatedScreening implements ScreeningAdapter {
     if (now - this.submitted.get(key)! < this.delayMs) return { status: "pending" };
     const hit = Object.entries(request.addresses).find(([, address]) => this.addresses.has(address.toLowerCase()));
     if (hit) return { status: "flagged", reason: `${hit[0]} address is on the denylist` };
-    if (this.names.has(request.name.toLowerCase())) return { status: "flagged", reason: "name is on the denylist" };
+    const name = request.name.toLowerCase();
+    if (this.names.has(name)) return { status: "flagged", reason: "name is on the denylist" };
+    if (name.includes(FLAGGED_NAME)) return { status: "flagged", reason: `name contains "${FLAGGED_NAME}" (test mode)` };
     return { status: "cleared" };
   }
 }

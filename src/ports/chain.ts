@@ -134,16 +134,17 @@ export interface InboundTransfer {
  */
 export interface ChainSimulationControl {
   /** Mines `blocks` blocks on `chain` at once. */
-  advance(chain: string, blocks: number): void;
+  advance(chain: string, blocks: number): Promise<void>;
   /** Replaces the last `depth` blocks of `chain`; returns how many transfers they held. */
-  reorg(chain: string, depth: number): number;
+  reorg(chain: string, depth: number): Promise<number>;
   /** Current height of `chain`. */
-  height(chain: string): number;
+  height(chain: string): Promise<number>;
   /**
    * A payer sends `amount` of `asset` to `address` on `chain`: an inbound transfer, included in
-   * the next block. Returns it as `inboundTransfers` will report it.
+   * the next block. Returns it as `inboundTransfers` will report it, once it is kept for good
+   * (a restart of the simulation does not lose it).
    */
-  pay(transfer: { chain: string; asset: string; address: string; amount: bigint }): InboundTransfer;
+  pay(transfer: { chain: string; asset: string; address: string; amount: bigint }): Promise<InboundTransfer>;
 }
 
 export function isChainSimulation(adapter: unknown): adapter is ChainSimulationControl {

@@ -24,14 +24,18 @@ export function distinctAssets(from: AssetDefinition, to: AssetDefinition): Resu
   return from.code === to.code ? fail("parameter_invalid", "to.asset must differ from from.asset", { param: "to.asset" }) : ok(true);
 }
 
-/** A pricer on the venues' snapshots taken now, or `no_route` when no venue trades the pair. */
+/**
+ * A pricer on the venues' snapshots taken now (those `usable` accepts, default all), or
+ * `no_route` when no venue trades the pair.
+ */
 export async function pricerNow(
   deps: EngineDeps,
   from: AssetDefinition,
   to: AssetDefinition,
+  usable: (venue: string) => boolean = () => true,
 ): Promise<Result<{ pricer: OrderPricer; pricedAt: number }, ApiError>> {
   const pricedAt = deps.clock.now();
-  const snapshots = await deps.venues.snapshots(from.code, to.code);
+  const snapshots = (await deps.venues.snapshots(from.code, to.code)).filter((s) => usable(s.venue));
   if (snapshots.length === 0) {
     return fail("no_route", `No venue converts ${from.code} to ${to.code}`, { param: "to.asset" });
   }

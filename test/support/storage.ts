@@ -103,6 +103,10 @@ function memoryInspector(storage: MemoryStorage): StorageInspector {
     chainTransactions: async (chain) => [...storage.dump().chain.transactions.values()].filter((r) => r.chain === chain),
     chainDeposits: async (chain) =>
       [...storage.dump().chain.deposits.values()].filter((r) => r.chain === chain).sort((a, b) => a.blockNumber - b.blockNumber),
+    simulatedTransfers: async (chain) =>
+      [...storage.dump().simulated.transfers.values()]
+        .filter((r) => r.chain === chain)
+        .sort((a, b) => (a.transferId < b.transferId ? -1 : 1)),
   };
 }
 
@@ -243,6 +247,21 @@ function sqlInspector(db: SqlClient, schema: string): StorageInspector {
         blockTime: Number(r.block_time),
         revertedAt: n(r.reverted_at),
         sweep: r.sweep,
+        created: Number(r.created),
+      })),
+    simulatedTransfers: async (chain) =>
+      (await q(`SELECT * FROM $S.simulated_transfers WHERE chain = $1 ORDER BY transfer_id COLLATE "C"`, [chain])).map((r) => ({
+        chain: r.chain,
+        transferId: r.transfer_id,
+        direction: r.direction,
+        asset: r.asset,
+        address: r.address,
+        amount: BigInt(r.amount),
+        txHash: r.tx_hash,
+        includedAt: n(r.included_at),
+        droppedAt: n(r.dropped_at),
+        refused: r.refused,
+        failure: r.failure,
         created: Number(r.created),
       })),
   };

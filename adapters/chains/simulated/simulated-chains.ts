@@ -13,7 +13,10 @@ import type {
   TransferStatus,
 } from "../../../src/ports/chain";
 import type { Clock } from "../../../src/ports/clock";
+import type { SimulatedTransferRecord, StorageAdapter, StorageTx } from "../../../src/ports/storage";
+import { MemoryStorage } from "../../memory/memory-storage";
 import { DEFAULT_SIMULATED_CHAINS, type SimulatedChainConfig } from "./defaults";
+import { failsOnChain } from "./failing-addresses";
 
 export interface SimulatedChainsOptions {
   clock: Clock;
@@ -22,33 +25,27 @@ export interface SimulatedChainsOptions {
   /** Per chain, settings that replace the defaults of `DEFAULT_SIMULATED_CHAINS`. */
   chains?: Record<string, Partial<SimulatedChainConfig>>;
   assets?: AssetRegistry;
+  /**
+   * Where the simulated world is kept (`tx.simulatedChains`): the engine's storage, so a
+   * restart loses no deposit or transfer and every engine process on the database sees one
+   * world (`npm start` passes it). Default: a memory storage of its own, gone with the process.
+   */
+  storage?: StorageAdapter;
 }
 
 /** Heights count blocks since this moment, so they are large and the same in every run. */
 const GENESIS = Date.UTC(2020, 0, 1);
 
-interface SentTransfer {
-  chain: string;
-  txHash: string;
-  includedAt: number;
-  fails: boolean;
-}
-
-interface ReceivedTransfer extends Pick<InboundTransfer, "transferId" | "chain" | "asset" | "address" | "amount" | "txHash"> {
-  includedAt: number;
-  /** Height at which a reorganisation removed it, or null. */
-  droppedAt: number | null;
-}
-
 /**
  * Simulated chains, deterministic under a seed. Time drives them: a chain's height is the number
  * of its blocks since 2020 on the engine's clock (plus blocks mined by `advance`), a transfer is
- * included in the block after its broadcast and is final after the chain's confirmations. The
- * inclusion height is written into the transaction hash, so the status of a transfer can be
- * worked out again after a restart. Failures are decided by the seed and the transfer id
- * (`failureRate`) or forced (`failNext`). Deposits arrive through `pay` (test helpers) and are
- * reported by `inboundTransfers`; reorganisations move the engine's own transfers of the
- * replaced blocks into the next block and remove the deposits in them.
+ * included in the block after its broadcast and is final after the chain's confirmations. Every
+ * transfer (sent or received), the blocks mined on demand and the liquidity spent are kept in
+ * storage (`SimulatedChainStore`). Failures are decided by the seed and the transfer id
+ * (`failureRate`), by the recipient's address (`failsOnChain`, DECISIONS.md §10) or forced
+ * (`failNext`, this process only). Deposits arrive through `pay` (test helpers) and are reported
+ * by `inboundTransfers`; reorganisations move the engine's own transfers of the replaced blocks
+ * into the next block and remove the deposits in them.
  */
 export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   readonly name = "simulated";
@@ -57,20 +54,15 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   private readonly clock: Clock;
   private readonly seed: string;
   private readonly assets: AssetRegistry;
+  private readonly storage: StorageAdapter;
   private readonly config = new Map<string, SimulatedChainConfig>();
-  private readonly extraBlocks = new Map<string, number>();
-  private readonly liquidityLeft = new Map<string, bigint>();
-  private readonly sent = new Map<string, SentTransfer>();
-  private readonly byHash = new Map<string, SentTransfer>();
   private readonly forcedFailures = new Map<string, { count: number; mode: "rejected" | "reverted" }>();
-  private readonly received = new Map<string, ReceivedTransfer[]>();
-  /** Refusals, remembered like transfers: a repeated transfer id gets its first answer. */
-  private readonly refused = new Map<string, string>();
 
   constructor(options: SimulatedChainsOptions) {
     this.clock = options.clock;
     this.seed = options.seed ?? "payrail";
     this.assets = options.assets ?? AssetRegistry.withDefaults();
+    this.storage = options.storage ?? new MemoryStorage();
     const names = new Set([...Object.keys(DEFAULT_SIMULATED_CHAINS), ...Object.keys(options.chains ?? {})]);
     for (const chain of names) {
       if (!this.assets.chain(chain)) throw new TypeError(`simulated chain ${chain} is not in the asset registry`);
@@ -108,52 +100,63 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   }
 
   async liquidity(chain: string, asset: string): Promise<bigint> {
-    const key = `${chain}:${asset}`;
-    if (!this.liquidityLeft.has(key)) {
-      const configured = this.chainConfig(chain).liquidity[asset];
-      this.liquidityLeft.set(key, configured ? this.units(asset, configured, true) : 0n);
-    }
-    return this.liquidityLeft.get(key)!;
+    const spent = await this.storage.transaction((tx) => tx.simulatedChains.getCounter(spentScope(chain, asset)));
+    return this.configuredLiquidity(chain, asset) - spent;
   }
 
   async broadcast(transfer: OutboundTransfer): Promise<{ txHash: string } | { rejected: string }> {
-    const previous = this.sent.get(transfer.transferId);
-    if (previous) return { txHash: previous.txHash };
-    const refused = this.refused.get(transfer.transferId);
-    if (refused) return { rejected: refused };
     const config = this.chainConfig(transfer.chain);
-    const failure = this.takeFailure(transfer.chain, transfer.transferId, config);
-    const left = await this.liquidity(transfer.chain, transfer.asset);
-    const refusal =
-      failure === "rejected"
-        ? "the simulated chain refused the transaction"
-        : left < transfer.amount
-          ? "insufficient hot-wallet liquidity"
-          : null;
-    if (refusal) {
-      this.refused.set(transfer.transferId, refusal);
-      return { rejected: refusal };
-    }
-    this.liquidityLeft.set(`${transfer.chain}:${transfer.asset}`, left - transfer.amount);
-    const includedAt = this.height(transfer.chain) + 1;
-    const txHash = this.txHash(transfer.chain, includedAt, `out:${transfer.transferId}`);
-    const record = { chain: transfer.chain, txHash, includedAt, fails: failure === "reverted" };
-    this.sent.set(transfer.transferId, record);
-    this.byHash.set(txHash, record);
-    return { txHash };
+    const spentKey = spentScope(transfer.chain, transfer.asset);
+    const { stored, isNew } = await this.storage.transaction(async (tx) => {
+      // The liquidity counter is locked first: broadcasts of one asset on one chain take turns.
+      const spent = await tx.simulatedChains.addToCounter(spentKey, 0n);
+      const previous = await tx.simulatedChains.getTransfer(transfer.chain, transfer.transferId);
+      if (previous) return { stored: previous, isNew: false };
+      const failure = this.peekFailure(transfer, config);
+      const left = this.configuredLiquidity(transfer.chain, transfer.asset) - spent;
+      const refusal =
+        failure === "rejected"
+          ? "the simulated chain refused the transaction"
+          : left < transfer.amount
+            ? "insufficient hot-wallet liquidity"
+            : null;
+      const includedAt = (await this.heightIn(tx, transfer.chain)) + 1;
+      const record: SimulatedTransferRecord = {
+        chain: transfer.chain,
+        transferId: transfer.transferId,
+        direction: "out",
+        asset: transfer.asset,
+        address: transfer.to,
+        amount: transfer.amount,
+        txHash: refusal ? null : this.txHash(transfer.chain, includedAt, `out:${transfer.transferId}`),
+        includedAt: refusal ? null : includedAt,
+        droppedAt: null,
+        refused: refusal,
+        failure: !refusal && failure === "reverted" ? "execution reverted" : null,
+        created: this.clock.now(),
+      };
+      await tx.simulatedChains.insertTransfer(record);
+      // A transfer that reverts moves nothing.
+      if (record.txHash !== null && record.failure === null) await tx.simulatedChains.addToCounter(spentKey, transfer.amount);
+      return { stored: record, isNew: true };
+    });
+    if (isNew) this.takeForcedFailure(transfer.chain);
+    return stored.txHash !== null ? { txHash: stored.txHash } : { rejected: stored.refused ?? "refused" };
   }
 
   async transferStatus(chain: string, txHash: string): Promise<TransferStatus> {
     const config = this.chainConfig(chain);
-    const known = this.byHash.get(txHash);
+    const [known, tip] = await this.storage.transaction(
+      async (tx) => [await tx.simulatedChains.findTransferByHash(chain, txHash), await this.heightIn(tx, chain)] as const,
+    );
+    // not one this storage saw (sent before it existed): the height is written into the hash
     const includedAt = known?.includedAt ?? this.decodeHeight(chain, txHash);
-    const tip = this.height(chain);
     if (tip < includedAt) return { confirmations: 0, finality: "pending", failure: null };
     const confirmations = tip - includedAt + 1;
     return {
       confirmations,
       finality: confirmations >= config.confirmationsToFinality ? "final" : "included",
-      failure: known?.fails ? "execution reverted" : null,
+      failure: known?.failure ?? null,
     };
   }
 
@@ -168,25 +171,26 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
    */
   async inboundTransfers(chain: string, cursor: string | null): Promise<{ transfers: InboundTransfer[]; cursor: string }> {
     const config = this.chainConfig(chain);
-    const since = cursor === null ? Number.NEGATIVE_INFINITY : Number(cursor);
-    const tip = this.height(chain);
-    const transfers = (this.received.get(chain) ?? [])
-      .filter((t) => (t.droppedAt ?? t.includedAt + config.confirmationsToFinality - 1) >= since)
-      .map((t) => this.inbound(t, tip, config));
-    return { transfers, cursor: String(tip) };
+    const since = cursor === null ? 0 : Number(cursor);
+    const [records, tip] = await this.storage.transaction(async (tx) => {
+      const tip = await this.heightIn(tx, chain);
+      const filter = { includedFrom: since - config.confirmationsToFinality + 1, droppedSince: since };
+      return [await tx.simulatedChains.listInbound(chain, filter), tip] as const;
+    });
+    return { transfers: records.map((t) => this.inbound(t, tip, config)), cursor: String(tip) };
   }
 
   // ---- simulation control (test helpers) ----------------------------------------------------
 
-  height(chain: string): number {
-    const config = this.chainConfig(chain);
-    return Math.floor((this.clock.now() - GENESIS) / config.blockTimeMs) + (this.extraBlocks.get(chain) ?? 0);
+  async height(chain: string): Promise<number> {
+    this.chainConfig(chain);
+    return this.storage.transaction((tx) => this.heightIn(tx, chain));
   }
 
-  advance(chain: string, blocks: number): void {
+  async advance(chain: string, blocks: number): Promise<void> {
     this.chainConfig(chain);
     if (!Number.isInteger(blocks) || blocks < 0) throw new RangeError("blocks must be a non-negative integer");
-    this.extraBlocks.set(chain, (this.extraBlocks.get(chain) ?? 0) + blocks);
+    await this.storage.transaction((tx) => tx.simulatedChains.addToCounter(blocksScope(chain), BigInt(blocks)));
   }
 
   /**
@@ -194,61 +198,67 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
    * and are included in the next block; deposits in them are gone (the payer's transaction was
    * replaced), so they turn `reverted`.
    */
-  reorg(chain: string, depth: number): number {
+  async reorg(chain: string, depth: number): Promise<number> {
     this.chainConfig(chain);
     if (!Number.isInteger(depth) || depth < 1) throw new RangeError("depth must be a positive integer");
-    const tip = this.height(chain);
-    const replaced = (height: number) => height > tip - depth && height <= tip;
-    let moved = 0;
-    for (const transfer of this.sent.values()) {
-      if (transfer.chain === chain && replaced(transfer.includedAt)) {
-        transfer.includedAt = tip + 1;
-        moved++;
-      }
-    }
-    for (const transfer of this.received.get(chain) ?? []) {
-      if (transfer.droppedAt === null && replaced(transfer.includedAt)) {
-        transfer.droppedAt = tip;
-        moved++;
-      }
-    }
-    return moved;
+    return this.storage.transaction(async (tx) => {
+      await tx.simulatedChains.addToCounter(blocksScope(chain), 0n); // one reorganisation of a chain at a time
+      const tip = await this.heightIn(tx, chain);
+      return tx.simulatedChains.reorganize(chain, { from: tip - depth + 1, to: tip }, tip + 1, tip);
+    });
   }
 
-  pay(transfer: { chain: string; asset: string; address: string; amount: bigint }): InboundTransfer {
+  async pay(transfer: { chain: string; asset: string; address: string; amount: bigint }): Promise<InboundTransfer> {
     const config = this.chainConfig(transfer.chain);
     // zero is allowed: zero-value transfers exist on chains (address-poisoning spam)
     if (transfer.amount < 0n) throw new RangeError("a deposit moves a non-negative amount");
-    const list = this.received.get(transfer.chain) ?? [];
-    const salt = `in:${transfer.chain}:${transfer.address}:${list.length}`;
-    const tip = this.height(transfer.chain);
-    const record: ReceivedTransfer = {
-      ...transfer,
-      transferId: `${transfer.chain}:${this.digest(salt).subarray(0, 12).toString("hex")}`,
-      txHash: this.txHash(transfer.chain, tip + 1, salt),
-      includedAt: tip + 1,
-      droppedAt: null,
-    };
-    list.push(record);
-    this.received.set(transfer.chain, list);
+    const [record, tip] = await this.storage.transaction(async (tx) => {
+      const n = await tx.simulatedChains.addToCounter(`deposits:${transfer.chain}`, 1n);
+      const salt = `in:${transfer.chain}:${transfer.address}:${n - 1n}`;
+      const tip = await this.heightIn(tx, transfer.chain);
+      const record: SimulatedTransferRecord = {
+        chain: transfer.chain,
+        transferId: `${transfer.chain}:${this.digest(salt).subarray(0, 12).toString("hex")}`,
+        direction: "in",
+        asset: transfer.asset,
+        address: transfer.address,
+        amount: transfer.amount,
+        txHash: this.txHash(transfer.chain, tip + 1, salt),
+        includedAt: tip + 1,
+        droppedAt: null,
+        refused: null,
+        failure: null,
+        created: this.clock.now(),
+      };
+      return [await tx.simulatedChains.insertTransfer(record), tip] as const;
+    });
     return this.inbound(record, tip, config);
   }
 
-  /** Makes the next `count` broadcasts on `chain` fail (`rejected` at once, or `reverted` when mined). */
+  /**
+   * Makes the next `count` broadcasts on `chain` fail (`rejected` at once, or `reverted` when
+   * mined). Kept in this process only: a test's programmatic control, not a test-mode outcome.
+   */
   failNext(chain: string, count = 1, mode: "rejected" | "reverted" = "rejected"): void {
     this.chainConfig(chain);
     this.forcedFailures.set(chain, { count, mode });
   }
 
   /** Sets what is left to send of `asset` on `chain` (decimal string). */
-  setLiquidity(chain: string, asset: string, amount: string): void {
-    this.liquidityLeft.set(`${chain}:${asset}`, this.units(asset, amount, true));
+  async setLiquidity(chain: string, asset: string, amount: string): Promise<void> {
+    const target = this.units(asset, amount, true);
+    const spent = this.configuredLiquidity(chain, asset) - target;
+    await this.storage.transaction(async (tx) => {
+      const now = await tx.simulatedChains.addToCounter(spentScope(chain, asset), 0n);
+      await tx.simulatedChains.addToCounter(spentScope(chain, asset), spent - now);
+    });
   }
 
   // ---- internals ------------------------------------------------------------------------------
 
-  private inbound(t: ReceivedTransfer, tip: number, config: SimulatedChainConfig): InboundTransfer {
-    const confirmations = t.droppedAt !== null || tip < t.includedAt ? 0 : tip - t.includedAt + 1;
+  private inbound(t: SimulatedTransferRecord, tip: number, config: SimulatedChainConfig): InboundTransfer {
+    const includedAt = t.includedAt!;
+    const confirmations = t.droppedAt !== null || tip < includedAt ? 0 : tip - includedAt + 1;
     const finality =
       t.droppedAt !== null ? "reverted" : confirmations === 0 ? "pending" : confirmations >= config.confirmationsToFinality ? "final" : "included";
     return {
@@ -257,11 +267,22 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
       asset: t.asset,
       address: t.address,
       amount: t.amount,
-      txHash: t.txHash,
+      txHash: t.txHash!,
       confirmations,
       finality,
-      seenAt: GENESIS + t.includedAt * config.blockTimeMs,
+      seenAt: GENESIS + includedAt * config.blockTimeMs,
     };
+  }
+
+  private async heightIn(tx: StorageTx, chain: string): Promise<number> {
+    const config = this.chainConfig(chain);
+    const extra = await tx.simulatedChains.getCounter(blocksScope(chain));
+    return Math.floor((this.clock.now() - GENESIS) / config.blockTimeMs) + Number(extra);
+  }
+
+  private configuredLiquidity(chain: string, asset: string): bigint {
+    const configured = this.chainConfig(chain).liquidity[asset];
+    return configured ? this.units(asset, configured, true) : 0n;
   }
 
   private chainConfig(chain: string): SimulatedChainConfig {
@@ -286,16 +307,20 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     return createHash("sha256").update(`${this.seed}\u0000${text}`).digest();
   }
 
-  private takeFailure(chain: string, transferId: string, config: SimulatedChainConfig): "rejected" | "reverted" | null {
-    const forced = this.forcedFailures.get(chain);
-    if (forced && forced.count > 0) {
-      forced.count--;
-      return forced.mode;
-    }
+  /** How a new broadcast fails, if it does: forced, to a failing address, or by the seed. */
+  private peekFailure(transfer: OutboundTransfer, config: SimulatedChainConfig): "rejected" | "reverted" | null {
+    const forced = this.forcedFailures.get(transfer.chain);
+    if (forced && forced.count > 0) return forced.mode;
+    if (failsOnChain(this.family(transfer.chain), transfer.to)) return "reverted";
     const rate = config.failureRate ?? 0;
     if (rate <= 0) return null;
-    const draw = this.digest(`fail:${transferId}`).readUInt32BE(0) / 2 ** 32;
+    const draw = this.digest(`fail:${transfer.transferId}`).readUInt32BE(0) / 2 ** 32;
     return draw < rate ? (config.failureMode ?? "rejected") : null;
+  }
+
+  private takeForcedFailure(chain: string): void {
+    const forced = this.forcedFailures.get(chain);
+    if (forced && forced.count > 0) forced.count--;
   }
 
   /** 8 bytes of inclusion height, then hash bytes, written in the chain's usual form. */
@@ -342,3 +367,6 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
 function bech32Address(program: Uint8Array): string {
   return bech32.encode("bc", [0, ...bech32.toWords(program)]);
 }
+
+const spentScope = (chain: string, asset: string) => `spent:${chain}:${asset}`;
+const blocksScope = (chain: string) => `blocks:${chain}`;

@@ -10,6 +10,7 @@ import type {
   StorageAdapter,
   ChainDepositRecord,
   ChainTransactionRecord,
+  SimulatedTransferRecord,
 } from "../../ports/storage";
 
 /**
@@ -28,6 +29,8 @@ export interface StorageInspector {
   /** Chain-state transactions and deposits of a chain (optional: checked when given). */
   chainTransactions?(chain: string): Promise<ChainTransactionRecord[]>;
   chainDeposits?(chain: string): Promise<ChainDepositRecord[]>;
+  /** Simulated transfers of a chain, by transfer id (optional: checked when given). */
+  simulatedTransfers?(chain: string): Promise<SimulatedTransferRecord[]>;
 }
 
 export interface StorageHarness {

@@ -13,6 +13,7 @@ import { ledgerSuite } from "./ledger";
 import { metaSuite } from "./meta";
 import { rateLimitSuite } from "./rate-limits";
 import { resourceSuite } from "./resources";
+import { simulatedChainSuite } from "./simulated-chains";
 import { transactionSuite } from "./transactions";
 
 export type { StorageConformanceOptions, StorageHarness, StorageInspector } from "./harness";
@@ -56,5 +57,6 @@ export function storageConformance(options: StorageConformanceOptions): void {
     depositAddressSuite(s);
     metaSuite(s);
     chainStateSuite(s);
+    simulatedChainSuite(s);
   });
 }

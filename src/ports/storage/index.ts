@@ -9,6 +9,7 @@ import type { LedgerStore } from "./ledger";
 import type { MetaStore } from "./meta";
 import type { RateLimitStore } from "./rate-limits";
 import type { ResourceStore } from "./resources";
+import type { SimulatedChainStore } from "./simulated-chains";
 
 export type * from "./accounts";
 export type * from "./chain-state";
@@ -22,6 +23,7 @@ export type * from "./ledger";
 export type * from "./meta";
 export type * from "./rate-limits";
 export type * from "./resources";
+export type * from "./simulated-chains";
 
 /**
  * The storage port: everything the engine keeps. Two adapters implement it (memory and
@@ -82,4 +84,5 @@ export interface StorageTx {
   readonly deliveries: DeliveryLogStore;
   readonly depositAddresses: DepositAddressStore;
   readonly chainState: ChainStateStore;
+  readonly simulatedChains: SimulatedChainStore;
 }

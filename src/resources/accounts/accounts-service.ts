@@ -1,10 +1,32 @@
-import { ok, type Result } from "neverthrow";
+import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../../errors";
 import { randomToken } from "../../ids";
-import type { AccountRecord } from "../../ports/storage";
+import type { AccountRecord, Json } from "../../ports/storage";
+import { isoTime } from "../../validation/timestamp";
 import { hashApiKey, isApiKeyFormat, isScope, redactApiKey } from "./auth";
 import type { EngineDeps, RequestContext } from "../../engine/context";
 import { type AccountPolicy, type PolicyInput, parsePolicy, policyOf } from "./policy";
+
+/** `GET /v1/account`: who the key belongs to and the account's payout policy. */
+export interface AccountObject {
+  id: string;
+  object: "account";
+  name: string;
+  livemode: boolean;
+  policy: AccountPolicy;
+  created: string;
+}
+
+export function presentAccount(account: AccountRecord): AccountObject {
+  return {
+    id: account.id,
+    object: "account",
+    name: account.name,
+    livemode: account.livemode,
+    policy: policyOf(account.settings),
+    created: isoTime(account.created),
+  };
+}
 
 export interface CreateAccountInput {
   name: string;
@@ -81,6 +103,34 @@ export class AccountsService {
 
   async policy(accountId: string): Promise<AccountPolicy> {
     return policyOf((await this.get(accountId))?.settings);
+  }
+
+  /** The caller's account (`GET /v1/account`). */
+  async retrieve(ctx: RequestContext): Promise<Result<AccountObject, ApiError>> {
+    const account = await this.get(ctx.accountId);
+    return account ? ok(presentAccount(account)) : fail("resource_missing", `No such account: ${ctx.accountId}`);
+  }
+
+  /**
+   * `POST /v1/account/policy` (DECISIONS.md §10): each field given replaces that part of the
+   * policy (`{}` lifts every limit of it); a field left out keeps what it was.
+   */
+  async updatePolicy(ctx: RequestContext, input: PolicyInput): Promise<Result<AccountObject, ApiError>> {
+    const parsed = parsePolicy(this.deps.assets, input);
+    if (parsed.isErr()) return err(parsed.error);
+    const given = input as Partial<Record<keyof AccountPolicy, unknown>>;
+    return this.deps.storage.transaction(async (tx) => {
+      const account = await tx.accounts.getAccount(ctx.accountId);
+      if (!account) return fail("resource_missing", `No such account: ${ctx.accountId}`);
+      const current = policyOf(account.settings);
+      const policy: AccountPolicy = {
+        max_payout_amount: given.max_payout_amount !== undefined ? parsed.value.max_payout_amount : current.max_payout_amount,
+        approval_threshold: given.approval_threshold !== undefined ? parsed.value.approval_threshold : current.approval_threshold,
+      };
+      const settings = { ...(account.settings as object), policy };
+      await tx.accounts.updateAccountSettings(ctx.accountId, settings as Json);
+      return ok(presentAccount({ ...account, settings: settings as Json }));
+    });
   }
 
   async createApiKey(accountId: string, input: CreateApiKeyInput = {}): Promise<Result<CreatedApiKey, ApiError>> {

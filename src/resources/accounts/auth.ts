@@ -5,6 +5,7 @@ import type { EngineDeps } from "../../engine/context";
 
 /** Resources a scope can name; `<resource>:write` implies `<resource>:read`. */
 export const SCOPE_RESOURCES = [
+  "account",
   "balances",
   "events",
   "payouts",

@@ -35,6 +35,7 @@ import {
 } from "../conversion";
 import { type Stored } from "../../engine/doc-store";
 import type { UnitOfWork } from "../../engine/unit-of-work";
+import { haltedVenues } from "../test-helpers/venue-halts";
 import { type CreateLimitOrderInput, EXPIRES_IN, type ListLimitOrdersParams, createLimitOrderSchema, listLimitOrdersSchema } from "./limit-order-schemas";
 import { type FillDoc, LIMIT_ORDERS, type LimitOrderDoc, type LimitOrderObject, type PendingFill, presentLimitOrder } from "./limit-order-doc";
 
@@ -176,8 +177,12 @@ export class LimitOrdersService {
     if (!stored || !isOpen(stored.doc)) return;
     const next = (): WorkOutcome => ({ kind: "reschedule", at: this.deps.clock.now() + this.deps.config.limitOrderMatchIntervalMs });
     const ctx = jobContext(job);
+    // Halted venues (test mode, DECISIONS.md §10) execute nothing: the order waits for the others.
+    const halted = await haltedVenues(this.deps, accountId, job.livemode);
     if (stored.doc.pending) {
-      await this.completeFill(ctx, id, stored.doc.pending);
+      if (!fromPricingRecord(stored.doc.pending.pricing).legs.some((leg) => halted(leg.venue))) {
+        await this.completeFill(ctx, id, stored.doc.pending);
+      }
       return next();
     }
     const doc = stored.doc;
@@ -186,7 +191,7 @@ export class LimitOrdersService {
     const from = this.deps.assets.get(doc.from)!;
     const to = this.deps.assets.get(doc.to)!;
     // A venue that is down or offers nothing is no reason to stop watching: look again later.
-    const pricer = await pricerNow(this.deps, from, to).catch((e: unknown) => {
+    const pricer = await pricerNow(this.deps, from, to, (venue) => !halted(venue)).catch((e: unknown) => {
       if (e instanceof AdapterError) return null;
       throw e;
     });

@@ -12,6 +12,7 @@ import type { Ratio } from "../../quoting/venue-curves";
 import { s } from "../../validation/schema";
 import { runCommand } from "../../engine/command";
 import { type EngineDeps, type RequestContext, jobContext } from "../../engine/context";
+import { haltedVenues } from "../test-helpers/venue-halts";
 import { delivered, executePricing, priceNow, releaseReservations, settleConversion } from "../conversion";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import { type CreateSwapInput, type ListSwapsParams, type RetrieveSwapParams, createSwapSchema, listSwapsSchema, retrieveSwapSchema } from "./swap-schemas";
@@ -138,7 +139,13 @@ export class SwapsService {
     const stored = await this.deps.storage.transaction((tx) => SWAPS.get(tx, accountId, id));
     if (!stored || stored.doc.status !== "executing") return;
     const doc = stored.doc;
-    const result: VenueExecutionResult = await executePricing(this.deps, doc.id, doc.from, doc.to, fromPricingRecord(doc.pricing));
+    const pricing = fromPricingRecord(doc.pricing);
+    // A venue halted for this test-mode account (DECISIONS.md §10) refuses, as a halted venue would.
+    const halted = await haltedVenues(this.deps, accountId, job.livemode);
+    const stopped = pricing.legs.find((leg) => halted(leg.venue));
+    const result: VenueExecutionResult = stopped
+      ? { status: "rejected", reason: `venue ${stopped.venue} is halted (test mode)` }
+      : await executePricing(this.deps, doc.id, doc.from, doc.to, pricing);
     const code = result.status === "rejected" ? "venue_rejected" : null;
     const applied = await runCommand(this.deps, jobContext(job), async (uow) => {
       const locked = await SWAPS.get(uow.tx, accountId, id, { lock: true });

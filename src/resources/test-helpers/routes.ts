@@ -1,5 +1,13 @@
 import type { RouteDefinition } from "../../engine/route";
-import { advanceChainSchema, advanceClockSchema, fundSchema, payPaymentIntentSchema, reorgChainSchema, triggerEventSchema } from "./test-helper-schemas";
+import {
+  advanceChainSchema,
+  advanceClockSchema,
+  fundSchema,
+  haltVenuesSchema,
+  payPaymentIntentSchema,
+  reorgChainSchema,
+  triggerEventSchema,
+} from "./test-helper-schemas";
 
 export const testHelperRoutes: RouteDefinition[] = [
   {
@@ -56,6 +64,17 @@ export const testHelperRoutes: RouteDefinition[] = [
     body: payPaymentIntentSchema,
     returns: "payment_intent",
     handler: ({ engine, ctx, params, body }) => engine.testHelpers.payPaymentIntent(ctx, params.id!, body),
+  },
+  {
+    method: "post",
+    path: "/v1/test_helpers/venues/halt",
+    summary: "Make a venue (or all) refuse to execute for this account for some seconds: swaps fail, limit orders wait",
+    tag: "Test helpers",
+    scope: "test_helpers:write",
+    testModeOnly: true,
+    body: haltVenuesSchema,
+    returns: "test_venue_halt",
+    handler: ({ engine, ctx, body }) => engine.testHelpers.haltVenues(ctx, body),
   },
   {
     method: "post",

@@ -23,6 +23,11 @@ export const advanceChainSchema = s.object({ blocks: s.integer({ min: 1, max: 10
 
 export const reorgChainSchema = s.object({ depth: s.integer({ min: 1, max: 1_000 }) });
 
+export const haltVenuesSchema = s.object({
+  venue: s.string({ min: 1, max: 100 }).describe('A venue name as quotes show it (venues[].name), or "all"'),
+  seconds: s.integer({ min: 0, max: 30 * 86_400 }).describe("How long the venue refuses to execute; 0 lifts the halt"),
+});
+
 export const triggerEventSchema = s.object({
   type: s.enum(EVENT_TYPES).describe("The event type to emit with a sample object"),
   overrides: s
@@ -38,4 +43,5 @@ export type FundInput = Input<typeof fundSchema>;
 export type AdvanceClockInput = Input<typeof advanceClockSchema>;
 export type AdvanceChainInput = Input<typeof advanceChainSchema>;
 export type ReorgChainInput = Input<typeof reorgChainSchema>;
+export type HaltVenuesInput = Input<typeof haltVenuesSchema>;
 export type TriggerEventInput = Input<typeof triggerEventSchema>;

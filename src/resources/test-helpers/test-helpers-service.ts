@@ -12,6 +12,7 @@ import type { Schema } from "../../validation/schema";
 import { isoTime } from "../../validation/timestamp";
 import type { WorkerRunner } from "../../workers/runner";
 import { sampleObject } from "../events/event-samples";
+import { ALL_VENUES, withVenueHalt } from "./venue-halts";
 import { applyOverrides } from "../events/sample-overrides";
 import type { EventsService } from "../events/events-service";
 import type { ChainWatchers } from "../payment-intents/chain-watchers";
@@ -20,12 +21,14 @@ import {
   advanceChainSchema,
   advanceClockSchema,
   fundSchema,
+  haltVenuesSchema,
   payPaymentIntentSchema,
   reorgChainSchema,
   triggerEventSchema,
   type AdvanceChainInput,
   type AdvanceClockInput,
   type FundInput,
+  type HaltVenuesInput,
   type PayPaymentIntentInput,
   type ReorgChainInput,
   type TriggerEventInput,
@@ -37,6 +40,13 @@ export interface TestChainObject {
   height: number;
   /** Transfers the reorganisation moved out of the replaced blocks (reorg only). */
   reorganized?: number;
+}
+
+export interface TestVenueHaltObject {
+  object: "test_venue_halt";
+  venue: string;
+  /** Until when it refuses to execute; null once lifted. */
+  halted_until: string | null;
 }
 
 export interface TestClockObject {
@@ -113,17 +123,17 @@ export class TestHelpersService {
    * chain at once; payout tracking at its next poll (a block time later on the engine's clock).
    */
   advanceChain(ctx: RequestContext, chain: string, input: AdvanceChainInput): Promise<Result<TestChainObject, ApiError>> {
-    return this.withSimulation(ctx, chain, input, advanceChainSchema, (sim, { blocks }) => {
-      sim.advance(chain, blocks);
-      return { object: "test_chain", chain, height: sim.height(chain) };
+    return this.withSimulation(ctx, chain, input, advanceChainSchema, async (sim, { blocks }) => {
+      await sim.advance(chain, blocks);
+      return { object: "test_chain", chain, height: await sim.height(chain) };
     });
   }
 
   /** Replaces the last `depth` blocks of a simulated chain: deposits in them are gone. */
   reorgChain(ctx: RequestContext, chain: string, input: ReorgChainInput): Promise<Result<TestChainObject, ApiError>> {
-    return this.withSimulation(ctx, chain, input, reorgChainSchema, (sim, { depth }) => {
-      const reorganized = sim.reorg(chain, depth);
-      return { object: "test_chain", chain, height: sim.height(chain), reorganized };
+    return this.withSimulation(ctx, chain, input, reorgChainSchema, async (sim, { depth }) => {
+      const reorganized = await sim.reorg(chain, depth);
+      return { object: "test_chain", chain, height: await sim.height(chain), reorganized };
     });
   }
 
@@ -155,7 +165,7 @@ export class TestHelpersService {
     }
     const adapter = this.deps.chains.for(chain.name, false);
     if (!adapter || !isChainSimulation(adapter)) return fail("resource_missing", `${chain.name} is not simulated on this engine`, { param: "chain" });
-    adapter.pay({ chain: chain.name, asset: asset.code, address, amount: amount.value });
+    await adapter.pay({ chain: chain.name, asset: asset.code, address, amount: amount.value });
     await runCommand(this.deps, ctx, async (uow) => {
       await this.watchers.watch(uow, chain.name, uow.now);
       return ok(null);
@@ -163,6 +173,44 @@ export class TestHelpersService {
     await this.watchers.poll(chain.name, false); // the payer's transfer is seen at once
     const after = await this.deps.storage.transaction((tx) => PAYMENT_INTENTS.get(tx, ctx.accountId, id));
     return ok(presentPaymentIntent(this.deps.assets, after?.doc ?? doc));
+  }
+
+  /**
+   * DECISIONS.md §10: `venue` (or `all`) refuses to execute this account's conversions for
+   * `seconds` (0 lifts it): swaps fail with `swap.failed`, limit orders wait. Unknown venue
+   * names are refused (`parameter_invalid`), as far as the venues' snapshots of the account's
+   * pairs show them.
+   */
+  async haltVenues(ctx: RequestContext, input: HaltVenuesInput): Promise<Result<TestVenueHaltObject, ApiError>> {
+    const mode = testModeOnly(ctx);
+    if (mode.isErr()) return err(mode.error);
+    const parsed = haltVenuesSchema.parse(input, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const { venue, seconds } = parsed.value;
+    if (venue !== ALL_VENUES && !(await this.knownVenue(venue))) {
+      return fail("parameter_invalid", `No venue is named ${venue}; use a name of a quote's venues, or "all"`, { param: "venue" });
+    }
+    const now = this.deps.clock.now();
+    const until = now + seconds * 1000;
+    const done = await this.deps.storage.transaction(async (tx) => {
+      const account = await tx.accounts.getAccount(ctx.accountId);
+      if (!account) return false;
+      await tx.accounts.updateAccountSettings(ctx.accountId, withVenueHalt(account.settings, venue, until, now));
+      return true;
+    });
+    if (!done) return fail("resource_missing", `No such account: ${ctx.accountId}`);
+    return ok({ object: "test_venue_halt", venue, halted_until: seconds > 0 ? isoTime(until) : null });
+  }
+
+  /** Whether any venue adapter shows a venue of this name for some pair of the registry's assets. */
+  private async knownVenue(venue: string): Promise<boolean> {
+    const codes = this.deps.assets.list().map((a) => a.code);
+    for (const from of codes) {
+      for (const to of codes) {
+        if (from !== to && (await this.deps.venues.snapshots(from, to)).some((s) => s.venue === venue)) return true;
+      }
+    }
+    return false;
   }
 
   /**
@@ -189,7 +237,7 @@ export class TestHelpersService {
     chain: string,
     input: unknown,
     schema: Schema<I, unknown>,
-    act: (sim: ChainSimulationControl, input: I) => TestChainObject,
+    act: (sim: ChainSimulationControl, input: I) => Promise<TestChainObject>,
   ): Promise<Result<TestChainObject, ApiError>> {
     const mode = testModeOnly(ctx);
     if (mode.isErr()) return err(mode.error);
@@ -201,7 +249,7 @@ export class TestHelpersService {
     if (!adapter || !isChainSimulation(adapter)) {
       return fail("resource_missing", `${chain} is not simulated on this engine`, { param: "chain" });
     }
-    const result = act(adapter, parsed.value);
+    const result = await act(adapter, parsed.value);
     // Deposits see the new chain at once (payouts at their next poll, a block time later).
     await this.watchers.poll(chain, false);
     return ok(result);
