@@ -10,7 +10,7 @@ import type { ChainFamily } from "../../../src/money/assets";
  * - Bitcoin: no valid address can end in `1111111111` (bech32 has no `1` after its separator,
  *   and both encodings end in a checksum), so the rule reads the address's program instead:
  *   one whose 20- or 32-byte hash (witness program or base58check payload) ends in `dead`,
- *   e.g. `bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqqph4dradfyq` (see docs/testing-your-integration.md).
+ *   e.g. `bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqph4dradfyq` (see docs/testing-your-integration.md).
  */
 export function failsOnChain(family: ChainFamily, address: string): boolean {
   switch (family) {
