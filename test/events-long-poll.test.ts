@@ -94,7 +94,7 @@ describe("trigger overrides", () => {
       [{ partial_fills: "yes" }, "partial_fills takes a boolean"],
       [{ fills: "{}" }, "fills takes a JSON array"],
       [{ "a..b": "1" }, "a..b is not a dotted path"],
-      [{ "fills.0.id": "x" }, "The sample object has no field fills.0.id"],
+      [{ "fills.5.id": "x" }, "The sample object has no field fills.5.id"],
     ] as const) {
       const bad = await w.request("POST", "/v1/test_helpers/events/trigger", { body: { type: "limit_order.filled", overrides } });
       expect(bad.status).toBe(400);

@@ -3,7 +3,8 @@ import type { IdGenerator } from "../../ids";
 import { balanceObject } from "../../ledger/balances";
 import type { AssetRegistry } from "../../money/assets";
 import { isoTime } from "../../validation/timestamp";
-import { presentPaymentIntent } from "../payment-intents/payment-intent-doc";
+import type { Finality } from "../../ports/chain";
+import { presentPaymentIntent, type SettlementDoc, type SettlementLedger } from "../payment-intents/payment-intent-doc";
 import type { PaymentIntentStatus } from "../payment-intents/payment-intent-machine";
 import { presentBatch } from "../payouts/batch-doc";
 import { presentLeg, presentPayout, type LegDoc, type PayoutDoc } from "../payouts/payout-doc";
@@ -26,11 +27,36 @@ export function sampleObject(type: EventType, ids: IdGenerator, assets: AssetReg
   const sample = <T extends object>(object: T) => ({ ...object, sample: true as const });
   switch (resource) {
     case "payment_intent": {
-      const paid = status === "succeeded" ? "100000000" : status === "partially_paid" ? "60000000" : null;
+      const piStatus = status as PaymentIntentStatus;
+      const deposit = (amount: string, finality: Finality, ledger: SettlementLedger, extra: Partial<SettlementDoc> = {}): SettlementDoc => ({
+        id: ids.next("stl"),
+        transferId: "sample",
+        chain: "base",
+        asset: "USDC",
+        amount,
+        txHash: `0x${"ab".repeat(32)}`,
+        confirmations: finality === "final" ? 6 : finality === "included" ? 2 : 0,
+        finality,
+        reason: null,
+        ledger,
+        shortfall: "0",
+        created: now,
+        ...extra,
+      });
+      // Each status with the deposits that lead to it (the machine's own rules).
+      const settlements: Record<PaymentIntentStatus, SettlementDoc[]> = {
+        requires_payment: [],
+        processing: [deposit("100000000", "included", "pending")],
+        succeeded: [deposit("100000000", "final", "available")],
+        partially_paid: [deposit("60000000", "final", "available")],
+        expired: [],
+        reverted: [deposit("100000000", "reverted", "reversed")],
+        unsupported_chain: [deposit("100000000", "final", "none", { chain: "polygon", reason: "unsupported_chain" })],
+      };
       return sample(
         presentPaymentIntent(assets, {
           id: ids.next("pi"),
-          status: status as PaymentIntentStatus,
+          status: piStatus,
           asset: "USDC",
           amount: "100000000",
           minimum: "100000000",
@@ -38,24 +64,7 @@ export function sampleObject(type: EventType, ids: IdGenerator, assets: AssetReg
           chains: ["base"],
           reference: "sample",
           depositAddresses: { base: `0x${"12".repeat(20)}` },
-          settlements: paid
-            ? [
-                {
-                  id: ids.next("stl"),
-                  transferId: "sample",
-                  chain: "base",
-                  asset: "USDC",
-                  amount: paid,
-                  txHash: `0x${"ab".repeat(32)}`,
-                  confirmations: 6,
-                  finality: "final",
-                  reason: null,
-                  ledger: "available",
-                  shortfall: "0",
-                  created: now,
-                },
-              ]
-            : [],
+          settlements: settlements[piStatus] ?? [],
           ledgerEntries: [],
           expiresAt: now + 3_600_000,
           created: now,
@@ -64,41 +73,47 @@ export function sampleObject(type: EventType, ids: IdGenerator, assets: AssetReg
     }
     case "payout": {
       const payoutStatus: PayoutStatus = status === "created" || status === "leg.broadcast" ? "executing" : (status as PayoutStatus);
-      const leg: LegDoc = {
+      const leg = (chain: string, amount: string, fee: string, outcome: "broadcast" | "confirmed" | "failed"): LegDoc => ({
         id: ids.next("leg"),
-        chain: "base",
-        address: `0x${"12".repeat(20)}`,
-        amount: "25000000",
-        fee: "10000",
+        chain,
+        address: chain === "solana" ? "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v" : `0x${"12".repeat(20)}`,
+        amount,
+        fee,
         reservation: "sample",
-        status: payoutStatus === "settled" ? "confirmed" : payoutStatus === "failed" ? "failed" : "broadcast",
+        status: outcome,
         machine: {
-          txHash: payoutStatus === "failed" ? null : `0x${"ab".repeat(32)}`,
-          confirmations: payoutStatus === "settled" ? 6 : 0,
-          finality: payoutStatus === "settled" ? "final" : "pending",
-          failureCode: payoutStatus === "failed" ? "broadcast_rejected" : null,
+          txHash: outcome === "failed" ? null : chain === "solana" ? "5".repeat(88) : `0x${"ab".repeat(32)}`,
+          confirmations: outcome === "confirmed" ? 6 : 0,
+          finality: outcome === "confirmed" ? "final" : "pending",
+          failureCode: outcome === "failed" ? "broadcast_rejected" : null,
         },
-      };
+      });
+      // Legs as the payout's status requires: all final, all failed, or some of each.
+      const legs: LegDoc[] =
+        payoutStatus === "partially_settled"
+          ? [leg("base", "15000000", "10001", "confirmed"), leg("solana", "10000000", "1001", "failed")]
+          : [leg("base", "25000000", "10002", payoutStatus === "settled" ? "confirmed" : payoutStatus === "failed" ? "failed" : "broadcast")];
       const doc: PayoutDoc = {
         id: ids.next("po"),
         status: payoutStatus,
         machine: { requiresApproval: false },
         asset: "USDC",
         amount: "25000000",
-        fee: "10000",
+        fee: legs.reduce((sum, l) => sum + BigInt(l.fee), 0n).toString(),
         recipient: ids.next("rcp"),
         reference: "sample",
         batch: null,
         row: null,
         routing: null,
         approximateRoute: false,
-        legs: [leg],
+        legs,
         ledgerEntries: [],
         created: now,
         canceledAt: null,
         settledAt: payoutStatus === "settled" || payoutStatus === "partially_settled" ? now : null,
       };
-      if (status === "leg.broadcast") return sample(presentLeg(assets.get("USDC")!, leg, doc.id));
+      const [firstLeg] = legs;
+      if (status === "leg.broadcast") return sample(presentLeg(assets.get("USDC")!, firstLeg!, doc.id));
       if (status === "batch.completed") {
         return sample(
           presentBatch(assets, {
@@ -134,21 +149,38 @@ export function sampleObject(type: EventType, ids: IdGenerator, assets: AssetReg
       return sample(swap);
     }
     case "limit_order": {
-      const filled = status !== "working";
+      const orderStatus = status as LimitOrderObject["status"];
+      // working: nothing filled; partially_filled and canceled: one tranche of half; filled: all.
+      const filledFrom = orderStatus === "working" ? "0" : orderStatus === "filled" ? "100" : "50";
+      const filledTo = orderStatus === "working" ? "0" : orderStatus === "filled" ? "0.03" : "0.015";
       const order: LimitOrderObject = {
         id: ids.next("lo"),
         object: "limit_order",
-        status: status as LimitOrderObject["status"],
-        cancellation_reason: status === "canceled" ? "requested" : null,
+        status: orderStatus,
+        cancellation_reason: orderStatus === "canceled" ? "requested" : null,
         from: { asset: "USDC", amount: "100" },
         to: { asset: "ETH" },
         destination_chain: "base",
         target_rate: "0.0003",
         partial_fills: true,
         max_slippage: null,
-        filled: { from_amount: filled ? "50" : "0", to_amount: filled ? "0.015" : "0" },
-        reserved_amount: status === "working" ? "100" : status === "partially_filled" ? "50" : "0",
-        fills: [],
+        filled: { from_amount: filledFrom, to_amount: filledTo },
+        reserved_amount: orderStatus === "working" ? "100" : orderStatus === "partially_filled" ? "50" : "0",
+        fills:
+          filledFrom === "0"
+            ? []
+            : [
+                {
+                  id: ids.next("fil"),
+                  from_amount: filledFrom,
+                  to_amount: filledTo,
+                  rate: "0.0003",
+                  price_impact: "0.0001",
+                  network_fee: "0",
+                  platform_fee: "0",
+                  created,
+                },
+              ],
         expires_at: isoTime(now + 86_400_000),
         created,
       };
