@@ -5,7 +5,7 @@ import type { Clock } from "./ports/clock";
 export type IdPrefix =
   | "po" | "rcp" | "qt" | "sw" | "lo" | "we" | "evt" | "pi" | "req" | "cur"
   | "bat" | "le" | "dlv" | "rpt" | "fil" | "stl" | "acct"
-  | "pst" | "rsv" | "job" | "wrk" | "leg";
+  | "pst" | "rsv" | "job" | "wrk" | "leg" | "key";
 
 /** Bytes of randomness; the default reads the operating system's CSPRNG. */
 export type RandomSource = (size: number) => Uint8Array;

@@ -77,11 +77,15 @@ export type {
   UpdateWebhookEndpointInput,
 } from "./resources/webhook-endpoints/webhook-endpoint-schemas";
 export type { DeletedWebhookEndpoint, WebhookEndpointObject } from "./resources/webhook-endpoints/webhook-endpoints-service";
+export type { ApiKeyObject } from "./resources/api-keys/api-keys-service";
+export type { CreateApiKeyRequest, ListApiKeysParams, RollApiKeyInput } from "./resources/api-keys/api-key-schemas";
+export type { AccountObject } from "./resources/accounts/accounts-service";
 export type { WebhookDeliveryObject, WebhookReplayObject } from "./resources/webhook-endpoints/webhook-deliveries-service";
 export type {
   AdvanceChainInput,
   AdvanceClockInput,
   FundInput,
+  HaltVenuesInput,
   PayPaymentIntentInput,
   ReorgChainInput,
   TriggerEventInput,

@@ -371,4 +371,20 @@ CREATE UNIQUE INDEX simulated_transfers_by_hash ON {s}.simulated_transfers (chai
 CREATE INDEX simulated_transfers_by_height ON {s}.simulated_transfers (chain, included_at);
 `,
   },
+  {
+    version: 11,
+    name: "api key lifecycle",
+    sql: `
+-- API keys get an id (how the API names them), a label, and a lifecycle: a rolled key expires
+-- after its grace period, a revoked one stops at once. Keys made before get an id from their hash.
+ALTER TABLE {s}.api_keys ADD COLUMN id text;
+ALTER TABLE {s}.api_keys ADD COLUMN name text;
+ALTER TABLE {s}.api_keys ADD COLUMN expires_at bigint;
+ALTER TABLE {s}.api_keys ADD COLUMN revoked_at bigint;
+UPDATE {s}.api_keys SET id = 'key_' || substr(hash, 1, 26) WHERE id IS NULL;
+ALTER TABLE {s}.api_keys ALTER COLUMN id SET NOT NULL;
+CREATE INDEX api_keys_by_account ON {s}.api_keys (account_id, created DESC, id DESC);
+CREATE UNIQUE INDEX api_keys_id ON {s}.api_keys (account_id, id);
+`,
+  },
 ];

@@ -118,7 +118,18 @@ export const ACCOUNTS = table<AccountRecord>("accounts", {
 
 export const API_KEYS = table<ApiKeyRecord>(
   "api_keys",
-  { hash: "text", accountId: "text", livemode: "boolean", scopes: "text[]", redacted: "text", created: "bigint" },
+  {
+    hash: "text",
+    accountId: "text",
+    id: "text",
+    name: "text",
+    livemode: "boolean",
+    scopes: "text[]",
+    redacted: "text",
+    created: "bigint",
+    expiresAt: "bigint",
+    revokedAt: "bigint",
+  },
   { onConflict: "(hash) DO NOTHING" },
 );
 

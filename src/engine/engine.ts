@@ -12,6 +12,7 @@ import type { DueWorkKindStats, StorageAdapter, StorageTx } from "../ports/stora
 import type { VenueAdapter } from "../ports/venue";
 import { VenueSet } from "../quoting/venue-set";
 import { accountsModule } from "../resources/accounts";
+import { apiKeysModule } from "../resources/api-keys";
 import { balancesModule } from "../resources/balances";
 import { eventsModule } from "../resources/events";
 import { limitOrdersModule } from "../resources/limit-orders";
@@ -43,6 +44,7 @@ import type { DownloadRouteDefinition, RouteDefinition } from "./route";
  */
 const MODULES = [
   accountsModule,
+  apiKeysModule,
   balancesModule,
   eventsModule,
   recipientsModule,

@@ -2,7 +2,7 @@ import type { Result } from "neverthrow";
 import type { Engine } from "./engine";
 import type { ApiError } from "../errors";
 import type { RequestContext } from "./context";
-import type { Scope } from "../resources/accounts/auth";
+import type { RouteScope } from "../resources/accounts/auth";
 import type { RateLimit } from "./rate-limits";
 import type { ObjectSchema } from "../validation/schema";
 
@@ -35,8 +35,8 @@ export interface RouteDefinition {
   summary: string;
   /** OpenAPI tag. */
   tag: string;
-  /** The scope an API key needs (`<resource>:read` or `:write`). */
-  scope: Scope;
+  /** The scope an API key needs (`<resource>:read` or `:write`), or `full_access` (a key without scopes). */
+  scope: RouteScope;
   /** Schema of the JSON body, for the document (the service validates with the same one). */
   body?: ObjectSchema<any>;
   /** Schema of the query string, likewise. */

@@ -1,5 +1,5 @@
 import type { AccountStore } from "../../../src/ports/storage";
-import { frozen, type MemoryTx } from "../memory-tables";
+import { frozen, keysetPage, type MemoryTx } from "../memory-tables";
 
 export function accountStore(m: MemoryTx): AccountStore {
   const { t } = m;
@@ -18,11 +18,25 @@ export function accountStore(m: MemoryTx): AccountStore {
     },
     async insertApiKey(key) {
       if (t.apiKeys.has(key.hash)) return false;
+      for (const k of t.apiKeys.values()) if (k.accountId === key.accountId && k.id === key.id) throw new Error(`duplicate API key id ${key.id}`);
       m.put(t.apiKeys, key.hash, frozen(key));
       return true;
     },
     async findApiKey(hash) {
       return t.apiKeys.get(hash) ?? null;
+    },
+    async getApiKey(accountId, id) {
+      for (const key of t.apiKeys.values()) if (key.accountId === accountId && key.id === id) return key;
+      return null;
+    },
+    async listApiKeys(query) {
+      return keysetPage([...t.apiKeys.values()], { accountId: query.accountId, limit: query.limit, ...(query.after ? { after: query.after } : {}) }, () => null, () => null);
+    },
+    async updateApiKey(accountId, id, change) {
+      const key = await this.getApiKey(accountId, id);
+      if (!key) return false;
+      m.put(t.apiKeys, key.hash, frozen({ ...key, ...change }));
+      return true;
     },
   };
 }

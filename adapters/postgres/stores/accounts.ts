@@ -1,5 +1,6 @@
 import type { AccountStore } from "../../../src/ports/storage";
 import type { PgTxContext } from "../pg-tx";
+import { keysetSql } from "../keyset";
 import { ACCOUNTS, API_KEYS } from "../tables";
 
 export function accountStore(tx: PgTxContext): AccountStore {
@@ -22,6 +23,26 @@ export function accountStore(tx: PgTxContext): AccountStore {
     async findApiKey(hash) {
       const { rows } = await tx.run(`SELECT * FROM ${s}.api_keys WHERE hash = $1`, [hash]);
       return rows[0] ? API_KEYS.fromRow(rows[0]) : null;
+    },
+    async getApiKey(accountId, id, options) {
+      const { rows } = await tx.run(`SELECT * FROM ${s}.api_keys WHERE account_id = $1 AND id = $2${options?.lock ? " FOR UPDATE" : ""}`, [
+        accountId,
+        id,
+      ]);
+      return rows[0] ? API_KEYS.fromRow(rows[0]) : null;
+    },
+    async listApiKeys(query) {
+      const { text, params } = keysetSql(`${s}.api_keys`, { accountId: query.accountId, limit: query.limit, ...(query.after ? { after: query.after } : {}) }, {});
+      return (await tx.run(text, params)).rows.map(API_KEYS.fromRow);
+    },
+    async updateApiKey(accountId, id, change) {
+      const sets: string[] = [];
+      const params: unknown[] = [accountId, id];
+      if (change.expiresAt !== undefined) sets.push(`expires_at = $${params.push(change.expiresAt)}`);
+      if (change.revokedAt !== undefined) sets.push(`revoked_at = $${params.push(change.revokedAt)}`);
+      if (!sets.length) return (await this.getApiKey(accountId, id)) !== null;
+      const r = await tx.run(`UPDATE ${s}.api_keys SET ${sets.join(", ")} WHERE account_id = $1 AND id = $2`, params);
+      return r.rowCount === 1;
     },
   };
 }

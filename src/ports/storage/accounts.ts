@@ -1,4 +1,5 @@
 import type { Json } from "./json";
+import type { KeysetQuery } from "./resources";
 
 /**
  * Accounts and API keys.
@@ -17,13 +18,24 @@ export interface ApiKeyRecord {
   /** Lowercase hex SHA-256 of the whole key; the key itself is never stored. */
   hash: string;
   accountId: string;
+  /** `key_…`, how the API names the key (unique per account). */
+  id: string;
+  /** A label the owner chose, or null. */
+  name: string | null;
   livemode: boolean;
   /** Empty means full access. */
   scopes: string[];
   /** A redacted form for display, e.g. `sk_test_…a1b2`. */
   redacted: string;
   created: number;
+  /** The key stops authenticating at this moment (a roll's grace period), or null. */
+  expiresAt: number | null;
+  /** When it was revoked (it no longer authenticates), or null. */
+  revokedAt: number | null;
 }
+
+/** What a key's lifecycle changes: its expiry and its revocation. */
+export type ApiKeyChange = Partial<Pick<ApiKeyRecord, "expiresAt" | "revokedAt">>;
 
 export interface AccountStore {
   /** Inserts an account; the id is new. */
@@ -35,4 +47,10 @@ export interface AccountStore {
   insertApiKey(key: ApiKeyRecord): Promise<boolean>;
   /** Called on every authenticated request. */
   findApiKey(hash: string): Promise<ApiKeyRecord | null>;
+  /** The account's key of this id, or null; `lock` holds it until the transaction ends. */
+  getApiKey(accountId: string, id: string, options?: { lock?: boolean }): Promise<ApiKeyRecord | null>;
+  /** One keyset page of the account's keys, newest first (only `after` and `limit` of the query apply). */
+  listApiKeys(query: KeysetQuery): Promise<ApiKeyRecord[]>;
+  /** Changes an existing key's expiry or revocation; returns whether the key exists. */
+  updateApiKey(accountId: string, id: string, change: ApiKeyChange): Promise<boolean>;
 }

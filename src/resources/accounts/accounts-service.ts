@@ -1,9 +1,9 @@
 import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../../errors";
-import { randomToken } from "../../ids";
 import type { AccountRecord, Json } from "../../ports/storage";
 import { isoTime } from "../../validation/timestamp";
-import { hashApiKey, isApiKeyFormat, isScope, redactApiKey } from "./auth";
+import { isApiKeyFormat, isScope } from "./auth";
+import { newApiKey } from "../api-keys/api-keys-service";
 import type { EngineDeps, RequestContext } from "../../engine/context";
 import { type AccountPolicy, type PolicyInput, parsePolicy, policyOf } from "./policy";
 
@@ -140,26 +140,18 @@ export class AccountsService {
     const badScope = scopes.find((scope) => !isScope(scope));
     if (badScope !== undefined) return fail("parameter_invalid", `Unknown scope: ${badScope}`, { param: "scopes" });
     const mode = account.livemode ? "live" : "test";
-    const key = input.key ?? `sk_${mode}_${randomToken(this.deps.random, 32)}`;
-    if (!isApiKeyFormat(key) || !key.startsWith(`sk_${mode}_`)) {
+    const key = input.key;
+    if (key !== undefined && (!isApiKeyFormat(key) || !key.startsWith(`sk_${mode}_`))) {
       return fail("parameter_invalid", `An API key of this account looks like sk_${mode}_ followed by 16 or more characters`, {
         param: "key",
       });
     }
-    const inserted = await this.deps.storage.transaction((tx) =>
-      tx.accounts.insertApiKey({
-        hash: hashApiKey(key),
-        accountId,
-        livemode: account.livemode,
-        scopes,
-        redacted: redactApiKey(key),
-        created: this.deps.clock.now(),
-      }),
-    );
+    const made = newApiKey(this.deps, account, { scopes, ...(key !== undefined ? { key } : {}) });
+    const inserted = await this.deps.storage.transaction((tx) => tx.accounts.insertApiKey(made.record));
     if (!inserted) {
-      const existing = await this.deps.storage.transaction((tx) => tx.accounts.findApiKey(hashApiKey(key)));
+      const existing = await this.deps.storage.transaction((tx) => tx.accounts.findApiKey(made.record.hash));
       if (existing?.accountId !== accountId) return fail("parameter_invalid", "This API key is taken", { param: "key" });
     }
-    return ok({ key, redacted: redactApiKey(key), scopes });
+    return ok({ key: made.key, redacted: made.record.redacted, scopes });
   }
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../../errors";
 import type { EngineDeps } from "../../engine/context";
+import { keyUsable } from "../api-keys/key-usable";
 
 /** Resources a scope can name; `<resource>:write` implies `<resource>:read`. */
 export const SCOPE_RESOURCES = [
@@ -21,6 +22,13 @@ export const SCOPE_RESOURCES = [
 
 export type ScopeResource = (typeof SCOPE_RESOURCES)[number];
 export type Scope = `${ScopeResource}:${"read" | "write"}`;
+
+/**
+ * What a route needs: a scope, or `full_access` (a key with no scopes), which is what managing
+ * API keys takes, so a restricted key can never widen its own access.
+ */
+export const FULL_ACCESS = "full_access";
+export type RouteScope = Scope | typeof FULL_ACCESS;
 
 const SCOPE_PATTERN = new RegExp(`^(${SCOPE_RESOURCES.join("|")}):(read|write)$`);
 
@@ -52,8 +60,9 @@ export function redactApiKey(key: string): string {
 }
 
 /** Whether a principal may use `scope` (no scopes = full access; write implies read). */
-export function allows(principal: Principal, scope: Scope): boolean {
+export function allows(principal: Principal, scope: RouteScope): boolean {
   if (principal.scopes.length === 0) return true;
+  if (scope === FULL_ACCESS) return false;
   if (principal.scopes.includes(scope)) return true;
   const [resource, action] = scope.split(":");
   return action === "read" && principal.scopes.includes(`${resource}:write`);
@@ -74,13 +83,17 @@ export class AuthService {
     const hash = hashApiKey(key);
     const record = await this.deps.storage.transaction((tx) => tx.accounts.findApiKey(hash));
     if (!record || record.livemode !== key.startsWith("sk_live_")) return fail("api_key_invalid", "Invalid API key");
+    if (!keyUsable(record, this.deps.clock.now())) {
+      return fail("api_key_invalid", record.revokedAt !== null ? "This API key was revoked" : "This API key expired");
+    }
     return ok({ accountId: record.accountId, livemode: record.livemode, scopes: record.scopes, keyHash: hash });
   }
 
   /** `permission_denied` unless the principal has the scope. */
-  authorize(principal: Principal, scope: Scope): Result<Principal, ApiError> {
-    return allows(principal, scope)
-      ? ok(principal)
+  authorize(principal: Principal, scope: RouteScope): Result<Principal, ApiError> {
+    if (allows(principal, scope)) return ok(principal);
+    return scope === FULL_ACCESS
+      ? fail("permission_denied", "Only a full-access API key (one without scopes) can do this")
       : fail("permission_denied", `This API key lacks the ${scope} scope`);
   }
 }

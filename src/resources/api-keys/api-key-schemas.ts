@@ -1,0 +1,34 @@
+import { listParamsShape } from "../../lists/list-params";
+import { s, type Input } from "../../validation/schema";
+import { SCOPE_RESOURCES } from "../accounts/auth";
+
+/** Request schemas of API keys (DECISIONS.md §3: scopes such as `payouts:write`; none is full access). */
+
+export const SCOPES = SCOPE_RESOURCES.flatMap((r) => [`${r}:read`, `${r}:write`] as const);
+
+/** The longest grace a roll gives the old key: 7 days. */
+export const MAX_GRACE_SECONDS = 7 * 86_400;
+
+export const createApiKeySchema = s.object({
+  name: s.string({ max: 100 }).optional().describe("A label for the key"),
+  scopes: s
+    .array(s.enum(SCOPES), { max: SCOPES.length })
+    .optional()
+    .describe("What the key may do (`<resource>:write` implies read); empty or absent: full access"),
+});
+
+export const rollApiKeySchema = s.object({
+  grace_period: s
+    .integer({ min: 0, max: MAX_GRACE_SECONDS })
+    .optional()
+    .describe("Seconds the old key keeps working beside the new one (default 0: it stops at once)"),
+});
+
+export const listApiKeysSchema = s.object({
+  limit: listParamsShape.limit,
+  starting_after: listParamsShape.starting_after,
+});
+
+export type CreateApiKeyRequest = Input<typeof createApiKeySchema>;
+export type RollApiKeyInput = Input<typeof rollApiKeySchema>;
+export type ListApiKeysParams = Input<typeof listApiKeysSchema>;

@@ -1,0 +1,197 @@
+import { err, ok, type Result } from "neverthrow";
+import type { EngineDeps, RequestContext } from "../../engine/context";
+import { saveResponseWithin } from "../../engine/idempotency";
+import { ApiError, fail } from "../../errors";
+import { randomToken } from "../../ids";
+import { type ListEnvelope, type PagedList, listPage, pagedList } from "../../lists/list-page";
+import type { ApiKeyRecord, Json, StorageTx } from "../../ports/storage";
+import { isoTime } from "../../validation/timestamp";
+import { hashApiKey, redactApiKey } from "../accounts/auth";
+import { keyUsable } from "./key-usable";
+import {
+  type CreateApiKeyRequest,
+  type ListApiKeysParams,
+  type RollApiKeyInput,
+  createApiKeySchema,
+  listApiKeysSchema,
+  rollApiKeySchema,
+} from "./api-key-schemas";
+
+/**
+ * The API key object. The key itself (`secret`) is in the answer to create and roll only: it is
+ * stored as its SHA-256, so it can never be shown again, and an idempotent replay of those
+ * answers leaves it out. `last4` is all a list shows of it.
+ */
+export interface ApiKeyObject {
+  id: string;
+  object: "api_key";
+  name: string | null;
+  livemode: boolean;
+  /** Empty: full access. */
+  scopes: string[];
+  last4: string;
+  /** `active`; `expired` once a roll's grace period is over; `revoked`. */
+  status: "active" | "expired" | "revoked";
+  /** When a rolled key stops working (null: no end). */
+  expires_at: string | null;
+  revoked_at: string | null;
+  created: string;
+  secret?: string;
+}
+
+/** A key made now, ready to store: the plain key is returned beside its record, never stored. */
+export function newApiKey(
+  deps: EngineDeps,
+  account: { id: string; livemode: boolean },
+  fields: { scopes: string[]; name?: string | null; key?: string },
+): { key: string; record: ApiKeyRecord } {
+  const key = fields.key ?? `sk_${account.livemode ? "live" : "test"}_${randomToken(deps.random, 32)}`;
+  return {
+    key,
+    record: {
+      hash: hashApiKey(key),
+      accountId: account.id,
+      id: deps.ids.next("key"),
+      name: fields.name ?? null,
+      livemode: account.livemode,
+      scopes: fields.scopes,
+      redacted: redactApiKey(key),
+      created: deps.clock.now(),
+      expiresAt: null,
+      revokedAt: null,
+    },
+  };
+}
+
+export function presentApiKey(key: ApiKeyRecord, now: number, secret?: string): ApiKeyObject {
+  const object: ApiKeyObject = {
+    id: key.id,
+    object: "api_key",
+    name: key.name,
+    livemode: key.livemode,
+    scopes: [...key.scopes],
+    last4: key.redacted.slice(-4),
+    status: key.revokedAt !== null ? "revoked" : keyUsable(key, now) ? "active" : "expired",
+    expires_at: key.expiresAt === null ? null : isoTime(key.expiresAt),
+    revoked_at: key.revokedAt === null ? null : isoTime(key.revokedAt),
+    created: isoTime(key.created),
+  };
+  return secret === undefined ? object : { ...object, secret };
+}
+
+class Refused extends Error {
+  constructor(readonly error: ApiError) {
+    super(error.message);
+  }
+}
+
+/**
+ * API keys of the caller's account (DECISIONS.md §3): create, list, retrieve, roll and revoke.
+ * Over HTTP only a full-access key may call these (a restricted key gets `permission_denied`).
+ * A key's mode is its account's; a new key has the scopes asked for (none: full access).
+ */
+export class ApiKeysService {
+  constructor(private readonly deps: EngineDeps) {}
+
+  async create(ctx: RequestContext, input: CreateApiKeyRequest = {}): Promise<Result<ApiKeyObject, ApiError>> {
+    const parsed = createApiKeySchema.parse(input, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const { key, record } = newApiKey(this.deps, { id: ctx.accountId, livemode: ctx.livemode }, {
+      scopes: [...new Set(parsed.value.scopes ?? [])],
+      name: parsed.value.name ?? null,
+    });
+    return this.write(ctx, async (tx) => {
+      if (!(await tx.accounts.insertApiKey(record))) throw new Error("a new API key collided with a stored one");
+      return presentApiKey(record, this.deps.clock.now(), key);
+    });
+  }
+
+  async retrieve(ctx: RequestContext, id: string): Promise<Result<ApiKeyObject, ApiError>> {
+    const key = await this.deps.storage.transaction((tx) => tx.accounts.getApiKey(ctx.accountId, id));
+    return key ? ok(presentApiKey(key, this.deps.clock.now())) : missing(id);
+  }
+
+  /** The account's keys, newest first, each with its last 4 characters only. */
+  list(ctx: RequestContext, params: ListApiKeysParams = {}): PagedList<ApiKeyObject> {
+    return pagedList(params, (p) => this.page(ctx, p));
+  }
+
+  /**
+   * A new key with the same name and scopes; the old one keeps working for `grace_period`
+   * seconds (0: stops now), then authenticates no more. A revoked or expired key cannot be rolled.
+   */
+  async roll(ctx: RequestContext, id: string, input: RollApiKeyInput = {}): Promise<Result<ApiKeyObject, ApiError>> {
+    const parsed = rollApiKeySchema.parse(input, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const grace = (parsed.value.grace_period ?? 0) * 1000;
+    return this.write(ctx, async (tx) => {
+      const now = this.deps.clock.now();
+      const old = await tx.accounts.getApiKey(ctx.accountId, id, { lock: true });
+      if (!old) throw new Refused(missingError(id));
+      if (!keyUsable(old, now)) throw new Refused(new ApiError("parameter_invalid", `API key ${id} is ${presentApiKey(old, now).status}: it cannot be rolled`, { param: "id" }));
+      const expiresAt = old.expiresAt === null ? now + grace : Math.min(old.expiresAt, now + grace);
+      await tx.accounts.updateApiKey(ctx.accountId, id, { expiresAt });
+      const { key, record } = newApiKey(this.deps, { id: ctx.accountId, livemode: ctx.livemode }, { scopes: [...old.scopes], name: old.name });
+      if (!(await tx.accounts.insertApiKey(record))) throw new Error("a new API key collided with a stored one");
+      return presentApiKey(record, now, key);
+    });
+  }
+
+  /** The key stops authenticating at once (revoking a revoked key changes nothing). */
+  async revoke(ctx: RequestContext, id: string): Promise<Result<ApiKeyObject, ApiError>> {
+    return this.write(ctx, async (tx) => {
+      const now = this.deps.clock.now();
+      const key = await tx.accounts.getApiKey(ctx.accountId, id, { lock: true });
+      if (!key) throw new Refused(missingError(id));
+      if (key.revokedAt !== null) return presentApiKey(key, now);
+      await tx.accounts.updateApiKey(ctx.accountId, id, { revokedAt: now });
+      return presentApiKey({ ...key, revokedAt: now }, now);
+    });
+  }
+
+  private async page(ctx: RequestContext, input: ListApiKeysParams): Promise<Result<ListEnvelope<ApiKeyObject>, ApiError>> {
+    const parsed = listApiKeysSchema.parse(input, "", { assets: this.deps.assets });
+    if (parsed.isErr()) return err(parsed.error);
+    const now = this.deps.clock.now();
+    return listPage({
+      codec: this.deps.cursors,
+      accountId: ctx.accountId,
+      list: "api_keys",
+      params: parsed.value,
+      fetch: (query) => this.deps.storage.transaction((tx) => tx.accounts.listApiKeys(query)),
+      position: (row) => ({ created: row.created, id: row.id }),
+      present: (row) => presentApiKey(row, now),
+    });
+  }
+
+  /**
+   * One transaction, with the request's idempotent response saved in it without the secret:
+   * a replay answers the same key, never its secret again.
+   */
+  private async write(ctx: RequestContext, fn: (tx: StorageTx) => Promise<ApiKeyObject>): Promise<Result<ApiKeyObject, ApiError>> {
+    try {
+      return ok(
+        await this.deps.storage.transaction(async (tx) => {
+          const object = await fn(tx);
+          if (ctx.idempotency) {
+            const { secret: _secret, ...shown } = object;
+            const saved = await saveResponseWithin(tx, ctx.idempotency, { status: 200, body: shown as unknown as Json });
+            if (saved.isErr()) throw new Refused(saved.error);
+          }
+          return object;
+        }),
+      );
+    } catch (e) {
+      if (e instanceof Refused) return err(e.error);
+      throw e;
+    }
+  }
+}
+
+function missingError(id: string): ApiError {
+  return new ApiError("resource_missing", `No such API key: ${id}`, { param: "id" });
+}
+
+function missing<T>(id: string): Result<T, ApiError> {
+  return err(missingError(id));
+}
