@@ -4,16 +4,9 @@ import { SimulatedChains } from "../adapters/chains/simulated";
 import { failsOnChain } from "../adapters/chains/simulated/failing-addresses";
 import { testWorld, type TestWorld } from "./support/engine";
 import { expectLedgerConsistent } from "./support/ledger-checks";
+import { MAGIC } from "./support/magic-values";
 import { closeSharedStorage, storageKinds } from "./support/storage";
 
-/** DECISIONS.md §10: every state of the seed reached in test mode through /v1 alone. */
-export const MAGIC = {
-  deadEvm: "0x000000000000000000000000000000000000dEaD",
-  deadSolana: "GtdFhnuFLAu1b23Dwuiyg5WQxUeskMziXU1111111111",
-  deadBitcoin: "bc1qqqqqqqqqqqqqqqqqqqqqqqqqqqqqph4dradfyq",
-  goodEvm: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed",
-  goodSolana: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
-};
 
 const json = (res: Response): Promise<any> => res.json();
 
