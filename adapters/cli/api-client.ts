@@ -95,3 +95,4 @@ export class PayrailClient {
 export type { ListEnvelope as ListOf } from "../../src/lists/list-page";
 export type { EventEnvelope } from "../../src/events/envelope";
 export type { WebhookDeliveryObject } from "../../src/resources/webhook-endpoints/webhook-deliveries-service";
+export type { ApiKeyObject } from "../../src/resources/api-keys/api-keys-service";

@@ -1,13 +1,13 @@
 import type { CliCommand } from "../program";
 import { deliveriesCommand } from "./deliveries";
 import { eventsCommand } from "./events";
+import { keysCommand } from "./keys";
 import { listenCommand } from "./listen";
 import { serveCommand } from "./serve";
 import { triggerCommand } from "./trigger";
 
 /**
  * Every command of `payrail`, in the order `--help` lists them. A new command is a file in this
- * folder exporting a `CliCommand`, and one line here (`keys` and `reports` will be, once the API
- * manages keys and builds reports).
+ * folder exporting a `CliCommand`, and one line here.
  */
-export const COMMANDS: readonly CliCommand[] = [serveCommand, listenCommand, triggerCommand, eventsCommand, deliveriesCommand];
+export const COMMANDS: readonly CliCommand[] = [serveCommand, listenCommand, triggerCommand, eventsCommand, deliveriesCommand, keysCommand];
