@@ -88,7 +88,7 @@ const commands = [
   ),
 ];
 
-for (const [kind, runs] of storageKinds().map((k, i) => [k, i === 0 ? 100 : 10] as const)) {
+for (const [kind, runs] of storageKinds().map((k, i) => [k, i === 0 ? 100 : 5] as const)) {
   describe(`API key lifecycle on ${kind.name}`, () => {
     it("a revoked or expired key never authenticates; every other key does", async () => {
       await fc.assert(

@@ -14,7 +14,7 @@ import { hostProcess, stopChild } from "./support/evm/processes";
  * (PGlite in a folder) always; a PostgreSQL server in a database of its own when DATABASE_URL is set.
  */
 const API_KEY = "sk_test_killnineKILLNINEkillnine";
-const INTENTS = 24;
+const INTENTS = 12;
 
 interface Storage {
   name: string;
