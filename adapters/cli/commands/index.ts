@@ -2,12 +2,12 @@ import type { CliCommand } from "../program";
 import { deliveriesCommand } from "./deliveries";
 import { eventsCommand } from "./events";
 import { listenCommand } from "./listen";
+import { reportsCommand } from "./reports";
 import { serveCommand } from "./serve";
 import { triggerCommand } from "./trigger";
 
 /**
  * Every command of `payrail`, in the order `--help` lists them. A new command is a file in this
- * folder exporting a `CliCommand`, and one line here (`keys` and `reports` will be, once the API
- * manages keys and builds reports).
+ * folder exporting a `CliCommand`, and one line here (`keys` will be, once the API manages keys).
  */
-export const COMMANDS: readonly CliCommand[] = [serveCommand, listenCommand, triggerCommand, eventsCommand, deliveriesCommand];
+export const COMMANDS: readonly CliCommand[] = [serveCommand, listenCommand, triggerCommand, eventsCommand, deliveriesCommand, reportsCommand];
