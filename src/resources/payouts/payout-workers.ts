@@ -6,7 +6,8 @@ import type { Job, JobHandler } from "../../workers/due-work";
 import type { WorkOutcome } from "../../workers/runner";
 import { runCommand } from "../../engine/command";
 import { carriedContext, jobContext, type EngineDeps, type RequestContext } from "../../engine/context";
-import { RECIPIENTS } from "../recipients/recipients-service";
+import { RECIPIENTS, type RecipientDoc } from "../recipients/recipients-service";
+import type { Stored } from "../../engine/doc-store";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import { BatchCounts } from "./batch-counts";
 import { PAYOUTS, type LegDoc, type PayoutDoc } from "./payout-doc";
@@ -119,9 +120,13 @@ export class PayoutWorkers {
     const { accountId, livemode } = ctx;
     const claimed = new Map<string, OutboundTransfer[]>();
     let waiting = false;
-    await this.apply(ctx, payouts, async (uow, doc) => {
+    let recipients = new Map<string, RecipientDoc>();
+    const prepare = async (uow: UnitOfWork, docs: PayoutDoc[]) => {
+      recipients = await RECIPIENTS.getMany(uow.tx, accountId, [...new Set(docs.map((d) => d.recipient))]);
+    };
+    await this.apply(ctx, payouts, (uow, doc) => {
       if (doc.status !== "executing") return { doc };
-      const flagged = (await RECIPIENTS.get(uow.tx, accountId, doc.recipient))?.doc.screeningStatus === "flagged";
+      const flagged = recipients.get(doc.recipient)?.screeningStatus === "flagged";
       const events = new Map<string, LegEvent>();
       const legs: LegDoc[] = [];
       const transfers: OutboundTransfer[] = [];
@@ -145,7 +150,7 @@ export class PayoutWorkers {
       }
       if (transfers.length) claimed.set(doc.id, transfers);
       return { doc: { ...doc, legs }, events, changed: transfers.length > 0 };
-    });
+    }, { prepare });
     return { claimed, waiting };
   }
 
@@ -170,44 +175,49 @@ export class PayoutWorkers {
   }
 
   /**
-   * One transaction over these payouts (locked in id order): `plan` gives each payout's document
-   * to save and the leg events to apply; batch counts follow. Then payouts left in flight get one
-   * tracking item (`startTracking`, deduplicated), or the tracking item that ran this finishes
-   * itself in the same transaction when nothing is in flight (`finish`), so a broadcast that puts
-   * a leg in flight meanwhile either is seen here or finds no tracking item and starts one.
+   * One transaction over these payouts (locked at once, in id order): `prepare` reads what every
+   * plan needs in one go, `plan` gives each payout's document to save and the leg events to
+   * apply; the reservations of the legs with events are locked at once, the documents written at
+   * once, and batch counts follow. So a chunk of a batch costs a handful of statements, not a
+   * few per payout. Then payouts left in flight get one tracking item (`startTracking`,
+   * deduplicated), or the tracking item that ran this finishes itself in the same transaction
+   * when nothing is in flight (`finish`), so a broadcast that puts a leg in flight meanwhile
+   * either is seen here or finds no tracking item and starts one.
    */
   private async apply(
     ctx: RequestContext,
     payouts: string[],
-    plan: (
-      uow: UnitOfWork,
-      doc: PayoutDoc,
-    ) =>
-      | { doc: PayoutDoc; events?: Map<string, LegEvent> | undefined; changed?: boolean }
-      | Promise<{ doc: PayoutDoc; events?: Map<string, LegEvent> | undefined; changed?: boolean }>,
-    options: { startTracking?: boolean; finish?: Job<PayoutIds> } = {},
+    plan: (uow: UnitOfWork, doc: PayoutDoc) => { doc: PayoutDoc; events?: Map<string, LegEvent> | undefined; changed?: boolean },
+    options: { startTracking?: boolean; finish?: Job<PayoutIds>; prepare?: (uow: UnitOfWork, docs: PayoutDoc[]) => Promise<void> } = {},
   ): Promise<{ inFlight: number; delay: number }> {
     const { accountId, livemode } = ctx;
     const next = await runCommand(this.deps, ctx, async (uow) => {
       const changes: StatusChange[] = [];
       const inFlight: PayoutDoc[] = [];
-      for (const id of [...new Set(payouts)].sort()) {
-        const stored = await PAYOUTS.get(uow.tx, accountId, id, { lock: true });
-        if (!stored) continue;
-        const planned = await plan(uow, stored.doc);
-        let doc = planned.doc;
-        let changed = planned.changed ?? false;
-        if (planned.events?.size) {
-          const result = await this.transitions.onLegs(uow, doc, planned.events);
+      const locked = await PAYOUTS.lockMany(uow.tx, accountId, payouts);
+      const stored = [...locked.keys()].sort().map((id) => locked.get(id)!);
+      await options.prepare?.(uow, stored.map((s) => s.doc));
+      const planned = stored.map((s) => ({ stored: s, ...plan(uow, s.doc) }));
+      await uow.ledger.lockReservations(
+        accountId,
+        planned.flatMap(({ doc, events }) => (events?.size ? doc.legs.filter((l) => events.has(l.id)).map((l) => l.reservation) : [])),
+      );
+      const updates: { stored: Stored<PayoutDoc>; doc: PayoutDoc }[] = [];
+      for (const { stored, events, ...step } of planned) {
+        let { doc } = step;
+        let changed = step.changed ?? false;
+        if (events?.size) {
+          const result = await this.transitions.onLegs(uow, doc, events);
           if (result.handled) {
             doc = result.doc;
             changed = true;
           }
           if (result.change) changes.push(result.change);
         }
-        if (changed) await PAYOUTS.update(uow.tx, stored, doc, uow.now);
+        if (changed) updates.push({ stored, doc });
         if (doc.status === "executing" && doc.legs.some((l) => l.status === "broadcast")) inFlight.push(doc);
       }
+      await PAYOUTS.updateMany(uow.tx, updates, uow.now);
       await this.batches.apply(uow, changes);
       const delay = await this.pollDelay(inFlight, livemode);
       if (options.startTracking && inFlight.length) {
