@@ -66,7 +66,10 @@ async function startHost(env: Record<string, string>): Promise<{ host: Host; rea
   });
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   let stderr = "";
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => {
+    stderr += d.toString();
+    if (process.env.BENCH_ECHO) process.stderr.write(d); // the host's own log, for a run being looked into
+  });
   const url = await new Promise<string>((ok, fail) => {
     let out = "";
     child.stdout!.on("data", (d: Buffer) => {

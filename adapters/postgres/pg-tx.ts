@@ -28,8 +28,8 @@ export interface PgTxContext {
   /**
    * Buffers updates of rows the transaction has locked; they leave with the next flush, as one
    * statement per `update`, and each record must hit exactly one row then or the transaction
-   * fails. Flushes first when the buffer already holds an insert into the table or an update of
-   * the same row, so every update sees the writes before it.
+   * fails. Flushes first when the buffer already holds an insert into the table, or a guarded
+   * update of the same row, so every update sees the writes before it.
    */
   bufferUpdates<R>(update: BufferedUpdate<R>, records: readonly R[]): Promise<void>;
   /** Retention: deletes at most `limit` rows of `table` matching `where` (on `$1 = bound`), by `key`. */
@@ -43,6 +43,12 @@ export interface BufferedUpdate<R> {
   readonly sql: string;
   /** The row a record updates. */
   key(record: R): string;
+  /**
+   * Whether the statement checks the row as it was (a version guard): a second update of the
+   * same row then waits for the first to be written. Without one, the later record replaces the
+   * earlier in the buffer.
+   */
+  readonly guarded: boolean;
 }
 
 /**
@@ -86,7 +92,8 @@ export class PgTx implements PgTxContext {
   async bufferUpdates<R>(update: BufferedUpdate<R>, records: readonly R[]): Promise<void> {
     if (!records.length) return;
     const pending = this.updates.get(update);
-    if (this.inserts.has(update.table) || (pending && records.some((r) => pending.has(update.key(r))))) await this.flush();
+    const again = update.guarded && pending !== undefined && records.some((r) => pending.has(update.key(r)));
+    if (this.inserts.has(update.table) || again) await this.flush();
     const rows = this.updates.get(update) ?? new Map<string, unknown>();
     for (const r of records) rows.set(update.key(r), r);
     this.updates.set(update, rows);

@@ -43,7 +43,11 @@ export class PriorityMutex {
   }
 
   async run<T>(fn: () => Promise<T>): Promise<T> {
-    await this.acquire(isBackground());
+    const isBackgroundCaller = isBackground();
+    // An embedded database answers through promises alone: background work chaining its calls
+    // would never let the event loop read a new request. It steps aside for I/O first.
+    if (isBackgroundCaller) await new Promise<void>((resolve) => setImmediate(resolve));
+    await this.acquire(isBackgroundCaller);
     try {
       return await fn();
     } finally {
@@ -59,20 +63,37 @@ export class PriorityMutex {
     return new Promise((grant) => (isBackgroundCaller ? this.backgroundQueue : this.foreground).push({ grant, since: performance.now() }));
   }
 
+  /** Whether `waiter`, the oldest background caller, goes before the next foreground one. */
+  private backgroundDue(waiter: Waiter): boolean {
+    return (
+      this.foreground.length === 0 ||
+      this.foregroundRun >= (this.options.maxForegroundRun ?? 16) ||
+      performance.now() - waiter.since >= (this.options.maxBackgroundWaitMs ?? 500)
+    );
+  }
+
   private release(): void {
     const oldestBackground = this.backgroundQueue[0];
-    const backgroundDue =
-      oldestBackground !== undefined &&
-      (this.foreground.length === 0 ||
-        this.foregroundRun >= (this.options.maxForegroundRun ?? 16) ||
-        performance.now() - oldestBackground.since >= (this.options.maxBackgroundWaitMs ?? 500));
-    const next = backgroundDue ? this.backgroundQueue.shift() : this.foreground.shift();
+    if (oldestBackground !== undefined && this.backgroundDue(oldestBackground)) {
+      this.backgroundQueue.shift();
+      // it starts after pending I/O, so a request read meanwhile still goes first
+      setImmediate(() => {
+        if (this.backgroundDue(oldestBackground)) {
+          this.foregroundRun = 0;
+          return oldestBackground.grant();
+        }
+        this.backgroundQueue.unshift(oldestBackground);
+        this.release();
+      });
+      return;
+    }
+    const next = this.foreground.shift();
     if (!next) {
       this.busy = false;
       return;
     }
     // counts foreground grants that went ahead of a waiting background caller
-    this.foregroundRun = backgroundDue || oldestBackground === undefined ? 0 : this.foregroundRun + 1;
+    this.foregroundRun = oldestBackground === undefined ? 0 : this.foregroundRun + 1;
     next.grant();
   }
 }

@@ -20,6 +20,7 @@ function reservationUpdate(s: string): BufferedUpdate<ReservationRecord> {
       table: RESERVATIONS,
       sql: RESERVATIONS.updateSql(s, ["accountId", "id"], ["remaining", "status", "resolvedAt"]),
       key: (r) => `${r.accountId}\u0000${r.id}`,
+      guarded: false,
     };
     reservationUpdates.set(s, update);
   }

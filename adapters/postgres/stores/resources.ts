@@ -13,6 +13,7 @@ function resourceUpdate(s: string): BufferedUpdate<ResourceRecord> {
       table: RESOURCES,
       sql: RESOURCES.updateSql(s, ["accountId", "id"], ["status", "reference", "data", "version", "updated"], (c) => `${c("version").t} = ${c("version").x} - 1`),
       key: (r) => `${r.accountId}\u0000${r.id}`,
+      guarded: true,
     };
     updates.set(s, update);
   }

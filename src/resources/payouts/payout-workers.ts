@@ -134,7 +134,7 @@ export class PayoutWorkers {
         const since = leg.sendingSince ?? null;
         if (leg.status !== "pending") {
           legs.push(leg);
-        } else if (since !== null && uow.now - since < this.deps.config.sendClaimMs) {
+        } else if (since !== null && since >= this.deps.claimsValidFrom && uow.now - since < this.deps.config.sendClaimMs) {
           waiting = true; // another run is sending it
           legs.push(leg);
         } else if (since === null && flagged) {
