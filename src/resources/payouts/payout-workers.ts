@@ -54,13 +54,27 @@ export class PayoutWorkers {
   }
 
   /**
-   * Sends the pending legs of these payouts and applies the outcomes; also called by payout
-   * create, so a new payout answers with its legs already on the network. Reports a transient
-   * chain failure (those legs stay pending, unclaimed) and legs another run is still sending.
+   * Sends the pending legs of these payouts and applies the outcomes. Reports a transient chain
+   * failure (those legs stay pending, unclaimed) and legs another run is still sending.
    */
   async broadcast(origin: RequestContext, payouts: string[]): Promise<{ transient: string | null; waiting: boolean }> {
     const ctx = carriedContext(origin);
     const { claimed, waiting } = await this.claim(ctx, payouts);
+    const { transient } = await this.sendClaimed(ctx, claimed);
+    return { transient, waiting };
+  }
+
+  /**
+   * Sends legs claimed already (by `claim`, or by payout create in its own transaction, so a new
+   * payout answers with its legs on the network) and applies the outcomes; `recorded` runs in
+   * the transaction that records them, with the payouts as it leaves them.
+   */
+  async sendClaimed(
+    origin: RequestContext,
+    claimed: Map<string, OutboundTransfer[]>,
+    recorded?: (uow: UnitOfWork, docs: PayoutDoc[]) => Promise<void>,
+  ): Promise<{ transient: string | null }> {
+    const ctx = carriedContext(origin);
     const results = new Map<string, Map<string, SendResult>>();
     let transient: string | null = null;
     for (const [payoutId, transfers] of claimed) {
@@ -81,8 +95,22 @@ export class PayoutWorkers {
       }
       results.set(payoutId, byLeg);
     }
-    if (results.size) await this.settleSends(ctx, results);
-    return { transient, waiting };
+    if (results.size) await this.settleSends(ctx, results, recorded);
+    return { transient };
+  }
+
+  /**
+   * What payout create claims for its own send, inside its transaction: the pending legs a chain
+   * adapter serves, marked as being sent (legs no adapter serves are left to the worker to refuse).
+   */
+  claimAtCreate(doc: PayoutDoc, now: number, livemode: boolean): { doc: PayoutDoc; transfers: OutboundTransfer[] } {
+    const transfers: OutboundTransfer[] = [];
+    const legs = doc.legs.map((leg) => {
+      if (leg.status !== "pending" || !this.deps.chains.for(leg.chain, livemode)) return leg;
+      transfers.push(transferOf(doc, leg));
+      return { ...leg, sendingSince: now };
+    });
+    return { doc: { ...doc, legs }, transfers };
   }
 
   trackHandler(): JobHandler<PayoutIds> {
@@ -145,7 +173,7 @@ export class PayoutWorkers {
           legs.push(leg);
         } else {
           legs.push({ ...leg, sendingSince: uow.now });
-          transfers.push({ transferId: leg.id, chain: leg.chain, asset: doc.asset, amount: BigInt(leg.amount), to: leg.address });
+          transfers.push(transferOf(doc, leg));
         }
       }
       if (transfers.length) claimed.set(doc.id, transfers);
@@ -155,7 +183,11 @@ export class PayoutWorkers {
   }
 
   /** Applies the outcomes of sends to the legs still claimed; a transient failure unclaims. */
-  private async settleSends(ctx: RequestContext, results: Map<string, Map<string, SendResult>>): Promise<void> {
+  private async settleSends(
+    ctx: RequestContext,
+    results: Map<string, Map<string, SendResult>>,
+    recorded?: (uow: UnitOfWork, docs: PayoutDoc[]) => Promise<void>,
+  ): Promise<void> {
     await this.apply(
       ctx,
       [...results.keys()],
@@ -170,7 +202,7 @@ export class PayoutWorkers {
         });
         return { doc: { ...doc, legs }, events, changed: true };
       },
-      { startTracking: true },
+      { startTracking: true, ...(recorded ? { recorded } : {}) },
     );
   }
 
@@ -188,7 +220,12 @@ export class PayoutWorkers {
     ctx: RequestContext,
     payouts: string[],
     plan: (uow: UnitOfWork, doc: PayoutDoc) => { doc: PayoutDoc; events?: Map<string, LegEvent> | undefined; changed?: boolean },
-    options: { startTracking?: boolean; finish?: Job<PayoutIds>; prepare?: (uow: UnitOfWork, docs: PayoutDoc[]) => Promise<void> } = {},
+    options: {
+      startTracking?: boolean;
+      finish?: Job<PayoutIds>;
+      prepare?: (uow: UnitOfWork, docs: PayoutDoc[]) => Promise<void>;
+      recorded?: (uow: UnitOfWork, docs: PayoutDoc[]) => Promise<void>;
+    } = {},
   ): Promise<{ inFlight: number; delay: number }> {
     const { accountId, livemode } = ctx;
     const next = await runCommand(this.deps, ctx, async (uow) => {
@@ -203,6 +240,7 @@ export class PayoutWorkers {
         planned.flatMap(({ doc, events }) => (events?.size ? doc.legs.filter((l) => events.has(l.id)).map((l) => l.reservation) : [])),
       );
       const updates: { stored: Stored<PayoutDoc>; doc: PayoutDoc }[] = [];
+      const after: PayoutDoc[] = [];
       for (const { stored, events, ...step } of planned) {
         let { doc } = step;
         let changed = step.changed ?? false;
@@ -215,9 +253,11 @@ export class PayoutWorkers {
           if (result.change) changes.push(result.change);
         }
         if (changed) updates.push({ stored, doc });
+        after.push(doc);
         if (doc.status === "executing" && doc.legs.some((l) => l.status === "broadcast")) inFlight.push(doc);
       }
       await PAYOUTS.updateMany(uow.tx, updates, uow.now);
+      await options.recorded?.(uow, after);
       await this.batches.apply(uow, changes);
       const delay = await this.pollDelay(inFlight, livemode);
       if (options.startTracking && inFlight.length) {
@@ -250,6 +290,11 @@ export class PayoutWorkers {
     }
     return Number.isFinite(delay) ? delay : 1_000;
   }
+}
+
+/** The chain transfer of a leg: its id is the leg's, so a chain answers a repeat with the first outcome. */
+function transferOf(doc: PayoutDoc, leg: LegDoc): OutboundTransfer {
+  return { transferId: leg.id, chain: leg.chain, asset: doc.asset, amount: BigInt(leg.amount), to: leg.address };
 }
 
 /** Capped exponential retry after transient chain failures; the work never gives up. */
