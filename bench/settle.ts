@@ -59,7 +59,9 @@ interface Host {
 /** `npm start`'s command, with `env`; resolves once it prints the URL it listens on. */
 async function startHost(env: Record<string, string>): Promise<{ host: Host; readyMs: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, ["--import", "tsx", "adapters/cli/main.ts", "serve"], {
+  // BENCH_HOST_NODE_ARGS: extra node flags for the host (e.g. --cpu-prof), for a run being looked into
+  const nodeArgs = (process.env.BENCH_HOST_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "adapters/cli/main.ts", "serve"], {
     cwd: ROOT,
     env: { ...process.env, PORT: "0", PAYRAIL_API_KEY: KEY, PAYRAIL_ALLOW_PRIVATE_WEBHOOKS: "1", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
