@@ -207,18 +207,22 @@ async function withDatabase<T>(url: string, fn: (url: string) => Promise<T>): Pr
 }
 
 export async function benchSettle(): Promise<SettleFigures[]> {
+  // BENCH_SETTLE_STORES=embedded,postgres (default both; postgres only with DATABASE_URL)
+  const stores = (process.env.BENCH_SETTLE_STORES ?? "embedded,postgres").split(",");
   console.log(`settle: npm start, a * webhook endpoint on loopback, one batch of ${LEGS} legs over HTTP, GET /v1/balances every 50 ms`);
   const out: SettleFigures[] = [];
-  const dir = await mkdtemp(join(tmpdir(), "payrail-settle-"));
-  try {
-    const embedded = await benchSettleOn("embedded", { PAYRAIL_DATA_DIR: dir });
-    console.log(formatSettle(embedded));
-    out.push(embedded);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+  if (stores.includes("embedded")) {
+    const dir = await mkdtemp(join(tmpdir(), "payrail-settle-"));
+    try {
+      const embedded = await benchSettleOn("embedded", { PAYRAIL_DATA_DIR: dir });
+      console.log(formatSettle(embedded));
+      out.push(embedded);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
   const url = process.env.DATABASE_URL;
-  if (url) {
+  if (url && stores.includes("postgres")) {
     const server = await withDatabase(url, (db) => benchSettleOn("postgres", { DATABASE_URL: db }));
     console.log(formatSettle(server));
     out.push(server);
