@@ -1,7 +1,7 @@
 import pg from "pg";
 import { ManualClock } from "../adapters/clock";
 import { createMemoryStorage } from "../adapters/memory";
-import { connectPostgres, openPGlite } from "../adapters/postgres";
+import { connectPostgres, createPostgresStorage, openPGlite, pgPoolDriver, type PgPoolLike } from "../adapters/postgres";
 import { createEngine, type Engine } from "../src/engine/engine";
 import type { StorageAdapter } from "../src/ports/storage";
 import { systemContext } from "../src/engine/context";
@@ -63,6 +63,50 @@ async function benchStorage(name: string, storage: StorageAdapter): Promise<stri
   }
 }
 
+/**
+ * Round trips of one payout create on a PostgreSQL server (its idempotency claim, the create and
+ * the send of its legs, as `POST /v1/payouts` does): statements and transactions, counted by a
+ * pool that sees every statement.
+ */
+async function statementsPerCreate(url: string): Promise<string> {
+  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const seen: string[] = [];
+  let counting = false;
+  const count = <Q extends (text: string, params?: unknown[]) => Promise<any>>(query: Q) =>
+    ((text: string, params?: unknown[]) => {
+      if (counting) seen.push(text);
+      return query(text, params);
+    }) as Q;
+  const counted: PgPoolLike = {
+    async connect() {
+      const c = await pool.connect();
+      return { query: count(c.query.bind(c)), release: (e?: Error | boolean) => c.release(e) };
+    },
+    query: count(pool.query.bind(pool)),
+    end: () => pool.end(),
+  };
+  const schema = `bench_count_${process.pid}`;
+  const { engine, ctx, recipients } = await setup(createPostgresStorage({ driver: pgPoolDriver(counted), schema }));
+  try {
+    for (const i of [0, 1]) {
+      seen.length = 0;
+      counting = true;
+      const claim = (await engine.idempotency.begin(ctx.accountId, `count-${i}`, "f"))._unsafeUnwrap();
+      if (claim.kind !== "proceed") throw new Error("fresh key expected");
+      (await engine.payouts.create({ ...ctx, idempotencyKey: `count-${i}`, idempotency: claim.claim }, { amount: "1.5", asset: "USDC", recipient: recipients[0] }))._unsafeUnwrap();
+      counting = false;
+    }
+    const transactions = seen.filter((t) => t === "BEGIN").length;
+    const statements = seen.filter((t) => t !== "BEGIN" && t !== "COMMIT").length;
+    return `${"postgres".padEnd(10)} one payout create (the second; caches warm): ${statements} statements in ${transactions} transactions`;
+  } finally {
+    await engine.close();
+    const admin = new pg.Pool({ connectionString: url, max: 1 });
+    await admin.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await admin.end();
+  }
+}
+
 /** The rows a batch acceptance writes, as hand-written unnest inserts in one transaction. */
 async function rawBaseline(url: string): Promise<string> {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
@@ -121,4 +165,5 @@ export async function benchPayouts(): Promise<void> {
     await pool.end();
   }
   console.log(await rawBaseline(url));
+  console.log(await statementsPerCreate(url));
 }

@@ -59,14 +59,19 @@ interface Host {
 /** `npm start`'s command, with `env`; resolves once it prints the URL it listens on. */
 async function startHost(env: Record<string, string>): Promise<{ host: Host; readyMs: number }> {
   const started = performance.now();
-  const child = spawn(process.execPath, ["--import", "tsx", "adapters/cli/main.ts", "serve"], {
+  // BENCH_HOST_NODE_ARGS: extra node flags for the host (e.g. --cpu-prof), for a run being looked into
+  const nodeArgs = (process.env.BENCH_HOST_NODE_ARGS ?? "").split(" ").filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "adapters/cli/main.ts", "serve"], {
     cwd: ROOT,
     env: { ...process.env, PORT: "0", PAYRAIL_API_KEY: KEY, PAYRAIL_ALLOW_PRIVATE_WEBHOOKS: "1", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   let stderr = "";
-  child.stderr!.on("data", (d: Buffer) => (stderr += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => {
+    stderr += d.toString();
+    if (process.env.BENCH_ECHO) process.stderr.write(d); // the host's own log, for a run being looked into
+  });
   const url = await new Promise<string>((ok, fail) => {
     let out = "";
     child.stdout!.on("data", (d: Buffer) => {
@@ -202,18 +207,22 @@ async function withDatabase<T>(url: string, fn: (url: string) => Promise<T>): Pr
 }
 
 export async function benchSettle(): Promise<SettleFigures[]> {
+  // BENCH_SETTLE_STORES=embedded,postgres (default both; postgres only with DATABASE_URL)
+  const stores = (process.env.BENCH_SETTLE_STORES ?? "embedded,postgres").split(",");
   console.log(`settle: npm start, a * webhook endpoint on loopback, one batch of ${LEGS} legs over HTTP, GET /v1/balances every 50 ms`);
   const out: SettleFigures[] = [];
-  const dir = await mkdtemp(join(tmpdir(), "payrail-settle-"));
-  try {
-    const embedded = await benchSettleOn("embedded", { PAYRAIL_DATA_DIR: dir });
-    console.log(formatSettle(embedded));
-    out.push(embedded);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+  if (stores.includes("embedded")) {
+    const dir = await mkdtemp(join(tmpdir(), "payrail-settle-"));
+    try {
+      const embedded = await benchSettleOn("embedded", { PAYRAIL_DATA_DIR: dir });
+      console.log(formatSettle(embedded));
+      out.push(embedded);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   }
   const url = process.env.DATABASE_URL;
-  if (url) {
+  if (url && stores.includes("postgres")) {
     const server = await withDatabase(url, (db) => benchSettleOn("postgres", { DATABASE_URL: db }));
     console.log(formatSettle(server));
     out.push(server);

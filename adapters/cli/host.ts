@@ -131,6 +131,8 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     : null;
   const engine = await createEngine({
     storage,
+    // the embedded database is this process's alone: what a killed run had claimed is taken back at once
+    exclusiveStorage: !options.storage && !options.databaseUrl,
     ...ports,
     venues,
     ...(live ? { chainAdapters: [...(ports.chainAdapters ?? []), ...live.adapters] } : {}),

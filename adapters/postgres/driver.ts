@@ -1,4 +1,4 @@
-import { Mutex } from "../../src/concurrency/mutex";
+import { PriorityMutex } from "../../src/concurrency/priority";
 
 /** The part of a database session the adapter uses: one parameterised statement at a time. */
 export interface SqlClient {
@@ -88,11 +88,13 @@ export interface PGliteLike {
 
 /**
  * Drives PGlite. PGlite has one session, so every statement and transaction here runs through one
- * queue: a statement outside a transaction can never slip into another caller's open one.
+ * queue: a statement outside a transaction can never slip into another caller's open one. The
+ * queue serves requests before background work (`inBackground`: the worker runner's drains), so
+ * a request waits at most for the one background transaction running, never for a backlog.
  */
 export function pgliteDriver(db: PGliteLike, options: { ownsDatabase?: boolean } = {}): PostgresDriver {
   const ownsDatabase = options.ownsDatabase ?? true;
-  const mutex = new Mutex();
+  const mutex = new PriorityMutex();
   const wrap = (q: PGliteLike["query"]): SqlClient["query"] => async (text, params) => {
     const r = await q(text, params);
     return { rows: r.rows as never[], rowCount: r.affectedRows ?? 0 };

@@ -26,8 +26,30 @@ export interface PgTxContext {
   buffer<R>(table: Table<R>, records: readonly R[]): void;
   /** Buffers ledger entries and the balance deltas they make (rows the transaction locked). */
   bufferEntries(entries: readonly LedgerEntryRecord[]): void;
+  /**
+   * Buffers updates of rows the transaction has locked; they leave with the next flush, as one
+   * statement per `update`, and each record must hit exactly one row then or the transaction
+   * fails. Flushes first when the buffer already holds an insert into the table, or a guarded
+   * update of the same row, so every update sees the writes before it.
+   */
+  bufferUpdates<R>(update: BufferedUpdate<R>, records: readonly R[]): Promise<void>;
   /** Retention: deletes at most `limit` rows of `table` matching `where` (on `$1 = bound`), by `key`. */
   prune(table: string, key: string, where: string, bound: number, limit: number): Promise<number>;
+}
+
+/** An update of one table's rows that may wait in a transaction's buffer (`bufferUpdates`). */
+export interface BufferedUpdate<R> {
+  readonly table: Table<R>;
+  /** `table.updateSql(…)` for the transaction's schema. */
+  readonly sql: string;
+  /** The row a record updates. */
+  key(record: R): string;
+  /**
+   * Whether the statement checks the row as it was (a version guard): a second update of the
+   * same row then waits for the first to be written. Without one, the later record replaces the
+   * earlier in the buffer.
+   */
+  readonly guarded: boolean;
 }
 
 /**
@@ -39,6 +61,7 @@ export interface PgTxContext {
 export class PgTx implements PgTxContext {
   private inserts = new Map<Table<any>, unknown[]>();
   private deltas = new Map<string, BalanceRecord>();
+  private updates = new Map<BufferedUpdate<any>, Map<string, unknown>>();
 
   constructor(
     private readonly client: SqlClient,
@@ -67,6 +90,16 @@ export class PgTx implements PgTxContext {
     }
   }
 
+  async bufferUpdates<R>(update: BufferedUpdate<R>, records: readonly R[]): Promise<void> {
+    if (!records.length) return;
+    const pending = this.updates.get(update);
+    const again = update.guarded && pending !== undefined && records.some((r) => pending.has(update.key(r)));
+    if (this.inserts.has(update.table) || again) await this.flush();
+    const rows = this.updates.get(update) ?? new Map<string, unknown>();
+    for (const r of records) rows.set(update.key(r), r);
+    this.updates.set(update, rows);
+  }
+
   async prune(table: string, key: string, where: string, bound: number, limit: number): Promise<number> {
     const s = this.s;
     return (await this.run(`DELETE FROM ${s}.${table} WHERE (${key}) IN (SELECT ${key} FROM ${s}.${table} WHERE ${where} LIMIT $2)`, [bound, limit]))
@@ -79,11 +112,18 @@ export class PgTx implements PgTxContext {
    * renumbered after the ones before. Balance deltas must each hit one locked row, or it throws.
    */
   async flush(): Promise<void> {
-    if (this.inserts.size === 0 && this.deltas.size === 0) return;
-    const parts: { sql: string; param: string }[] = [];
+    if (this.inserts.size === 0 && this.deltas.size === 0 && this.updates.size === 0) return;
+    // `expect`: rows the part must touch (balance deltas and updates each hit one locked row)
+    const parts: { sql: string; param: string; expect?: { rows: number; what: string } }[] = [];
     for (const [table, rows] of this.inserts) parts.push({ sql: table.insertSql(this.s), param: table.jsonRows(rows) });
+    for (const [update, rows] of this.updates) {
+      parts.push({
+        sql: update.sql,
+        param: update.table.jsonRows([...rows.values()]),
+        expect: { rows: rows.size, what: `an update of ${update.table.name} rows that are not as locked` },
+      });
+    }
     const deltas = [...this.deltas.values()];
-    const balancePart = deltas.length ? parts.length : -1;
     if (deltas.length) {
       parts.push({
         sql: `UPDATE ${this.s}.balances b SET amount = b.amount + d.delta
@@ -92,18 +132,18 @@ export class PgTx implements PgTxContext {
         param: JSON.stringify(
           deltas.map((d) => ({ account_id: d.accountId, asset: d.asset, chain: d.chain, book: d.book, delta: d.amount.toString() })),
         ),
+        expect: { rows: deltas.length, what: "ledger entries that touch a balance row that was not locked" },
       });
     }
     this.inserts = new Map();
     this.deltas = new Map();
+    this.updates = new Map();
     const ctes = parts.map((part, i) => `w${i} AS (${part.sql.replace("$1", () => `$${i + 1}`)} RETURNING 1)`);
-    const counted = balancePart >= 0 ? `(SELECT count(*) FROM w${balancePart})` : "0";
-    const { rows } = await this.client.query<Row>(
-      `WITH ${ctes.join(",\n")} SELECT ${counted} AS balances_updated`,
-      parts.map((p) => p.param),
-    );
-    if (Number(rows[0]?.balances_updated ?? 0) !== deltas.length) {
-      throw new Error("ledger entries touch a balance row that was not locked");
+    const checked = parts.flatMap((part, i) => (part.expect ? [{ i, ...part.expect }] : []));
+    const counts = checked.length ? checked.map(({ i }) => `(SELECT count(*) FROM w${i}) AS c${i}`).join(", ") : "1 AS c";
+    const { rows } = await this.client.query<Row>(`WITH ${ctes.join(",\n")} SELECT ${counts}`, parts.map((p) => p.param));
+    for (const { i, rows: expected, what } of checked) {
+      if (Number(rows[0]?.[`c${i}`]) !== expected) throw new Error(`the transaction's writes include ${what}`);
     }
   }
 

@@ -44,8 +44,14 @@ export interface Table<R> {
    * its one parameter is `jsonRows(records)`.
    */
   insertSql(schema: string): string;
-  /** The records as the insert's one JSON parameter. */
+  /** The records as the insert's (or a `TableUpdate`'s) one JSON parameter. */
   jsonRows(records: readonly R[]): string;
+  /**
+   * `UPDATE … SET <set> FROM json_to_recordset($1::json)` of this table: each JSON row (from
+   * `jsonRows`) updates the row with the same `keys`, where `guard` (SQL over `t.<column>` and
+   * `x.<alias>`, given by `col`) holds.
+   */
+  updateSql(schema: string, keys: readonly (keyof R & string)[], set: readonly (keyof R & string)[], guard?: (col: (field: keyof R & string) => { t: string; x: string }) => string): string;
   /** A row read with `SELECT *` (or the table's columns) as a record. */
   fromRow(row: Record<string, unknown>): R;
 }
@@ -70,9 +76,19 @@ export function table<R>(
   const recordset = cols.map((c) => `"${c.alias}" ${c.type === "jsonb" ? "json" : c.type}`).join(", ");
   const select = cols.map((c) => (c.type === "jsonb" ? `"${c.alias}"::jsonb` : `"${c.alias}"`)).join(", ");
   const conflict = options.onConflict ? ` ON CONFLICT ${options.onConflict}` : "";
+  const col = (field: string) => {
+    const c = cols.find((c) => c.field === field);
+    if (!c) throw new TypeError(`${name} has no field ${field}`);
+    return { t: `t.${c.name}`, x: c.type === "jsonb" ? `x."${c.alias}"::jsonb` : `x."${c.alias}"` };
+  };
   return {
     name,
     columns: cols,
+    updateSql(schema, keys, set, guard) {
+      const assignments = set.map((f) => `${cols.find((c) => c.field === f)!.name} = ${col(f).x}`).join(", ");
+      const where = [...keys.map((f) => `${col(f).t} = ${col(f).x}`), ...(guard ? [guard(col)] : [])].join(" AND ");
+      return `UPDATE ${schema}.${name} t SET ${assignments} FROM json_to_recordset($1::json) AS x(${recordset}) WHERE ${where}`;
+    },
     insertSql: (schema) =>
       `INSERT INTO ${schema}.${name} (${cols.map((c) => c.name).join(", ")}) ` +
       `SELECT ${select} FROM json_to_recordset($1::json) AS x(${recordset})${conflict}`,

@@ -68,6 +68,13 @@ export interface EngineConfig {
    * it saved), so nothing goes out twice.
    */
   sendClaimMs: number;
+  /**
+   * Payouts per due work item of a batch (each item's send and tracking steps are one
+   * transaction over them). Default: 250 on storage that runs transactions side by side; 50 on
+   * storage that runs one at a time (PGlite, memory), where a request waits for the background
+   * transaction in progress, so background transactions are kept short.
+   */
+  batchChunk: number | null;
   /** Ledger entries a report build reads per page, each page in its own short transaction (default 2,000). */
   reportPageSize: number;
   /**
@@ -89,6 +96,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   platformFeeBps: 20,
   limitOrderMatchIntervalMs: 10_000,
   sendClaimMs: 60_000,
+  batchChunk: null,
   reportPageSize: 2_000,
   reportBuildLeaseMs: 15 * 60_000,
 };
@@ -109,6 +117,12 @@ export interface EngineDeps {
    * network-fee margins (kept apart from every customer account).
    */
   house: { test: string; live: string };
+  /**
+   * Claims of work made before this moment were made by a process that died: with
+   * `exclusiveStorage` it is when the engine was created, so a payout leg claimed for sending
+   * before then is sent again at once (`-Infinity` otherwise: a claim holds until it runs out).
+   */
+  claimsValidFrom: number;
   /** Sends webhook attempts (guarded; the engine closes it). */
   delivery: DeliveryAdapter;
   /** The venue adapters, guarded; empty when the host gave none (quotes are then `no_route`). */

@@ -77,6 +77,18 @@ export class DocStore<T extends { id: string }> {
     return found;
   }
 
+  /**
+   * Documents of this kind by id, locked for the rest of the transaction in one statement (in id
+   * order); missing ids are absent.
+   */
+  async lockMany(tx: StorageTx, accountId: string, ids: readonly string[]): Promise<Map<string, Stored<T>>> {
+    const found = new Map<string, Stored<T>>();
+    for (const record of await tx.resources.getMany(accountId, ids, { lock: true })) {
+      if (record.kind === this.type.kind) found.set(record.id, { doc: this.read(record), record });
+    }
+    return found;
+  }
+
   /** Inserts new documents, created at `now`. */
   async insert(tx: StorageTx, accountId: string, now: number, docs: T[], created: (doc: T) => number = () => now): Promise<Stored<T>[]> {
     const records: ResourceRecord[] = docs.map((doc) => ({
@@ -99,7 +111,23 @@ export class DocStore<T extends { id: string }> {
    * between is a programmer error (the caller should have locked): it throws and rolls back.
    */
   async update(tx: StorageTx, stored: Stored<T>, doc: T, now: number): Promise<Stored<T>> {
-    const record: ResourceRecord = {
+    const record = this.nextRecord(stored, doc, now);
+    if (!(await tx.resources.update(record))) {
+      throw new Error(`${this.type.kind} ${doc.id} changed under an update (lock it before updating)`);
+    }
+    return { doc, record };
+  }
+
+  /**
+   * Replaces many documents locked in this transaction (`lockMany`), in as few statements as the
+   * adapter can; a version that moved meanwhile fails the transaction (see `update`).
+   */
+  async updateMany(tx: StorageTx, changes: readonly { stored: Stored<T>; doc: T }[], now: number): Promise<void> {
+    await tx.resources.updateMany(changes.map(({ stored, doc }) => this.nextRecord(stored, doc, now)));
+  }
+
+  private nextRecord(stored: Stored<T>, doc: T, now: number): ResourceRecord {
+    return {
       ...stored.record,
       status: this.type.status(doc),
       reference: this.type.reference(doc),
@@ -107,10 +135,6 @@ export class DocStore<T extends { id: string }> {
       version: stored.record.version + 1,
       updated: now,
     };
-    if (!(await tx.resources.update(record))) {
-      throw new Error(`${this.type.kind} ${doc.id} changed under an update (lock it before updating)`);
-    }
-    return { doc, record };
   }
 
   /** Removes a document read in this transaction. */

@@ -109,6 +109,13 @@ export interface EngineOptions {
   config?: Partial<EngineConfig>;
   worker?: WorkerOptions;
   /**
+   * This process is the only one using `storage` (an embedded database it opened, as `npm start`
+   * does): at creation, due work leased by a process that died and payout legs it had claimed
+   * for sending are taken back at once, not when their leases and claims would have run out.
+   * Never set it when engines in other processes share the storage.
+   */
+  exclusiveStorage?: boolean;
+  /**
    * Hears what the engine does, for metrics and traces (see `EngineObserver`): requests, due
    * work, webhook attempts, ledger postings, events, and the latency and errors of every chain,
    * venue and screening call. Default: nothing is recorded.
@@ -229,6 +236,8 @@ export class Engine {
       live: await houseAccount(tx, ids, clock.now(), true),
     }));
     const observer = guardObserver(options.observer ?? NO_OBSERVER, (e) => options.worker?.onError?.(e));
+    const startedAt = clock.now();
+    if (options.exclusiveStorage) await storage.transaction((tx) => tx.work.releaseAllLeases(startedAt));
     const deps: EngineDeps = {
       storage,
       house,
@@ -247,6 +256,7 @@ export class Engine {
       fileLinks: new FileLinks(secret),
       publicUrl: options.publicUrl ?? null,
       observer,
+      claimsValidFrom: options.exclusiveStorage ? startedAt : Number.NEGATIVE_INFINITY,
     };
     const engine = new Engine(deps, options.worker ?? {}, () => storage.initialized);
     const now = clock.now();

@@ -131,6 +131,8 @@ export async function saveResponseWithin(
   claim: IdempotencyClaim,
   response: StoredResponse,
 ): Promise<Result<void, ApiError>> {
+  // the common case in one statement: the key is still this request's
+  if (await tx.idempotency.replaceIf(recordOf(claim, null, response), { lockedAt: claim.lockedAt, responded: false })) return ok(undefined);
   const claimed = await tx.idempotency.claim(recordOf(claim, claim.lockedAt, null));
   if (!claimed.inserted && !stillHeld(claimed.existing, claim)) {
     return fail("idempotency_key_in_use", "Another request took over this Idempotency-Key", {
@@ -147,6 +149,7 @@ export async function saveResponseWithin(
  * answer showed. Only the same request's saved response is replaced.
  */
 export async function replaceSavedResponse(tx: StorageTx, claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
+  if (await tx.idempotency.replaceIf(recordOf(claim, null, response), { lockedAt: null, responded: true })) return;
   const claimed = await tx.idempotency.claim(recordOf(claim, claim.lockedAt, null));
   if (claimed.inserted) {
     await tx.idempotency.delete(claim.accountId, claim.key); // pruned meanwhile: nothing to replace

@@ -46,6 +46,8 @@ export class Ledger {
   private readonly rows = new Map<string, BalanceRecord>();
   private readonly touched = new Map<string, { accountId: string; asset: string }>();
   private readonly posted = new Map<string | null, LedgerEntryRecord[]>();
+  /** Reservations this transaction has locked, as they stand after its captures and releases. */
+  private readonly reservations = new Map<string, ReservationRecord>();
 
   constructor(
     private readonly tx: StorageTx,
@@ -171,6 +173,7 @@ export class Ledger {
       resolvedAt: null,
     };
     await this.tx.ledger.insertReservation(reservation);
+    this.reservations.set(`${accountId}\u0000${id}`, reservation); // new: no one else can see it yet
     return ok(reservation);
   }
 
@@ -256,6 +259,17 @@ export class Ledger {
     return ok(reservations);
   }
 
+  /**
+   * Locks these reservations of the account in one statement, ahead of the captures and releases
+   * a use case will make of many of them (a chunk of a batch settling), which then need no
+   * statement of their own to find them.
+   */
+  async lockReservations(accountId: string, ids: readonly string[]): Promise<void> {
+    const missing = [...new Set(ids)].filter((id) => !this.reservations.has(`${accountId}\u0000${id}`));
+    if (missing.length === 0) return;
+    for (const r of await this.tx.ledger.lockReservations(accountId, missing)) this.reservations.set(`${accountId}\u0000${r.id}`, r);
+  }
+
   /** Locks the balance rows of the named keys' assets (once per transaction) and caches them. */
   private async lock(keys: BalanceKey[]): Promise<void> {
     if (keys.every((k) => this.rows.has(keyOf(k)))) return;
@@ -265,8 +279,10 @@ export class Ledger {
   }
 
   private async activeReservation(accountId: string, id: string): Promise<ReservationRecord> {
-    const reservation = await this.tx.ledger.lockReservation(accountId, id);
+    const key = `${accountId}\u0000${id}`;
+    const reservation = this.reservations.get(key) ?? (await this.tx.ledger.lockReservation(accountId, id));
     if (!reservation) throw new LedgerInvariantError(`reservation ${id} does not exist`);
+    this.reservations.set(key, reservation);
     if (reservation.status !== "active") throw new LedgerInvariantError(`reservation ${id} is already resolved`);
     return reservation;
   }
@@ -277,6 +293,7 @@ export class Ledger {
         ? { ...reservation, remaining: 0n, status: "resolved", resolvedAt: this.now }
         : { ...reservation, remaining };
     await this.tx.ledger.updateReservation(updated);
+    this.reservations.set(`${updated.accountId}\u0000${updated.id}`, updated);
     return updated;
   }
 }

@@ -3,6 +3,7 @@ import type { Clock } from "../ports/clock";
 import { NO_OBSERVER, type EngineObserver, type WorkOutcomeKind } from "../ports/observer";
 import type { DueWorkRecord, StorageAdapter } from "../ports/storage";
 import type { ParseContext } from "../validation/schema";
+import { inBackground } from "../concurrency/priority";
 import { PermanentWorkError, toJob, type JobHandler, type WorkKind, type WorkScope } from "./due-work";
 
 /**
@@ -163,7 +164,8 @@ export class WorkerRunner {
    */
   runDue(): Promise<number> {
     if (!this.draining) {
-      this.draining = this.drain().finally(() => {
+      // background: storage serving one caller at a time serves requests first
+      this.draining = inBackground(() => this.drain()).finally(() => {
         this.draining = null;
       });
     }

@@ -3,6 +3,7 @@ import { deliveriesCommand } from "./deliveries";
 import { eventsCommand } from "./events";
 import { keysCommand } from "./keys";
 import { listenCommand } from "./listen";
+import { reportsCommand } from "./reports";
 import { serveCommand } from "./serve";
 import { triggerCommand } from "./trigger";
 
@@ -10,4 +11,12 @@ import { triggerCommand } from "./trigger";
  * Every command of `payrail`, in the order `--help` lists them. A new command is a file in this
  * folder exporting a `CliCommand`, and one line here.
  */
-export const COMMANDS: readonly CliCommand[] = [serveCommand, listenCommand, triggerCommand, eventsCommand, deliveriesCommand, keysCommand];
+export const COMMANDS: readonly CliCommand[] = [
+  serveCommand,
+  listenCommand,
+  triggerCommand,
+  eventsCommand,
+  deliveriesCommand,
+  reportsCommand,
+  keysCommand,
+];

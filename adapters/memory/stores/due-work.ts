@@ -27,6 +27,15 @@ export function workStore(m: MemoryTx): WorkStore {
       drop(id);
       return true;
     },
+    async releaseAllLeases(now) {
+      let n = 0;
+      for (const item of [...t.work.values()]) {
+        if (item.status !== "ready" || item.leaseOwner === null || item.leaseUntil === null || item.leaseUntil <= now) continue;
+        save(frozen({ ...item, leaseOwner: null, leaseUntil: null }));
+        n++;
+      }
+      return n;
+    },
     async release(id, owner, next) {
       const item = t.work.get(id);
       if (!item || item.leaseOwner !== owner) return false;

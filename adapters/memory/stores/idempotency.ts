@@ -14,6 +14,18 @@ export function idempotencyStore(m: MemoryTx): IdempotencyStore {
     async put(record) {
       m.put(t.idempotency, k2(record.accountId, record.key), frozen(record));
     },
+    async replaceIf(record, expected) {
+      const k = k2(record.accountId, record.key);
+      const existing = t.idempotency.get(k);
+      const matches =
+        existing !== undefined &&
+        existing.fingerprint === record.fingerprint &&
+        existing.created === record.created &&
+        existing.lockedAt === expected.lockedAt &&
+        (existing.response !== null) === expected.responded;
+      if (matches) m.put(t.idempotency, k, frozen(record));
+      return matches;
+    },
     async delete(accountId, key) {
       m.remove(t.idempotency, k2(accountId, key));
     },

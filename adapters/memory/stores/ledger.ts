@@ -72,6 +72,12 @@ export function ledgerStore(m: MemoryTx): LedgerStore {
     async lockReservation(accountId, id) {
       return t.reservations.get(k2(accountId, id)) ?? null;
     },
+    async lockReservations(accountId, ids) {
+      return [...new Set(ids)]
+        .sort()
+        .map((id) => t.reservations.get(k2(accountId, id)))
+        .filter((r) => r !== undefined);
+    },
     async updateReservation(reservation) {
       const k = k2(reservation.accountId, reservation.id);
       if (!t.reservations.has(k)) throw new Error(`no reservation ${reservation.id}`);

@@ -3,6 +3,13 @@ import { frozen, k2, keysetPage, type MemoryTx } from "../memory-tables";
 
 export function resourceStore(m: MemoryTx): ResourceStore {
   const { t } = m;
+  const update = (record: ResourceRecord): boolean => {
+    const k = k2(record.accountId, record.id);
+    const current = t.resources.get(k);
+    if (!current || current.version !== record.version - 1) return false;
+    m.put(t.resources, k, frozen(record));
+    return true;
+  };
   return {
     async insert(records) {
       for (const r of records) {
@@ -14,6 +21,7 @@ export function resourceStore(m: MemoryTx): ResourceStore {
       return t.resources.get(k2(accountId, id)) ?? null;
     },
     async getMany(accountId, ids) {
+      // one transaction at a time holds the tables: a lock is implied
       return ids.map((id) => t.resources.get(k2(accountId, id))).filter((r): r is ResourceRecord => !!r);
     },
     async delete(accountId, id) {
@@ -23,11 +31,12 @@ export function resourceStore(m: MemoryTx): ResourceStore {
       return true;
     },
     async update(record) {
-      const k = k2(record.accountId, record.id);
-      const current = t.resources.get(k);
-      if (!current || current.version !== record.version - 1) return false;
-      m.put(t.resources, k, frozen(record));
-      return true;
+      return update(record);
+    },
+    async updateMany(records) {
+      for (const record of records) {
+        if (!update(record)) throw new Error(`resource ${record.id} is not at version ${record.version - 1}`);
+      }
     },
     async list(query) {
       const rows = [...t.resources.values()].filter((r) => r.kind === query.kind);

@@ -21,6 +21,13 @@ export function workStore(tx: PgTxContext): WorkStore {
       );
       return r.rowCount === 1;
     },
+    async releaseAllLeases(now) {
+      const r = await tx.run(
+        `UPDATE ${s}.due_work SET lease_owner = NULL, lease_until = NULL WHERE status = 'ready' AND lease_owner IS NOT NULL AND lease_until > $1`,
+        [now],
+      );
+      return r.rowCount;
+    },
     async completeMany(ids, owner) {
       if (!ids.length) return [];
       const r = await tx.run(`DELETE FROM ${s}.due_work WHERE id = ANY($1::text[]) AND lease_owner = $2 RETURNING id`, [ids, owner]);

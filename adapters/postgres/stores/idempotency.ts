@@ -26,6 +26,25 @@ export function idempotencyStore(tx: PgTxContext): IdempotencyStore {
         [IDEMPOTENCY_KEYS.jsonRows([record])],
       );
     },
+    async replaceIf(record, expected) {
+      const r = await tx.run(
+        `UPDATE ${s}.idempotency_keys SET locked_at = $5::bigint, response = $6::json, expires_at = $7
+         WHERE account_id = $1 AND key = $2 AND fingerprint = $3 AND created = $4
+           AND locked_at IS NOT DISTINCT FROM $8::bigint AND (response IS NOT NULL) = $9::boolean`,
+        [
+          record.accountId,
+          record.key,
+          record.fingerprint,
+          record.created,
+          record.lockedAt,
+          record.response === null ? null : JSON.stringify(record.response),
+          record.expiresAt,
+          expected.lockedAt,
+          expected.responded,
+        ],
+      );
+      return r.rowCount === 1;
+    },
     async delete(accountId, key) {
       await tx.run(`DELETE FROM ${s}.idempotency_keys WHERE account_id = $1 AND key = $2`, [accountId, key]);
     },

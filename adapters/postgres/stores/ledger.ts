@@ -1,6 +1,6 @@
 import { compareKeys } from "../../../src/ledger/ledger";
-import type { LedgerStore } from "../../../src/ports/storage";
-import type { PgTxContext } from "../pg-tx";
+import type { LedgerStore, ReservationRecord } from "../../../src/ports/storage";
+import type { BufferedUpdate, PgTxContext } from "../pg-tx";
 import { likePrefix } from "../keyset";
 import { BALANCES, LEDGER_ENTRIES, RESERVATIONS } from "../tables";
 
@@ -9,6 +9,23 @@ const CUSTOMER_BOOKS = "('available', 'reserved', 'pending')";
 
 const keyText = (k: { accountId: string; asset: string; chain: string; book: string }) =>
   `${k.accountId}\u0000${k.asset}\u0000${k.chain}\u0000${k.book}`;
+
+/** Reservation updates buffered per schema (the statement is built once). */
+const reservationUpdates = new Map<string, BufferedUpdate<ReservationRecord>>();
+
+function reservationUpdate(s: string): BufferedUpdate<ReservationRecord> {
+  let update = reservationUpdates.get(s);
+  if (!update) {
+    update = {
+      table: RESERVATIONS,
+      sql: RESERVATIONS.updateSql(s, ["accountId", "id"], ["remaining", "status", "resolvedAt"]),
+      key: (r) => `${r.accountId}\u0000${r.id}`,
+      guarded: false,
+    };
+    reservationUpdates.set(s, update);
+  }
+  return update;
+}
 
 export function ledgerStore(tx: PgTxContext): LedgerStore {
   const s = tx.s;
@@ -89,13 +106,16 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
       const { rows } = await tx.run(`SELECT * FROM ${s}.reservations WHERE account_id = $1 AND id = $2 FOR UPDATE`, [accountId, id]);
       return rows[0] ? RESERVATIONS.fromRow(rows[0]) : null;
     },
+    async lockReservations(accountId, ids) {
+      if (ids.length === 0) return [];
+      const { rows } = await tx.run(`SELECT * FROM ${s}.reservations WHERE account_id = $1 AND id = ANY($2::text[]) ORDER BY id FOR UPDATE`, [
+        accountId,
+        [...new Set(ids)],
+      ]);
+      return rows.map(RESERVATIONS.fromRow);
+    },
     async updateReservation(r) {
-      const u = await tx.run(
-        `UPDATE ${s}.reservations SET remaining = $3::numeric, status = $4, resolved_at = $5
-         WHERE account_id = $1 AND id = $2`,
-        [r.accountId, r.id, r.remaining.toString(), r.status, r.resolvedAt],
-      );
-      if (u.rowCount !== 1) throw new Error(`no reservation ${r.id}`);
+      await tx.bufferUpdates(reservationUpdate(s), [r]);
     },
   };
 }

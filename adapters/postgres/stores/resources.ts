@@ -1,7 +1,24 @@
-import type { ResourceStore } from "../../../src/ports/storage";
+import type { ResourceRecord, ResourceStore } from "../../../src/ports/storage";
 import { keysetSql } from "../keyset";
-import type { PgTxContext } from "../pg-tx";
+import type { BufferedUpdate, PgTxContext } from "../pg-tx";
 import { RESOURCES } from "../tables";
+
+/** Resource updates buffered per schema (the statement is built once). */
+const updates = new Map<string, BufferedUpdate<ResourceRecord>>();
+
+function resourceUpdate(s: string): BufferedUpdate<ResourceRecord> {
+  let update = updates.get(s);
+  if (!update) {
+    update = {
+      table: RESOURCES,
+      sql: RESOURCES.updateSql(s, ["accountId", "id"], ["status", "reference", "data", "version", "updated"], (c) => `${c("version").t} = ${c("version").x} - 1`),
+      key: (r) => `${r.accountId}\u0000${r.id}`,
+      guarded: true,
+    };
+    updates.set(s, update);
+  }
+  return update;
+}
 
 export function resourceStore(tx: PgTxContext): ResourceStore {
   const s = tx.s;
@@ -16,9 +33,10 @@ export function resourceStore(tx: PgTxContext): ResourceStore {
       );
       return rows[0] ? RESOURCES.fromRow(rows[0]) : null;
     },
-    async getMany(accountId, ids) {
+    async getMany(accountId, ids, options) {
       if (ids.length === 0) return [];
-      const { rows } = await tx.run(`SELECT * FROM ${s}.resources WHERE account_id = $1 AND id = ANY($2::text[])`, [accountId, [...ids]]);
+      const lock = options?.lock ? " ORDER BY id FOR UPDATE" : "";
+      const { rows } = await tx.run(`SELECT * FROM ${s}.resources WHERE account_id = $1 AND id = ANY($2::text[])${lock}`, [accountId, [...ids]]);
       return rows.map(RESOURCES.fromRow);
     },
     async delete(accountId, id) {
@@ -31,6 +49,9 @@ export function resourceStore(tx: PgTxContext): ResourceStore {
         [r.accountId, r.id, r.status, r.reference, JSON.stringify(r.data), r.version, r.updated],
       );
       return u.rowCount === 1;
+    },
+    async updateMany(records) {
+      await tx.bufferUpdates(resourceUpdate(s), records);
     },
     async list(query) {
       const { text, params } = keysetSql(`${s}.resources`, query, { filters: { kind: query.kind }, reference: true });

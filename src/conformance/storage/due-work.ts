@@ -38,6 +38,20 @@ export function dueWorkSuite(s: SuiteContext): void {
       expect(await s.inspect.work()).toEqual([]);
     });
 
+    it("gives back every running lease at once, whoever holds it, for a store's one user starting", async () => {
+      await s.storage.transaction((tx) =>
+        tx.work.enqueue([work("job_01aaaaaaaaaaaaaaaaaaaaaab1", T0), work("job_01aaaaaaaaaaaaaaaaaaaaaab2", T0), work("job_01aaaaaaaaaaaaaaaaaaaaaab3", T0 + 5000)]),
+      );
+      await s.storage.claimDueWork({ now: T0, limit: 1, leaseMs: 1000, owner: "dead-1" });
+      await s.storage.claimDueWork({ now: T0, limit: 1, leaseMs: 60_000, owner: "dead-2" });
+      expect(await s.storage.transaction((tx) => tx.work.releaseAllLeases(T0 + 2000))).toBe(1); // the other lease has ended already
+      const again = await s.storage.claimDueWork({ now: T0 + 2000, limit: 10, leaseMs: 1000, owner: "w" });
+      expect(again.map((w) => w.id).sort()).toEqual(["job_01aaaaaaaaaaaaaaaaaaaaaab1", "job_01aaaaaaaaaaaaaaaaaaaaaab2"]);
+      expect(again.every((w) => w.attempts === 2)).toBe(true); // the attempt that died counts
+      expect(await s.storage.transaction((tx) => tx.work.releaseAllLeases(T0 + 2000))).toBe(2);
+      expect((await s.inspect.work()).find((w) => w.id === "job_01aaaaaaaaaaaaaaaaaaaaaab3")).toMatchObject({ leaseOwner: null, runAt: T0 + 5000 });
+    });
+
     it("releases for a retry, resets attempts on reschedule, and never claims dead items", async () => {
       await s.storage.transaction((tx) => tx.work.enqueue([work("job_01aaaaaaaaaaaaaaaaaaaaaaa1", T0, "d-dead")]));
       await s.storage.claimDueWork({ now: T0, limit: 1, leaseMs: 1000, owner: "w1" });

@@ -31,5 +31,23 @@ export function idempotencySuite(s: SuiteContext): void {
       expect(await s.storage.transaction((tx) => tx.idempotency.pruneExpired(T0 + 1000, 10))).toBe(1);
       expect(await s.inspect.idempotencyKeys("acct_a")).toEqual([]);
     });
+
+    it("replaces a row in one statement only while it stands as expected", async () => {
+      const held: IdempotencyRecord = { accountId: "acct_a", key: "k-2", fingerprint: "f1", lockedAt: T0, response: null, created: T0, expiresAt: T0 + 1000 };
+      const saved = { ...held, lockedAt: null, response: { status: 201, body: { id: "po_1", legs: [{ status: "pending" }] } } };
+      const newer = { ...saved, response: { status: 201, body: { id: "po_1", legs: [{ status: "broadcast" }] } } };
+      expect(await s.storage.transaction((tx) => tx.idempotency.replaceIf(saved, { lockedAt: T0, responded: false }))).toBe(false); // no row
+      await s.storage.transaction((tx) => tx.idempotency.claim(held));
+      // another request's lock, a different body, or a response saved already: nothing changes
+      expect(await s.storage.transaction((tx) => tx.idempotency.replaceIf(saved, { lockedAt: T0 + 1, responded: false }))).toBe(false);
+      expect(await s.storage.transaction((tx) => tx.idempotency.replaceIf({ ...saved, fingerprint: "f2" }, { lockedAt: T0, responded: false }))).toBe(false);
+      expect(await s.storage.transaction((tx) => tx.idempotency.replaceIf(saved, { lockedAt: T0, responded: true }))).toBe(false);
+      expect(await s.inspect.idempotencyKeys("acct_a")).toEqual([held]);
+      expect(await s.storage.transaction((tx) => tx.idempotency.replaceIf(saved, { lockedAt: T0, responded: false }))).toBe(true);
+      expect(await s.inspect.idempotencyKeys("acct_a")).toEqual([saved]);
+      expect(await s.storage.transaction((tx) => tx.idempotency.replaceIf(newer, { lockedAt: T0, responded: false }))).toBe(false);
+      expect(await s.storage.transaction((tx) => tx.idempotency.replaceIf(newer, { lockedAt: null, responded: true }))).toBe(true);
+      expect(await s.inspect.idempotencyKeys("acct_a")).toEqual([newer]);
+    });
   });
 }

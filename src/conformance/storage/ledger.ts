@@ -125,6 +125,48 @@ export function ledgerSuite(s: SuiteContext): void {
       expect(await s.storage.transaction((tx) => tx.ledger.lockReservation("acct_b", r.id))).toBeNull();
     });
 
+    it("locks many reservations at once, and a read after buffered updates sees them", async () => {
+      const base: ReservationRecord = {
+        id: "rsv_01aaaaaaaaaaaaaaaaaaaaaab1",
+        accountId: "acct_a",
+        asset: "USDC",
+        chain: "base",
+        amount: 50n,
+        remaining: 50n,
+        status: "active",
+        resource: "po_1",
+        created: T0,
+        resolvedAt: null,
+      };
+      const r1 = base;
+      const r2 = { ...base, id: "rsv_01aaaaaaaaaaaaaaaaaaaaaab2", amount: 7n, remaining: 7n };
+      const other = { ...base, id: "rsv_01aaaaaaaaaaaaaaaaaaaaaab3", accountId: "acct_b" };
+      await s.storage.transaction(async (tx) => {
+        await tx.ledger.insertReservation(r1);
+        await tx.ledger.insertReservation(r2);
+        await tx.ledger.insertReservation(other);
+      });
+      await s.storage.transaction(async (tx) => {
+        const locked = await tx.ledger.lockReservations("acct_a", [r2.id, other.id, r1.id, "rsv_missing", r2.id]);
+        expect(locked).toEqual([r1, r2]);
+        await tx.ledger.updateReservation({ ...r1, remaining: 20n });
+        await tx.ledger.updateReservation({ ...r2, remaining: 0n, status: "resolved", resolvedAt: T0 + 1 });
+        expect(await tx.ledger.lockReservations("acct_a", [r1.id, r2.id])).toEqual([
+          { ...r1, remaining: 20n },
+          { ...r2, remaining: 0n, status: "resolved", resolvedAt: T0 + 1 },
+        ]);
+        await tx.ledger.updateReservation({ ...r1, remaining: 0n, status: "resolved", resolvedAt: T0 + 2 });
+      });
+      expect((await s.inspect.reservations("acct_a")).sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+        { ...r1, remaining: 0n, status: "resolved", resolvedAt: T0 + 2 },
+        { ...r2, remaining: 0n, status: "resolved", resolvedAt: T0 + 1 },
+      ]);
+      expect(await s.storage.transaction((tx) => tx.ledger.lockReservations("acct_a", []))).toEqual([]);
+      await expect(
+        s.storage.transaction((tx) => tx.ledger.updateReservation({ ...base, id: "rsv_01aaaaaaaaaaaaaaaaaaaaaab9" })),
+      ).rejects.toThrow();
+    });
+
     it("pages the account's own entries by (created, id), both ways, within a window and a resource prefix", async () => {
       // Ties on created, counter books, another account, and resources a LIKE wildcard would confuse.
       const rows: LedgerEntryRecord[] = [];

@@ -32,6 +32,34 @@ export function resourceSuite(s: SuiteContext): void {
       expect(await s.storage.transaction((tx) => tx.resources.getMany("acct_a", []))).toEqual([]);
     });
 
+    it("locks many at once and updates many, each from the version it read, or fails the whole transaction", async () => {
+      const a = resource("acct_a", "po_01aaaaaaaaaaaaaaaaaaaaaab1", T0);
+      const b = resource("acct_a", "po_01aaaaaaaaaaaaaaaaaaaaaab2", T0 + 1);
+      const bump = (r: ResourceRecord, n: number): ResourceRecord => ({ ...r, status: `s${n}`, data: { n }, version: r.version + 1, updated: T0 + n });
+      await s.storage.transaction(async (tx) => {
+        await tx.resources.insert([a, b]);
+        // an update right after the insert, with no read between, sees the inserted rows
+        await tx.resources.updateMany([bump(a, 2)]);
+        // a read after buffered updates sees them; a second update of a row builds on the first
+        expect((await tx.resources.getMany("acct_a", [a.id], { lock: true }))[0]).toEqual(bump(a, 2));
+        await tx.resources.updateMany([bump(bump(a, 2), 3), bump(b, 3)]);
+      });
+      const [a3, b3] = [bump(bump(a, 2), 3), bump(b, 3)];
+      expect((await s.inspect.resources("acct_a")).sort((x, y) => x.id.localeCompare(y.id))).toEqual([a3, b3]);
+
+      const locked = await s.storage.transaction((tx) => tx.resources.getMany("acct_a", [b.id, a.id, "po_missing"], { lock: true }));
+      expect(locked.map((r) => r.id).sort()).toEqual([a.id, b.id]);
+      // one stale record fails the transaction: nothing of it stays, the good update included
+      await expect(
+        s.storage.transaction(async (tx) => {
+          await tx.resources.updateMany([bump(a3, 4), { ...b, data: { stale: true }, version: 2 }]);
+          await tx.resources.get("acct_a", a.id);
+        }),
+      ).rejects.toThrow();
+      expect((await s.inspect.resources("acct_a")).sort((x, y) => x.id.localeCompare(y.id))).toEqual([a3, b3]);
+      await expect(s.storage.transaction((tx) => tx.resources.updateMany([{ ...resource("acct_a", "po_01aaaaaaaaaaaaaaaaaaaaaab9", T0), version: 2 }]))).rejects.toThrow();
+    });
+
     it("deletes a resource of the account only, and says whether there was one", async () => {
       const r = resource("acct_a", "we_01aaaaaaaaaaaaaaaaaaaaaaaa", T0);
       await s.storage.transaction((tx) => tx.resources.insert([r]));

@@ -98,6 +98,12 @@ export interface WorkStore {
   releaseMany(owner: string, items: readonly { id: string; runAt: number; lastError: string | null }[]): Promise<string[]>;
   get(id: string): Promise<DueWorkRecord | null>;
   /**
+   * Ends every lease still running at `now`, whoever holds it, so the items are claimable at
+   * once; returns how many. Only for a process that is the store's one user (an embedded
+   * database it opened), at start: its leases can then only be those of a process that died.
+   */
+  releaseAllLeases(now: number): Promise<number>;
+  /**
    * The earliest moment a ready item can be claimed (its `runAt`, or its lease's end if that is
    * later), or null when there is none; lets a worker or a test clock move to it.
    */

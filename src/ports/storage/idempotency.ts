@@ -25,6 +25,13 @@ export interface IdempotencyStore {
   claim(record: IdempotencyRecord): Promise<{ inserted: true } | { inserted: false; existing: IdempotencyRecord }>;
   /** Overwrites the row of (accountId, key). */
   put(record: IdempotencyRecord): Promise<void>;
+  /**
+   * Overwrites the row of (accountId, key) in one statement if it stands as `expected` (the same
+   * fingerprint and created as `record`, this `lockedAt`, and a saved response or not); false,
+   * changing nothing, when there is no such row. The common case of saving a response, where
+   * `claim` then `put` would take three statements.
+   */
+  replaceIf(record: IdempotencyRecord, expected: { lockedAt: number | null; responded: boolean }): Promise<boolean>;
   /** Removes the row of (accountId, key), if any. */
   delete(accountId: string, key: string): Promise<void>;
   /** Deletes rows with `expiresAt <= now`; returns how many. */

@@ -83,7 +83,13 @@ export interface LedgerStore {
   insertReservation(reservation: ReservationRecord): Promise<void>;
   /** Reads and locks a reservation for the rest of the transaction. */
   lockReservation(accountId: string, id: string): Promise<ReservationRecord | null>;
-  /** Writes back a reservation the transaction has locked. */
+  /** Reads and locks many reservations of the account in one go, in id order; missing ids are left out. */
+  lockReservations(accountId: string, ids: readonly string[]): Promise<ReservationRecord[]>;
+  /**
+   * Writes back a reservation the transaction has locked. The adapter may hold the write until
+   * the transaction's next statement or its commit; a reservation that is not there then fails
+   * the transaction.
+   */
   updateReservation(reservation: ReservationRecord): Promise<void>;
 }
 

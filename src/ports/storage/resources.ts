@@ -27,8 +27,12 @@ export interface ResourceStore {
   insert(records: ResourceRecord[]): Promise<void>;
   /** Reads one resource of the account; `lock` holds a row lock for the rest of the transaction. */
   get(accountId: string, id: string, options?: { lock?: boolean }): Promise<ResourceRecord | null>;
-  /** Reads many resources of the account in one go (no locks); missing ids are left out. */
-  getMany(accountId: string, ids: readonly string[]): Promise<ResourceRecord[]>;
+  /**
+   * Reads many resources of the account in one go; missing ids are left out. `lock` holds row
+   * locks on them for the rest of the transaction, taken in id order (so two transactions
+   * locking overlapping sets never deadlock).
+   */
+  getMany(accountId: string, ids: readonly string[], options?: { lock?: boolean }): Promise<ResourceRecord[]>;
   /**
    * Removes a resource of the account (a deleted recipient or webhook endpoint); false when there
    * was none. Resources that others point at (payouts, ledger entries) are never deleted this way.
@@ -39,6 +43,13 @@ export interface ResourceStore {
    * nothing otherwise (someone else updated it first).
    */
   update(record: ResourceRecord): Promise<boolean>;
+  /**
+   * Replaces resources the transaction holds locks on, each stored at `record.version - 1`. The
+   * adapter may hold the writes until the transaction's next statement or its commit (one
+   * statement for many); a record whose version does not follow then fails the transaction,
+   * which rolls back: with the rows locked it is a programmer error, not a race.
+   */
+  updateMany(records: readonly ResourceRecord[]): Promise<void>;
   /** One keyset page, newest first (see `KeysetQuery`). */
   list(query: KeysetQuery & { kind: string }): Promise<ResourceRecord[]>;
 }

@@ -14,8 +14,10 @@ import { availableByChain, checkPayable, type PayoutsService } from "./payouts-s
 import type { PayoutTransitions } from "./payout-transitions";
 import { type CreateBatchInput, type CreateBatchParams, MAX_BATCH_LEGS, batchHeadSchema, batchLegSchema, batchQuerySchema } from "./payout-schemas";
 
-/** Payouts per broadcast item: a batch moves in chunks, not one transaction per payout. */
-export const BATCH_CHUNK = 250;
+/** Payouts per broadcast item (see `EngineConfig.batchChunk`): a batch moves in chunks, not one transaction per payout. */
+function batchChunk(deps: EngineDeps): number {
+  return deps.config.batchChunk ?? (deps.storage.capabilities.concurrentTransactions ? 250 : 50);
+}
 
 export interface BatchValidation {
   object: "payout_batch_validation";
@@ -145,8 +147,9 @@ export class BatchesService {
       await BATCHES.insert(uow.tx, ctx.accountId, uow.now, [batch]);
       await PAYOUTS.insert(uow.tx, ctx.accountId, uow.now, docs);
       const executing = docs.filter((d) => d.status === "executing").map((d) => d.id);
-      for (let i = 0; i < executing.length; i += BATCH_CHUNK) {
-        this.transitions.scheduleBroadcast(uow, executing.slice(i, i + BATCH_CHUNK));
+      const chunk = batchChunk(this.deps);
+      for (let i = 0; i < executing.length; i += chunk) {
+        this.transitions.scheduleBroadcast(uow, executing.slice(i, i + chunk));
       }
       return ok(presentBatch(this.deps.assets, batch));
     });

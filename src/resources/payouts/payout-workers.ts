@@ -6,7 +6,8 @@ import type { Job, JobHandler } from "../../workers/due-work";
 import type { WorkOutcome } from "../../workers/runner";
 import { runCommand } from "../../engine/command";
 import { carriedContext, jobContext, type EngineDeps, type RequestContext } from "../../engine/context";
-import { RECIPIENTS } from "../recipients/recipients-service";
+import { RECIPIENTS, type RecipientDoc } from "../recipients/recipients-service";
+import type { Stored } from "../../engine/doc-store";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import { BatchCounts } from "./batch-counts";
 import { PAYOUTS, type LegDoc, type PayoutDoc } from "./payout-doc";
@@ -53,13 +54,27 @@ export class PayoutWorkers {
   }
 
   /**
-   * Sends the pending legs of these payouts and applies the outcomes; also called by payout
-   * create, so a new payout answers with its legs already on the network. Reports a transient
-   * chain failure (those legs stay pending, unclaimed) and legs another run is still sending.
+   * Sends the pending legs of these payouts and applies the outcomes. Reports a transient chain
+   * failure (those legs stay pending, unclaimed) and legs another run is still sending.
    */
   async broadcast(origin: RequestContext, payouts: string[]): Promise<{ transient: string | null; waiting: boolean }> {
     const ctx = carriedContext(origin);
     const { claimed, waiting } = await this.claim(ctx, payouts);
+    const { transient } = await this.sendClaimed(ctx, claimed);
+    return { transient, waiting };
+  }
+
+  /**
+   * Sends legs claimed already (by `claim`, or by payout create in its own transaction, so a new
+   * payout answers with its legs on the network) and applies the outcomes; `recorded` runs in
+   * the transaction that records them, with the payouts as it leaves them.
+   */
+  async sendClaimed(
+    origin: RequestContext,
+    claimed: Map<string, OutboundTransfer[]>,
+    recorded?: (uow: UnitOfWork, docs: PayoutDoc[]) => Promise<void>,
+  ): Promise<{ transient: string | null }> {
+    const ctx = carriedContext(origin);
     const results = new Map<string, Map<string, SendResult>>();
     let transient: string | null = null;
     for (const [payoutId, transfers] of claimed) {
@@ -80,8 +95,22 @@ export class PayoutWorkers {
       }
       results.set(payoutId, byLeg);
     }
-    if (results.size) await this.settleSends(ctx, results);
-    return { transient, waiting };
+    if (results.size) await this.settleSends(ctx, results, recorded);
+    return { transient };
+  }
+
+  /**
+   * What payout create claims for its own send, inside its transaction: the pending legs a chain
+   * adapter serves, marked as being sent (legs no adapter serves are left to the worker to refuse).
+   */
+  claimAtCreate(doc: PayoutDoc, now: number, livemode: boolean): { doc: PayoutDoc; transfers: OutboundTransfer[] } {
+    const transfers: OutboundTransfer[] = [];
+    const legs = doc.legs.map((leg) => {
+      if (leg.status !== "pending" || !this.deps.chains.for(leg.chain, livemode)) return leg;
+      transfers.push(transferOf(doc, leg));
+      return { ...leg, sendingSince: now };
+    });
+    return { doc: { ...doc, legs }, transfers };
   }
 
   trackHandler(): JobHandler<PayoutIds> {
@@ -119,9 +148,13 @@ export class PayoutWorkers {
     const { accountId, livemode } = ctx;
     const claimed = new Map<string, OutboundTransfer[]>();
     let waiting = false;
-    await this.apply(ctx, payouts, async (uow, doc) => {
+    let recipients = new Map<string, RecipientDoc>();
+    const prepare = async (uow: UnitOfWork, docs: PayoutDoc[]) => {
+      recipients = await RECIPIENTS.getMany(uow.tx, accountId, [...new Set(docs.map((d) => d.recipient))]);
+    };
+    await this.apply(ctx, payouts, (uow, doc) => {
       if (doc.status !== "executing") return { doc };
-      const flagged = (await RECIPIENTS.get(uow.tx, accountId, doc.recipient))?.doc.screeningStatus === "flagged";
+      const flagged = recipients.get(doc.recipient)?.screeningStatus === "flagged";
       const events = new Map<string, LegEvent>();
       const legs: LegDoc[] = [];
       const transfers: OutboundTransfer[] = [];
@@ -129,7 +162,7 @@ export class PayoutWorkers {
         const since = leg.sendingSince ?? null;
         if (leg.status !== "pending") {
           legs.push(leg);
-        } else if (since !== null && uow.now - since < this.deps.config.sendClaimMs) {
+        } else if (since !== null && since >= this.deps.claimsValidFrom && uow.now - since < this.deps.config.sendClaimMs) {
           waiting = true; // another run is sending it
           legs.push(leg);
         } else if (since === null && flagged) {
@@ -140,17 +173,21 @@ export class PayoutWorkers {
           legs.push(leg);
         } else {
           legs.push({ ...leg, sendingSince: uow.now });
-          transfers.push({ transferId: leg.id, chain: leg.chain, asset: doc.asset, amount: BigInt(leg.amount), to: leg.address });
+          transfers.push(transferOf(doc, leg));
         }
       }
       if (transfers.length) claimed.set(doc.id, transfers);
       return { doc: { ...doc, legs }, events, changed: transfers.length > 0 };
-    });
+    }, { prepare });
     return { claimed, waiting };
   }
 
   /** Applies the outcomes of sends to the legs still claimed; a transient failure unclaims. */
-  private async settleSends(ctx: RequestContext, results: Map<string, Map<string, SendResult>>): Promise<void> {
+  private async settleSends(
+    ctx: RequestContext,
+    results: Map<string, Map<string, SendResult>>,
+    recorded?: (uow: UnitOfWork, docs: PayoutDoc[]) => Promise<void>,
+  ): Promise<void> {
     await this.apply(
       ctx,
       [...results.keys()],
@@ -165,49 +202,62 @@ export class PayoutWorkers {
         });
         return { doc: { ...doc, legs }, events, changed: true };
       },
-      { startTracking: true },
+      { startTracking: true, ...(recorded ? { recorded } : {}) },
     );
   }
 
   /**
-   * One transaction over these payouts (locked in id order): `plan` gives each payout's document
-   * to save and the leg events to apply; batch counts follow. Then payouts left in flight get one
-   * tracking item (`startTracking`, deduplicated), or the tracking item that ran this finishes
-   * itself in the same transaction when nothing is in flight (`finish`), so a broadcast that puts
-   * a leg in flight meanwhile either is seen here or finds no tracking item and starts one.
+   * One transaction over these payouts (locked at once, in id order): `prepare` reads what every
+   * plan needs in one go, `plan` gives each payout's document to save and the leg events to
+   * apply; the reservations of the legs with events are locked at once, the documents written at
+   * once, and batch counts follow. So a chunk of a batch costs a handful of statements, not a
+   * few per payout. Then payouts left in flight get one tracking item (`startTracking`,
+   * deduplicated), or the tracking item that ran this finishes itself in the same transaction
+   * when nothing is in flight (`finish`), so a broadcast that puts a leg in flight meanwhile
+   * either is seen here or finds no tracking item and starts one.
    */
   private async apply(
     ctx: RequestContext,
     payouts: string[],
-    plan: (
-      uow: UnitOfWork,
-      doc: PayoutDoc,
-    ) =>
-      | { doc: PayoutDoc; events?: Map<string, LegEvent> | undefined; changed?: boolean }
-      | Promise<{ doc: PayoutDoc; events?: Map<string, LegEvent> | undefined; changed?: boolean }>,
-    options: { startTracking?: boolean; finish?: Job<PayoutIds> } = {},
+    plan: (uow: UnitOfWork, doc: PayoutDoc) => { doc: PayoutDoc; events?: Map<string, LegEvent> | undefined; changed?: boolean },
+    options: {
+      startTracking?: boolean;
+      finish?: Job<PayoutIds>;
+      prepare?: (uow: UnitOfWork, docs: PayoutDoc[]) => Promise<void>;
+      recorded?: (uow: UnitOfWork, docs: PayoutDoc[]) => Promise<void>;
+    } = {},
   ): Promise<{ inFlight: number; delay: number }> {
     const { accountId, livemode } = ctx;
     const next = await runCommand(this.deps, ctx, async (uow) => {
       const changes: StatusChange[] = [];
       const inFlight: PayoutDoc[] = [];
-      for (const id of [...new Set(payouts)].sort()) {
-        const stored = await PAYOUTS.get(uow.tx, accountId, id, { lock: true });
-        if (!stored) continue;
-        const planned = await plan(uow, stored.doc);
-        let doc = planned.doc;
-        let changed = planned.changed ?? false;
-        if (planned.events?.size) {
-          const result = await this.transitions.onLegs(uow, doc, planned.events);
+      const locked = await PAYOUTS.lockMany(uow.tx, accountId, payouts);
+      const stored = [...locked.keys()].sort().map((id) => locked.get(id)!);
+      await options.prepare?.(uow, stored.map((s) => s.doc));
+      const planned = stored.map((s) => ({ stored: s, ...plan(uow, s.doc) }));
+      await uow.ledger.lockReservations(
+        accountId,
+        planned.flatMap(({ doc, events }) => (events?.size ? doc.legs.filter((l) => events.has(l.id)).map((l) => l.reservation) : [])),
+      );
+      const updates: { stored: Stored<PayoutDoc>; doc: PayoutDoc }[] = [];
+      const after: PayoutDoc[] = [];
+      for (const { stored, events, ...step } of planned) {
+        let { doc } = step;
+        let changed = step.changed ?? false;
+        if (events?.size) {
+          const result = await this.transitions.onLegs(uow, doc, events);
           if (result.handled) {
             doc = result.doc;
             changed = true;
           }
           if (result.change) changes.push(result.change);
         }
-        if (changed) await PAYOUTS.update(uow.tx, stored, doc, uow.now);
+        if (changed) updates.push({ stored, doc });
+        after.push(doc);
         if (doc.status === "executing" && doc.legs.some((l) => l.status === "broadcast")) inFlight.push(doc);
       }
+      await PAYOUTS.updateMany(uow.tx, updates, uow.now);
+      await options.recorded?.(uow, after);
       await this.batches.apply(uow, changes);
       const delay = await this.pollDelay(inFlight, livemode);
       if (options.startTracking && inFlight.length) {
@@ -240,6 +290,11 @@ export class PayoutWorkers {
     }
     return Number.isFinite(delay) ? delay : 1_000;
   }
+}
+
+/** The chain transfer of a leg: its id is the leg's, so a chain answers a repeat with the first outcome. */
+function transferOf(doc: PayoutDoc, leg: LegDoc): OutboundTransfer {
+  return { transferId: leg.id, chain: leg.chain, asset: doc.asset, amount: BigInt(leg.amount), to: leg.address };
 }
 
 /** Capped exponential retry after transient chain failures; the work never gives up. */

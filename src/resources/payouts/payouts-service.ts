@@ -18,6 +18,7 @@ import { PAYOUT_EXPANDABLE } from "./payout-expansions";
 import { PayoutPlanner, routingOptions, type PayoutPlan } from "./payout-planner";
 import { PayoutTransitions, type StatusChange } from "./payout-transitions";
 import type { PayoutWorkers } from "./payout-workers";
+import type { OutboundTransfer } from "../../ports/chain";
 import { replaceSavedResponse } from "../../engine/idempotency";
 import { type CreatePayoutInput, type ListPayoutsParams, type RetrievePayoutParams, createPayoutSchema, listPayoutsSchema, retrievePayoutSchema } from "./payout-schemas";
 
@@ -56,6 +57,8 @@ export class PayoutsService {
     const plan = await new PayoutPlanner(this.deps, ctx.livemode, asset, funds).plan(recipient.doc, amount.value, options.value);
     if (plan.isErr()) return err(plan.error);
 
+    // an executing payout's legs are claimed for sending in the create's own transaction
+    let claimed: OutboundTransfer[] = [];
     const created = await runCommand(this.deps, ctx, async (uow) => {
       const made = await this.open(uow, {
         asset,
@@ -69,30 +72,34 @@ export class PayoutsService {
         requiresApproval: approval.value.requiresApproval,
       });
       if (made.isErr()) return err(made.error);
-      await PAYOUTS.insert(uow.tx, ctx.accountId, uow.now, [made.value.doc]);
-      return ok(presentPayout(this.deps.assets, made.value.doc));
+      let doc = made.value.doc;
+      if (doc.status === "executing") ({ doc, transfers: claimed } = this.workers.claimAtCreate(doc, uow.now, ctx.livemode));
+      await PAYOUTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
+      return ok(presentPayout(this.deps.assets, doc));
     });
-    if (created.isErr() || created.value.status !== "executing") return created;
-    return ok(await this.sendNow(ctx, created.value));
+    if (created.isErr() || claimed.length === 0) return created;
+    return ok(await this.sendNow(ctx, created.value, claimed));
   }
 
   /**
    * The seed's create response carries an executing payout with its leg broadcast: send the legs
-   * at once (the scheduled broadcast stays as the fallback if this process dies first) and
-   * answer with the payout as it then stands, saved as the idempotent response too.
+   * claimed at create at once (the scheduled broadcast stays as the fallback if this process dies
+   * first, once the claim runs out) and answer with the payout as it then stands, saved as the
+   * idempotent response too, in the transaction that records the sends.
    */
-  private async sendNow(ctx: RequestContext, payout: PayoutObject): Promise<PayoutObject> {
+  private async sendNow(ctx: RequestContext, payout: PayoutObject, claimed: OutboundTransfer[]): Promise<PayoutObject> {
+    let latest = payout;
     try {
-      await this.workers.broadcast(ctx, [payout.id]);
+      await this.workers.sendClaimed(ctx, new Map([[payout.id, claimed]]), async (uow, docs) => {
+        const doc = docs.find((d) => d.id === payout.id);
+        if (!doc) return;
+        latest = presentPayout(this.deps.assets, doc);
+        if (ctx.idempotency) await replaceSavedResponse(uow.tx, ctx.idempotency, { status: 200, body: latest });
+      });
     } catch {
       return payout; // the scheduled broadcast retries
     }
-    return this.deps.storage.transaction(async (tx) => {
-      const stored = await PAYOUTS.get(tx, ctx.accountId, payout.id);
-      const latest = stored ? presentPayout(this.deps.assets, stored.doc) : payout;
-      if (ctx.idempotency) await replaceSavedResponse(tx, ctx.idempotency, { status: 200, body: latest });
-      return latest;
-    });
+    return latest;
   }
 
   /**
