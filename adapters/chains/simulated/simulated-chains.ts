@@ -57,6 +57,12 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   private readonly storage: StorageAdapter;
   private readonly config = new Map<string, SimulatedChainConfig>();
   private readonly forcedFailures = new Map<string, { count: number; mode: "rejected" | "reverted" }>();
+  /** Per asset and chain, the liquidity spent as last read or written (see `liquidity`). */
+  private readonly spent = new Map<string, { readAt: number; spent: bigint }>();
+  /** Per chain, the counters as last read (see `transferStatus`). */
+  private readonly views = new Map<string, ChainView>();
+  /** Sent transfers in flight by chain and hash, tagged with the reorganisation count they were read at. */
+  private readonly sentByHash = new Map<string, { includedAt: number; failure: string | null; reorgs: bigint }>();
 
   constructor(options: SimulatedChainsOptions) {
     this.clock = options.clock;
@@ -99,19 +105,26 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     };
   }
 
+  /** Routing asks for every candidate chain of every payout: read again at most every `VIEW_TTL_MS` (a broadcast checks exactly). */
   async liquidity(chain: string, asset: string): Promise<bigint> {
-    const spent = await this.storage.transaction((tx) => tx.simulatedChains.getCounter(spentScope(chain, asset)));
-    return this.configuredLiquidity(chain, asset) - spent;
+    const scope = spentScope(chain, asset);
+    let known = this.spent.get(scope);
+    if (!known || this.clock.now() - known.readAt >= VIEW_TTL_MS) {
+      known = { readAt: this.clock.now(), spent: await this.storage.transaction((tx) => tx.simulatedChains.getCounter(scope)) };
+      this.spent.set(scope, known);
+    }
+    return this.configuredLiquidity(chain, asset) - known.spent;
   }
 
   async broadcast(transfer: OutboundTransfer): Promise<{ txHash: string } | { rejected: string }> {
     const config = this.chainConfig(transfer.chain);
     const spentKey = spentScope(transfer.chain, transfer.asset);
-    const { stored, isNew } = await this.storage.transaction(async (tx) => {
+    const { stored, isNew, reorgs, spentAfter } = await this.storage.transaction(async (tx) => {
       // The liquidity counter is locked first: broadcasts of one asset on one chain take turns.
       const spent = await tx.simulatedChains.addToCounter(spentKey, 0n);
+      const reorgs = await tx.simulatedChains.getCounter(reorgsScope(transfer.chain));
       const previous = await tx.simulatedChains.getTransfer(transfer.chain, transfer.transferId);
-      if (previous) return { stored: previous, isNew: false };
+      if (previous) return { stored: previous, isNew: false, reorgs, spentAfter: undefined };
       const failure = this.peekFailure(transfer, config);
       const left = this.configuredLiquidity(transfer.chain, transfer.asset) - spent;
       const refusal =
@@ -137,27 +150,57 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
       };
       await tx.simulatedChains.insertTransfer(record);
       // A transfer that reverts moves nothing.
-      if (record.txHash !== null && record.failure === null) await tx.simulatedChains.addToCounter(spentKey, transfer.amount);
-      return { stored: record, isNew: true };
+      const spentAfter =
+        record.txHash !== null && record.failure === null ? await tx.simulatedChains.addToCounter(spentKey, transfer.amount) : spent;
+      return { stored: record, isNew: true, reorgs, spentAfter };
     });
     if (isNew) this.takeForcedFailure(transfer.chain);
+    if (spentAfter !== undefined) this.spent.set(spentKey, { readAt: this.clock.now(), spent: spentAfter });
+    // what transferStatus needs, as of this transaction: no storage read while nothing reorganises
+    if (stored.txHash !== null && stored.includedAt !== null) {
+      this.sentByHash.set(`${transfer.chain}\u0000${stored.txHash}`, { includedAt: stored.includedAt, failure: stored.failure, reorgs });
+    }
     return stored.txHash !== null ? { txHash: stored.txHash } : { rejected: stored.refused ?? "refused" };
   }
 
+  /**
+   * Where a sent transfer stands. Polled about every block for every leg in flight, so it reads
+   * storage only when this process's view of the chain is older than `VIEW_TTL_MS` or the
+   * transfer is not in its cache: what a transfer's status depends on (its inclusion height and
+   * failure, the blocks mined on demand) changes only by `advance` and `reorg`, which renew the
+   * view here at once and are seen by other processes within the TTL.
+   */
   async transferStatus(chain: string, txHash: string): Promise<TransferStatus> {
     const config = this.chainConfig(chain);
-    const [known, tip] = await this.storage.transaction(
-      async (tx) => [await tx.simulatedChains.findTransferByHash(chain, txHash), await this.heightIn(tx, chain)] as const,
-    );
-    // not one this storage saw (sent before it existed): the height is written into the hash
-    const includedAt = known?.includedAt ?? this.decodeHeight(chain, txHash);
-    if (tip < includedAt) return { confirmations: 0, finality: "pending", failure: null };
-    const confirmations = tip - includedAt + 1;
-    return {
-      confirmations,
-      finality: confirmations >= config.confirmationsToFinality ? "final" : "included",
-      failure: known?.failure ?? null,
-    };
+    const key = `${chain}\u0000${txHash}`;
+    let view = this.views.get(chain);
+    let known = this.sentByHash.get(key);
+    if (!view || this.clock.now() - view.readAt >= VIEW_TTL_MS) {
+      view = await this.storage.transaction((tx) => this.readView(tx, chain));
+      this.views.set(chain, view);
+    }
+    if (!known || known.reorgs !== view.reorgs) {
+      [view, known] = await this.storage.transaction(async (tx) => {
+        const fresh = await this.readView(tx, chain);
+        const record = await tx.simulatedChains.findTransferByHash(chain, txHash);
+        // not one this storage saw (sent before it existed): the height is written into the hash
+        const entry = {
+          includedAt: record?.includedAt ?? this.decodeHeight(chain, txHash),
+          failure: record?.failure ?? null,
+          reorgs: fresh.reorgs,
+        };
+        return [fresh, entry] as const;
+      });
+      this.views.set(chain, view);
+      this.sentByHash.set(key, known);
+    }
+    const tip = this.tipOf(chain, view.blocks);
+    if (tip < known.includedAt) return { confirmations: 0, finality: "pending", failure: null };
+    const confirmations = tip - known.includedAt + 1;
+    const finality = confirmations >= config.confirmationsToFinality ? "final" : "included";
+    // the engine stops asking about a transfer that is final or failed
+    if (finality === "final" || known.failure !== null) this.sentByHash.delete(key);
+    return { confirmations, finality, failure: known.failure };
   }
 
   async depositAddress(chain: string, asset: string, intentId: string): Promise<string> {
@@ -191,6 +234,7 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     this.chainConfig(chain);
     if (!Number.isInteger(blocks) || blocks < 0) throw new RangeError("blocks must be a non-negative integer");
     await this.storage.transaction((tx) => tx.simulatedChains.addToCounter(blocksScope(chain), BigInt(blocks)));
+    this.views.delete(chain);
   }
 
   /**
@@ -201,11 +245,13 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   async reorg(chain: string, depth: number): Promise<number> {
     this.chainConfig(chain);
     if (!Number.isInteger(depth) || depth < 1) throw new RangeError("depth must be a positive integer");
-    return this.storage.transaction(async (tx) => {
-      await tx.simulatedChains.addToCounter(blocksScope(chain), 0n); // one reorganisation of a chain at a time
+    const moved = await this.storage.transaction(async (tx) => {
+      await tx.simulatedChains.addToCounter(reorgsScope(chain), 1n); // one reorganisation of a chain at a time
       const tip = await this.heightIn(tx, chain);
       return tx.simulatedChains.reorganize(chain, { from: tip - depth + 1, to: tip }, tip + 1, tip);
     });
+    this.views.delete(chain);
+    return moved;
   }
 
   async pay(transfer: { chain: string; asset: string; address: string; amount: bigint }): Promise<InboundTransfer> {
@@ -252,6 +298,7 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
       const now = await tx.simulatedChains.addToCounter(spentScope(chain, asset), 0n);
       await tx.simulatedChains.addToCounter(spentScope(chain, asset), spent - now);
     });
+    this.spent.delete(spentScope(chain, asset));
   }
 
   // ---- internals ------------------------------------------------------------------------------
@@ -275,9 +322,17 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   }
 
   private async heightIn(tx: StorageTx, chain: string): Promise<number> {
-    const config = this.chainConfig(chain);
-    const extra = await tx.simulatedChains.getCounter(blocksScope(chain));
-    return Math.floor((this.clock.now() - GENESIS) / config.blockTimeMs) + Number(extra);
+    return this.tipOf(chain, Number(await tx.simulatedChains.getCounter(blocksScope(chain))));
+  }
+
+  private tipOf(chain: string, extraBlocks: number): number {
+    return Math.floor((this.clock.now() - GENESIS) / this.chainConfig(chain).blockTimeMs) + extraBlocks;
+  }
+
+  /** The counters a transfer's status depends on, as storage has them now. */
+  private async readView(tx: StorageTx, chain: string): Promise<ChainView> {
+    const blocks = Number(await tx.simulatedChains.getCounter(blocksScope(chain)));
+    return { readAt: this.clock.now(), blocks, reorgs: await tx.simulatedChains.getCounter(reorgsScope(chain)) };
   }
 
   private configuredLiquidity(chain: string, asset: string): bigint {
@@ -370,3 +425,13 @@ function bech32Address(program: Uint8Array): string {
 
 const spentScope = (chain: string, asset: string) => `spent:${chain}:${asset}`;
 const blocksScope = (chain: string) => `blocks:${chain}`;
+const reorgsScope = (chain: string) => `reorgs:${chain}`;
+
+/** How long `transferStatus` trusts its view of a chain before reading storage again. */
+const VIEW_TTL_MS = 250;
+
+interface ChainView {
+  readAt: number;
+  blocks: number;
+  reorgs: bigint;
+}
