@@ -119,10 +119,12 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   async broadcast(transfer: OutboundTransfer): Promise<{ txHash: string } | { rejected: string }> {
     const config = this.chainConfig(transfer.chain);
     const spentKey = spentScope(transfer.chain, transfer.asset);
+    const fresh = this.freshView(transfer.chain);
     const { stored, isNew, reorgs, spentAfter } = await this.storage.transaction(async (tx) => {
       // The liquidity counter is locked first: broadcasts of one asset on one chain take turns.
       const spent = await tx.simulatedChains.addToCounter(spentKey, 0n);
-      const reorgs = await tx.simulatedChains.getCounter(reorgsScope(transfer.chain));
+      const view = fresh ?? (await this.readView(tx, transfer.chain));
+      const reorgs = view.reorgs;
       const previous = await tx.simulatedChains.getTransfer(transfer.chain, transfer.transferId);
       if (previous) return { stored: previous, isNew: false, reorgs, spentAfter: undefined };
       const failure = this.peekFailure(transfer, config);
@@ -133,7 +135,7 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
           : left < transfer.amount
             ? "insufficient hot-wallet liquidity"
             : null;
-      const includedAt = (await this.heightIn(tx, transfer.chain)) + 1;
+      const includedAt = this.tipOf(transfer.chain, view.blocks) + 1;
       const record: SimulatedTransferRecord = {
         chain: transfer.chain,
         transferId: transfer.transferId,
@@ -177,7 +179,6 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     let known = this.sentByHash.get(key);
     if (!view || this.clock.now() - view.readAt >= VIEW_TTL_MS) {
       view = await this.storage.transaction((tx) => this.readView(tx, chain));
-      this.views.set(chain, view);
     }
     if (!known || known.reorgs !== view.reorgs) {
       [view, known] = await this.storage.transaction(async (tx) => {
@@ -191,7 +192,6 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
         };
         return [fresh, entry] as const;
       });
-      this.views.set(chain, view);
       this.sentByHash.set(key, known);
     }
     const tip = this.tipOf(chain, view.blocks);
@@ -329,10 +329,21 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     return Math.floor((this.clock.now() - GENESIS) / this.chainConfig(chain).blockTimeMs) + extraBlocks;
   }
 
-  /** The counters a transfer's status depends on, as storage has them now. */
+  /**
+   * The counters a transfer's height depends on, as storage has them now; kept as this
+   * process's view (a view read in a transaction that rolls back is still what storage held).
+   */
   private async readView(tx: StorageTx, chain: string): Promise<ChainView> {
     const blocks = Number(await tx.simulatedChains.getCounter(blocksScope(chain)));
-    return { readAt: this.clock.now(), blocks, reorgs: await tx.simulatedChains.getCounter(reorgsScope(chain)) };
+    const view = { readAt: this.clock.now(), blocks, reorgs: await tx.simulatedChains.getCounter(reorgsScope(chain)) };
+    this.views.set(chain, view);
+    return view;
+  }
+
+  /** This process's view of the chain's counters if read within `VIEW_TTL_MS`, else null. */
+  private freshView(chain: string): ChainView | null {
+    const view = this.views.get(chain);
+    return view && this.clock.now() - view.readAt < VIEW_TTL_MS ? view : null;
   }
 
   private configuredLiquidity(chain: string, asset: string): bigint {
