@@ -1,3 +1,5 @@
+import type { PayoutBatchValidation } from "../../api/objects";
+import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail, type RowError } from "../../errors";
 import type { AssetDefinition } from "../../money/assets";
@@ -17,12 +19,7 @@ import { type CreateBatchInput, type CreateBatchParams, MAX_BATCH_LEGS, batchHea
 /** Payouts per broadcast item: a batch moves in chunks, not one transaction per payout. */
 export const BATCH_CHUNK = 250;
 
-export interface BatchValidation {
-  object: "payout_batch_validation";
-  valid: true;
-  leg_count: number;
-  total_amount: string;
-}
+export type BatchValidation = Out<typeof PayoutBatchValidation>;
 
 interface ValidRow {
   row: number;

@@ -1,3 +1,5 @@
+import type { DeletedWebhookEndpoint, WebhookEndpoint } from "../../api/objects";
+import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../../errors";
 import { randomToken } from "../../ids";
@@ -51,24 +53,9 @@ interface WebhookEndpointDocV1 {
 }
 
 /** The API object (DECISIONS.md §4); `secret` only in the answers to create and rotate_secret. */
-export interface WebhookEndpointObject {
-  id: string;
-  object: "webhook_endpoint";
-  url: string;
-  status: "enabled" | "disabled";
-  disabled_reason: "manual" | "gone" | null;
-  enabled_events: string[];
-  description: string | null;
-  livemode: boolean;
-  created: string;
-  secret?: string;
-}
+export type WebhookEndpointObject = Out<typeof WebhookEndpoint>;
 
-export interface DeletedWebhookEndpoint {
-  id: string;
-  object: "webhook_endpoint";
-  deleted: true;
-}
+export type DeletedWebhookEndpoint = Out<typeof DeletedWebhookEndpoint>;
 
 export const WEBHOOK_ENDPOINTS = new DocStore<WebhookEndpointDoc>({
   kind: "webhook_endpoint",
@@ -112,7 +99,7 @@ function present(doc: WebhookEndpointDoc, secret?: string): WebhookEndpointObjec
     object: "webhook_endpoint",
     url: doc.url,
     ...endpointStatus(doc.state),
-    enabled_events: doc.enabledEvents,
+    enabled_events: doc.enabledEvents as WebhookEndpointObject["enabled_events"],
     description: doc.description,
     livemode: doc.livemode,
     created: isoTime(doc.created),
