@@ -41,7 +41,7 @@ export const LedgerEntry = o.named(
   ),
 );
 
-const ledgerEntries = o.oneOf(o.array(o.id("le")), o.array(LedgerEntry), {
+const ledgerEntries = o.anyOf(o.array(o.id("le")), o.array(LedgerEntry), {
   description: "Ids of the ledger entries, oldest first; the entries with `expand[]=ledger_entries`",
 });
 
@@ -158,9 +158,9 @@ export const Payout = o.named(
       status: o.enum(PAYOUT_STATUS_VALUES),
       amount: money("What the recipient receives"),
       asset: asset(),
-      recipient: o.oneOf(o.id("rcp"), Recipient, { description: "The recipient's id; the recipient with `expand[]=recipient`" }),
+      recipient: o.anyOf(o.id("rcp"), Recipient, { description: "The recipient's id; the recipient with `expand[]=recipient`" }),
       reference: o.nullable(o.string({ example: "invoice-1042" })),
-      batch: o.nullable(o.oneOf(o.id("bat"), PayoutBatch), { description: "The batch's id (null for a single payout); the batch with `expand[]=batch`" }),
+      batch: o.nullable(o.anyOf(o.id("bat"), PayoutBatch), { description: "The batch's id (null for a single payout); the batch with `expand[]=batch`" }),
       row: o.nullable(o.integer({ minimum: 0, description: "The payout's row in its batch" })),
       fee: money("Total network fee, charged on top of the amount"),
       legs: o.array(PayoutLeg),
@@ -203,7 +203,7 @@ export const Swap = o.named(
       id: o.id("sw"),
       object: o.literal("swap"),
       status: o.enum(["executing", "settled", "failed"] as const),
-      quote: o.oneOf(o.id("qt"), Quote, { description: "The quote's id; the quote with `expand[]=quote`" }),
+      quote: o.anyOf(o.id("qt"), Quote, { description: "The quote's id; the quote with `expand[]=quote`" }),
       from: conversionSide,
       to: conversionSide,
       destination_chain: chain(),
@@ -266,7 +266,7 @@ export const Settlement = o.named(
     {
       id: o.id("stl"),
       object: o.literal("settlement"),
-      payment_intent: o.oneOf(o.id("pi"), paymentIntentRef, {
+      payment_intent: o.anyOf(o.id("pi"), paymentIntentRef, {
         description: "The payment intent's id; the payment intent with `expand[]=settlements.payment_intent`",
       }),
       chain: chain(),
@@ -298,7 +298,7 @@ const paymentIntentShape = o.object(
     chains: o.array(chain()),
     reference: o.nullable(o.string({ example: "order-881" })),
     deposit_addresses: o.record(o.string(), { description: "The address to pay per chain" }),
-    settlements: o.oneOf(o.array(o.id("stl")), o.array(Settlement), { description: "Settlement ids; the settlements with `expand[]=settlements`" }),
+    settlements: o.anyOf(o.array(o.id("stl")), o.array(Settlement), { description: "Settlement ids; the settlements with `expand[]=settlements`" }),
     ledger_entries: ledgerEntries,
     expires_at: o.time(),
     created: o.time(),
@@ -370,7 +370,7 @@ export const WebhookDelivery = o.named(
       id: o.id("dlv"),
       object: o.literal("webhook_delivery"),
       endpoint: o.id("we"),
-      event: o.oneOf(o.id("evt"), Event, { description: "The event's id; the event with `expand[]=data.event`" }),
+      event: o.anyOf(o.id("evt"), Event, { description: "The event's id; the event with `expand[]=data.event`" }),
       event_type: o.enum(EVENT_TYPES),
       attempt: o.integer({ minimum: 1 }),
       trigger: o.enum(["scheduled", "replay", "manual"] as const),
@@ -486,4 +486,4 @@ export const WebhookEndpointList = listOf("WebhookEndpoint", WebhookEndpoint);
 export const WebhookDeliveryList = listOf("WebhookDelivery", WebhookDelivery);
 
 /** A batch submission's answer: the batch, or with `dry_run=true` its validation. */
-export const PayoutBatchOrValidation = o.named("PayoutBatchOrValidation", o.oneOf(PayoutBatch, PayoutBatchValidation));
+export const PayoutBatchOrValidation = o.named("PayoutBatchOrValidation", o.anyOf(PayoutBatch, PayoutBatchValidation));

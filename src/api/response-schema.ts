@@ -110,9 +110,9 @@ export const o = {
     if (keys) json.propertyNames = { enum: [...keys] };
     return schema<Record<string, T>>(json, rest, refsOf(value));
   },
-  /** One of several schemas (an id or, expanded, its object). */
-  oneOf: <A, B>(a: ResponseSchema<A>, b: ResponseSchema<B>, doc: Doc = {}) =>
-    schema<A | B>({ oneOf: [a.json, b.json] }, doc, refsOf(a, b)),
+  /** Either schema (an id or, expanded, its object; an empty list is both). */
+  anyOf: <A, B>(a: ResponseSchema<A>, b: ResponseSchema<B>, doc: Doc = {}) =>
+    schema<A | B>({ anyOf: [a.json, b.json] }, doc, refsOf(a, b)),
   object: <S extends Shape>(shape: S, doc: Doc = {}) => {
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];

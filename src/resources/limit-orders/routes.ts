@@ -11,6 +11,7 @@ export const limitOrderRoutes: RouteDefinition[] = [
     scope: "limit_orders:write",
     body: createLimitOrderSchema,
     idempotencyRequired: true,
+    failures: ["insufficient_funds", "no_route", "insufficient_liquidity"],
     returns: LimitOrder,
     handler: ({ engine, ctx, body }) => engine.limitOrders.create(ctx, body),
   },

@@ -10,6 +10,7 @@ export const quoteRoutes: RouteDefinition[] = [
     tag: "Quotes",
     scope: "quotes:write",
     body: createQuoteSchema,
+    failures: ["no_route", "insufficient_liquidity"],
     returns: Quote,
     handler: ({ engine, ctx, body }) => engine.quotes.create(ctx, body),
   },

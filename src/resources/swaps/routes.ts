@@ -11,6 +11,7 @@ export const swapRoutes: RouteDefinition[] = [
     scope: "swaps:write",
     body: createSwapSchema,
     idempotencyRequired: true,
+    failures: ["quote_expired", "insufficient_funds", "no_route", "insufficient_liquidity"],
     returns: Swap,
     handler: ({ engine, ctx, body }) => engine.swaps.create(ctx, body),
   },
