@@ -71,7 +71,7 @@ function invalid<T>(path: string, message: string, code: ErrorCode = "parameter_
 /**
  * Text storage cannot hold: NUL (PostgreSQL refuses it in text) and UTF-16 surrogates without
  * their pair (not Unicode, so not UTF-8 either). The HTTP binding refuses both anywhere in a
- * request (`adapters/http/request-text.ts`); schemas refuse them for hosts calling the engine.
+ * request (`parseRequest` in `adapters/http/middleware.ts`); schemas refuse them for hosts calling the engine.
  */
 export function badTextReason(value: string): string | null {
   if (value.includes("\u0000")) return "must not contain NUL characters";

@@ -108,6 +108,15 @@ function present(doc: WebhookEndpointDoc, secret?: string): WebhookEndpointObjec
 }
 
 /**
+ * The secret is in the first answer only: the idempotency record keeps the answer without it, so
+ * a replay (`Idempotent-Replayed: true`) never shows it again; a client that lost the first
+ * answer rotates the secret.
+ */
+const SECRET_SHOWN_ONCE = {
+  stored: ({ secret: _secret, ...shown }: WebhookEndpointObject): WebhookEndpointObject => shown,
+};
+
+/**
  * Webhook endpoints (seed: webhook endpoint; DECISIONS.md §4): register (the secret is shown
  * once), read, list, update, delete, rotate the secret. Deliveries to them are
  * `WebhookDeliveriesService`'s.
@@ -136,7 +145,7 @@ export class WebhookEndpointsService {
       };
       await WEBHOOK_ENDPOINTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
       return ok(present(doc, secret));
-    });
+    }, SECRET_SHOWN_ONCE);
   }
 
   async retrieve(ctx: RequestContext, id: string): Promise<Result<WebhookEndpointObject, ApiError>> {
@@ -209,7 +218,7 @@ export class WebhookEndpointsService {
       const doc: WebhookEndpointDoc = { ...stored.doc, secrets: [{ secret, expiresAt: null }, ...kept] };
       await WEBHOOK_ENDPOINTS.update(uow.tx, stored, doc, uow.now);
       return ok(present(doc, secret));
-    });
+    }, SECRET_SHOWN_ONCE);
   }
 
   /** Marks an endpoint gone after a 410 (in the transaction that records the attempt). */
