@@ -72,16 +72,24 @@ export async function testWorld(
 const checkers = new WeakMap<object, ContractChecker>();
 
 export async function checkedRequest(app: ReturnType<typeof createHttpApp>, path: string, init: RequestInit): Promise<Response> {
-  const res = await app.request(path, init);
-  let checker = checkers.get(app);
-  if (!checker) {
-    checker = contractChecker(await (await app.request("/v1/openapi.json")).json());
-    checkers.set(app, checker);
-  }
-  const text = await res.clone().text();
-  let body: unknown = text;
-  if ((res.headers.get("content-type") ?? "").includes("application/json")) body = text === "" ? null : JSON.parse(text);
-  const problems = checker.problems(init.method ?? "GET", path, res.status, res.headers, body);
-  if (problems.length) throw new Error(`The answer breaks the OpenAPI document:\n${problems.join("\n")}`);
-  return res;
+  return checkedFetch(app)(new Request(new URL(path, "http://localhost"), init));
+}
+
+/** A `fetch` into the app whose answers are checked against its OpenAPI document, like `checkedRequest`. */
+export function checkedFetch(app: ReturnType<typeof createHttpApp>): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const url = new URL(request.url);
+    const res = await app.fetch(request);
+    let checker = checkers.get(app);
+    if (!checker) {
+      checker = contractChecker(await (await app.request("/v1/openapi.json")).json());
+      checkers.set(app, checker);
+    }
+    const text = await res.clone().text();
+    let body: unknown = text;
+    if ((res.headers.get("content-type") ?? "").includes("application/json")) body = text === "" ? null : JSON.parse(text);
+    const problems = checker.problems(request.method, url.pathname + url.search, res.status, res.headers, body);
+    if (problems.length) throw new Error(`The answer breaks the OpenAPI document:\n${problems.join("\n")}`);
+    return res;
+  };
 }
