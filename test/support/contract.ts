@@ -56,7 +56,7 @@ function buildChecker(doc: Doc): ContractChecker {
     .map((template) => ({
       template,
       params: (template.match(/\{/g) ?? []).length,
-      regex: new RegExp(`^${template.replace(/\{key\}$/, "(.+)").replace(/\{[^}]+\}/g, "([^/]+)")}$`),
+      regex: new RegExp(`^${template.replace(/\{key\}$/, "(.*)").replace(/\{[^}]+\}/g, "([^/]+)")}$`),
     }))
     .sort((a, b) => a.params - b.params);
   const seen = new Set<string>();
