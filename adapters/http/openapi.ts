@@ -5,39 +5,19 @@ import type { AssetRegistry } from "../../src/money/assets";
 import { ApiErrorObject, ASSET_CODE, CHAIN_NAME } from "../../src/api/objects";
 import { reachable, type NamedSchema } from "../../src/api/response-schema";
 
-/** What each error status means, and its codes (DECISIONS.md §2), for the document's responses. */
-const ERROR_RESPONSES: Record<string, { name: string; description: string; codes: (route: RouteDefinition) => readonly ErrorCode[] }> = {
-  "400": {
-    name: "BadRequest",
-    description: "The request is invalid; `param` names the parameter at fault. Nothing changed.",
-    codes: () => codesOf(400),
-  },
-  "401": { name: "Unauthorized", description: "No API key, or an unknown one.", codes: () => codesOf(401) },
-  "402": {
-    name: "RequestFailed",
-    description: "The request was valid but could not be carried out. Nothing changed.",
-    codes: (route) => route.failures ?? [],
-  },
-  "403": { name: "Forbidden", description: "The API key lacks the route's scope.", codes: () => codesOf(403) },
-  "404": {
-    name: "NotFound",
-    description: "No such object for this account (another account's ids read the same), or no such route.",
-    codes: () => codesOf(404),
-  },
-  "409": { name: "Conflict", description: "A request with the same Idempotency-Key is still running.", codes: () => codesOf(409) },
-  "413": { name: "PayloadTooLarge", description: "The body exceeds 32 MB.", codes: () => codesOf(413) },
-  "415": {
-    name: "UnsupportedMediaType",
-    description: "A body was sent without `Content-Type: application/json`.",
-    codes: () => codesOf(415),
-  },
-  "429": { name: "TooManyRequests", description: "Over the route's rate limit; retry after `Retry-After` seconds.", codes: () => codesOf(429) },
-  "431": {
-    name: "HeadersTooLarge",
-    description: "The request line and headers exceed the server's limit (16 KB on Node's server).",
-    codes: () => codesOf(431),
-  },
-  "500": { name: "InternalError", description: "An error of the server (never for bad input); it has been logged.", codes: () => codesOf(500) },
+/** What each error status means, for the document's responses (its codes: the catalogue's of that status). */
+const ERROR_RESPONSES: Record<string, { name: string; description: string }> = {
+  "400": { name: "BadRequest", description: "The request is invalid; `param` names the parameter at fault. Nothing changed." },
+  "401": { name: "Unauthorized", description: "No API key, or an unknown one." },
+  "402": { name: "RequestFailed", description: "The request was valid but could not be carried out. Nothing changed." },
+  "403": { name: "Forbidden", description: "The API key lacks the route's scope (or a download link is expired or altered)." },
+  "404": { name: "NotFound", description: "No such object for this account (another account's ids read the same), or no such route." },
+  "409": { name: "Conflict", description: "A request with the same Idempotency-Key is still running." },
+  "413": { name: "PayloadTooLarge", description: "The body exceeds 32 MB." },
+  "415": { name: "UnsupportedMediaType", description: "A non-empty body was sent without `Content-Type: application/json`." },
+  "429": { name: "TooManyRequests", description: "Over the route's rate limit; retry after `Retry-After` seconds." },
+  "431": { name: "HeadersTooLarge", description: "The request line and headers exceed 16 KB." },
+  "500": { name: "InternalError", description: "An error of the server (never for bad input); it has been logged." },
 };
 
 function codesOf(status: number): ErrorCode[] {
@@ -154,8 +134,8 @@ export function buildOpenApi(
 
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(ERROR_RESPONSES)) {
-    if (status === "402") continue;
-    responses[r.name] = errorResponse(status, r.description, r.codes(routes[0]!));
+    // 402 is per route: the request_failed codes each one can answer
+    if (status !== "402") responses[r.name] = errorResponse(status, r.description, codesOf(Number(status)));
   }
   for (const route of routes) {
     if (!route.failures?.length) continue;
