@@ -60,6 +60,13 @@ for (const kind of storageKinds()) {
       expect(list.data).toEqual([]);
     });
 
+    it("refuses a body nested deeper than any schema, instead of overflowing the stack", async () => {
+      const deep = `{"name":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
+      const res = await w.request("POST", "/v1/recipients", { body: deep, headers: { "idempotency-key": "deep-1" } });
+      expect(res.status).toBe(400);
+      expect((await json(res)).error).toMatchObject({ code: "parameter_invalid", message: expect.stringContaining("nested more than 64 levels") });
+    });
+
     it("refuses the same text from a host calling the engine directly", async () => {
       const r = await w.engine.recipients.create(w.ctx, { name: NUL, chain_addresses: ADDRESS });
       expect(r._unsafeUnwrapErr()).toMatchObject({ code: "parameter_invalid", param: "name" });

@@ -329,27 +329,37 @@ function isJsonMediaType(header: string | undefined): boolean {
   return type === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(type);
 }
 
-/** The first text in `value` (object keys included) storage cannot hold, as a refusal naming where. */
-function badTextIn(value: unknown, path: string): ApiError | null {
-  if (typeof value === "string") {
-    const reason = badTextReason(value);
-    return reason ? new ApiError("parameter_invalid", `${path || "The request"} ${reason}`, { param: path || "body" }) : null;
-  }
-  if (Array.isArray(value)) {
-    for (let i = 0; i < value.length; i++) {
-      const bad = badTextIn(value[i], `${path}[${i}]`);
-      if (bad) return bad;
+/** Deeper than any request schema goes; deeper JSON is refused before anything walks it recursively. */
+const MAX_JSON_DEPTH = 64;
+
+/**
+ * The first text in `value` (object keys included) storage cannot hold, as a refusal naming
+ * where; or nesting deeper than `MAX_JSON_DEPTH`. Iterative: a body may nest far deeper than
+ * the call stack.
+ */
+function badTextIn(value: unknown, root: string): ApiError | null {
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: root, depth: 0 }];
+  while (stack.length) {
+    const { value: v, path, depth } = stack.pop()!;
+    if (typeof v === "string") {
+      const reason = badTextReason(v);
+      if (reason) return new ApiError("parameter_invalid", `${path || "The request"} ${reason}`, { param: path || "body" });
+      continue;
     }
-    return null;
-  }
-  if (typeof value === "object" && value !== null) {
-    for (const [key, item] of Object.entries(value)) {
-      const at = path ? `${path}.${key}` : key;
-      const reason = badTextReason(key);
-      if (reason) return new ApiError("parameter_invalid", `Parameter names ${reason}`, { param: path || "body" });
-      const bad = badTextIn(item, at);
-      if (bad) return bad;
+    if (typeof v !== "object" || v === null) continue;
+    if (depth >= MAX_JSON_DEPTH) {
+      return new ApiError("parameter_invalid", `${path || "The request body"} is nested more than ${MAX_JSON_DEPTH} levels deep`, { param: path || "body" });
     }
+    const entries: [string, unknown][] = Array.isArray(v) ? v.map((item, i) => [`${path}[${i}]`, item]) : [];
+    if (!Array.isArray(v)) {
+      for (const [key, item] of Object.entries(v)) {
+        const reason = badTextReason(key);
+        if (reason) return new ApiError("parameter_invalid", `Parameter names ${reason}`, { param: path || "body" });
+        entries.push([path ? `${path}.${key}` : key, item]);
+      }
+    }
+    // reversed onto the stack, so the first bad text in document order is the one named
+    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], path: entries[i]![0], depth: depth + 1 });
   }
   return null;
 }

@@ -358,7 +358,7 @@ export const WebhookEndpoint = o.named(
   ),
 );
 
-export const DeletedWebhookEndpoint = o.named(
+export const DeletedWebhookEndpointSchema = o.named(
   "DeletedWebhookEndpoint",
   o.object({ id: o.id("we"), object: o.literal("webhook_endpoint"), deleted: o.true() }),
 );

@@ -1,6 +1,5 @@
 import type { Settlement } from "../../api/objects";
 import type { Out } from "../../api/response-schema";
-import type { LedgerEntryObject } from "../../ledger/ledger-entries";
 import type { PaymentIntentStatus } from "./payment-intent-machine";
 import type { AssetRegistry } from "../../money/assets";
 import { formatAmount } from "../../money/amount";

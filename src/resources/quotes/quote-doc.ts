@@ -5,7 +5,7 @@ import type { AssetDefinition, AssetRegistry } from "../../money/assets";
 import { formatAmount } from "../../money/amount";
 import { priceImpact, type Pricing } from "../../quoting/order-pricer";
 import { fromPricingRecord, type PricingRecord } from "../../quoting/pricing-record";
-import { formatFraction, formatRate, venueWeights, type VenueWeight } from "../../quoting/quote-metrics";
+import { formatFraction, formatRate, venueWeights } from "../../quoting/quote-metrics";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
 
 /**

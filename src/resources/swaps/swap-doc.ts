@@ -8,7 +8,6 @@ import { formatRate } from "../../quoting/quote-metrics";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
 import type { HeldReservation } from "../conversion";
 import type { SwapStatus } from "./swap-machine";
-import type { QuoteObject } from "../quotes/quote-doc";
 
 /**
  * A swap as stored: the pricing it executes (its amounts and rate follow from it), the

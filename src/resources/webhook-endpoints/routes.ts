@@ -1,4 +1,4 @@
-import { DeletedWebhookEndpoint, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookReplay } from "../../api/objects";
+import { DeletedWebhookEndpointSchema, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookReplay } from "../../api/objects";
 import type { RouteDefinition } from "../../engine/route";
 import { createEndpointSchema, listDeliveriesSchema, listEndpointsSchema, replaySchema, updateEndpointSchema } from "./webhook-endpoint-schemas";
 
@@ -48,7 +48,7 @@ export const webhookEndpointRoutes: RouteDefinition[] = [
     summary: "Delete a webhook endpoint",
     tag: "Webhook endpoints",
     scope: "webhook_endpoints:write",
-    returns: DeletedWebhookEndpoint,
+    returns: DeletedWebhookEndpointSchema,
     handler: ({ engine, ctx, params }) => engine.webhookEndpoints.del(ctx, params.id!),
   },
   {

@@ -4,7 +4,7 @@ import { groupBy } from "../../collections/group-by";
 import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../../errors";
 import { WEBHOOK_DELIVERY, type DeliveryPayload, type DeliveryTrigger, type FanoutPayload } from "../../events/delivery-work";
-import { toEnvelope, type EventEnvelope } from "../../events/envelope";
+import { toEnvelope } from "../../events/envelope";
 import { expandObjects, idField, itemPaths, type Expandable } from "../../lists/expansion";
 import { honoursRetryAfter, nextAttemptAt } from "../../events/retry-schedule";
 import { signatureHeader } from "../../events/signing";

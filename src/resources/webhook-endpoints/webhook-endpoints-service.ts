@@ -1,4 +1,4 @@
-import type { DeletedWebhookEndpoint, WebhookEndpoint } from "../../api/objects";
+import type { DeletedWebhookEndpointSchema, WebhookEndpoint } from "../../api/objects";
 import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../../errors";
@@ -55,7 +55,7 @@ interface WebhookEndpointDocV1 {
 /** The API object (DECISIONS.md §4); `secret` only in the answers to create and rotate_secret. */
 export type WebhookEndpointObject = Out<typeof WebhookEndpoint>;
 
-export type DeletedWebhookEndpoint = Out<typeof DeletedWebhookEndpoint>;
+export type DeletedWebhookEndpoint = Out<typeof DeletedWebhookEndpointSchema>;
 
 export const WEBHOOK_ENDPOINTS = new DocStore<WebhookEndpointDoc>({
   kind: "webhook_endpoint",
