@@ -24,17 +24,10 @@ type Ref = { $ref?: string };
 type Response = { headers?: Record<string, unknown>; content?: Record<string, { schema: Ref & Record<string, unknown> }> };
 
 const DOC_ID = "https://payrail.test/openapi.json";
-const checkers = new Map<string, ContractChecker>();
 
-/** A checker for `doc` (memoised: every world of a file serves the same document). */
+/** A checker for `doc` (`test/support/engine.ts` keeps one per app). */
 export function contractChecker(doc: unknown): ContractChecker {
-  const key = JSON.stringify(doc);
-  let checker = checkers.get(key);
-  if (!checker) {
-    checker = buildChecker(doc as Doc);
-    checkers.set(key, checker);
-  }
-  return checker;
+  return buildChecker(doc as Doc);
 }
 
 function buildChecker(doc: Doc): ContractChecker {
