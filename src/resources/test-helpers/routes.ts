@@ -1,3 +1,4 @@
+import { Balance, Event, PaymentIntent, TestChain, TestClock } from "../../api/objects";
 import type { RouteDefinition } from "../../engine/route";
 import { advanceChainSchema, advanceClockSchema, fundSchema, payPaymentIntentSchema, reorgChainSchema, triggerEventSchema } from "./test-helper-schemas";
 
@@ -10,7 +11,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     scope: "test_helpers:write",
     testModeOnly: true,
     body: fundSchema,
-    returns: "balance",
+    returns: Balance,
     handler: ({ engine, ctx, body }) => engine.testHelpers.fund(ctx, body),
   },
   {
@@ -21,7 +22,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     scope: "test_helpers:write",
     testModeOnly: true,
     body: advanceClockSchema,
-    returns: "test_clock",
+    returns: TestClock,
     handler: ({ engine, ctx, body }) => engine.testHelpers.advanceClock(ctx, body),
   },
   {
@@ -32,7 +33,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     scope: "test_helpers:write",
     testModeOnly: true,
     body: advanceChainSchema,
-    returns: "test_chain",
+    returns: TestChain,
     handler: ({ engine, ctx, params, body }) => engine.testHelpers.advanceChain(ctx, params.chain!, body),
   },
   {
@@ -43,7 +44,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     scope: "test_helpers:write",
     testModeOnly: true,
     body: reorgChainSchema,
-    returns: "test_chain",
+    returns: TestChain,
     handler: ({ engine, ctx, params, body }) => engine.testHelpers.reorgChain(ctx, params.chain!, body),
   },
   {
@@ -54,7 +55,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     scope: "test_helpers:write",
     testModeOnly: true,
     body: payPaymentIntentSchema,
-    returns: "payment_intent",
+    returns: PaymentIntent,
     handler: ({ engine, ctx, params, body }) => engine.testHelpers.payPaymentIntent(ctx, params.id!, body),
   },
   {
@@ -65,7 +66,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     scope: "test_helpers:write",
     testModeOnly: true,
     body: triggerEventSchema,
-    returns: "event",
+    returns: Event,
     handler: ({ engine, ctx, body }) => engine.testHelpers.triggerEvent(ctx, body),
   },
 ];

@@ -1,3 +1,5 @@
+import type { TestChain, TestClock } from "../../api/objects";
+import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
 import { runCommand } from "../../engine/command";
 import type { EngineDeps, RequestContext } from "../../engine/context";
@@ -31,20 +33,9 @@ import {
   type TriggerEventInput,
 } from "./test-helper-schemas";
 
-export interface TestChainObject {
-  object: "test_chain";
-  chain: string;
-  height: number;
-  /** Transfers the reorganisation moved out of the replaced blocks (reorg only). */
-  reorganized?: number;
-}
+export type TestChainObject = Out<typeof TestChain>;
 
-export interface TestClockObject {
-  object: "test_clock";
-  now: string;
-  /** Due work items run while time moved. */
-  work_run: number;
-}
+export type TestClockObject = Out<typeof TestClock>;
 
 /**
  * DECISIONS.md §7: what drives the simulated world, for test-mode accounts only (the same
