@@ -15,6 +15,7 @@ export const ERROR_CATALOGUE = {
   cursor_invalid: { status: 400, type: "invalid_request_error" },
   replay_window_exceeded: { status: 400, type: "invalid_request_error" },
   payout_not_cancelable: { status: 400, type: "invalid_request_error" },
+  payout_not_approvable: { status: 400, type: "invalid_request_error" },
   limit_order_not_cancelable: { status: 400, type: "invalid_request_error" },
   quote_already_used: { status: 400, type: "invalid_request_error" },
   recipient_address_missing: { status: 400, type: "invalid_request_error" },
@@ -31,6 +32,8 @@ export const ERROR_CATALOGUE = {
   policy_limit_exceeded: { status: 402, type: "request_failed" },
   insufficient_liquidity: { status: 402, type: "request_failed" },
   payload_too_large: { status: 413, type: "invalid_request_error" },
+  content_type_unsupported: { status: 415, type: "invalid_request_error" },
+  headers_too_large: { status: 431, type: "invalid_request_error" },
   rate_limited: { status: 429, type: "rate_limit_error" },
   internal_error: { status: 500, type: "api_error" },
 } as const satisfies Record<string, { status: number; type: string }>;

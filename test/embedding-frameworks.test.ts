@@ -6,7 +6,7 @@ import Fastify from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../adapters/clock";
 import { devPorts } from "../adapters/dev";
-import { createHttpApp } from "../adapters/http";
+import { answerClientErrors, createHttpApp } from "../adapters/http";
 import { createMemoryStorage } from "../adapters/memory";
 import { createEngine, type Engine } from "../src/engine/engine";
 
@@ -79,6 +79,7 @@ describe("embedding the /v1 binding in a host's server", () => {
       }
       void payrail(req, res);
     });
+    answerClientErrors(server, engine);
     await exercise(await listen(server));
   });
 

@@ -83,6 +83,11 @@ for (const kind of storageKinds()) {
       expect(houseUsdc.reduce((s, b) => s + b.amount, 0n)).toBe(fee - 1n);
       const network = (await w.harness.inspect.balances(w.accountId)).filter((b) => b.asset === "USDC" && b.book === "counter:network_fees");
       expect(network.reduce((s, b) => s + b.amount, 0n)).toBe(1n);
+      // the payout lists its owner's entries only: the margin's entry is the house account's
+      const own = new Set((await w.harness.inspect.entries(w.accountId)).map((e) => e.id));
+      const settled = await json(await w.request("GET", `/v1/payouts/${payout.id}`));
+      expect(settled.ledger_entries.length).toBeGreaterThan(0);
+      expect(settled.ledger_entries.filter((id: string) => !own.has(id))).toEqual([]);
       await expectLedgerConsistent(w.harness.inspect, w.accountId, house);
     });
   });

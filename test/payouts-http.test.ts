@@ -154,6 +154,10 @@ for (const kind of storageKinds()) {
       const other = await json(await post("/v1/payouts", { amount: "150", asset: "USDC", recipient: rcp }));
       const approved = await json(await post(`/v1/payouts/${other.id}/approve`));
       expect(approved.status).toBe("executing");
+      // approving what no longer awaits approval: its own code, not a generic parameter_invalid
+      const approvedAgain = await post(`/v1/payouts/${other.id}/approve`);
+      expect(approvedAgain.status).toBe(400);
+      expect((await json(approvedAgain)).error).toMatchObject({ code: "payout_not_approvable", type: "invalid_request_error", param: "id" });
       await advance(10);
       expect((await json(await get(`/v1/payouts/${other.id}`))).status).toBe("settled");
       const cancelSettled = await post(`/v1/payouts/${other.id}/cancel`);

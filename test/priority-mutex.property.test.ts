@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { PriorityMutex, inBackground, isBackground } from "../src/concurrency/priority";
+import { BackgroundLimit, PriorityMutex, inBackground, isBackground } from "../src/concurrency/priority";
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
 
@@ -105,5 +105,55 @@ describe("PriorityMutex", () => {
     await chain;
     expect(seenAt).toBeLessThan(10);
     expect(done).toBe(1000);
+  });
+
+  it("BackgroundLimit: at most `limit` background callers at once, foreground ones never held, everyone runs once", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ background: fc.boolean(), ticks: fc.nat(4), failing: fc.boolean() }), { minLength: 1, maxLength: 30 }),
+        fc.integer({ min: 1, max: 4 }),
+        async (callers, limit) => {
+          const gate = new BackgroundLimit(limit);
+          let background = 0;
+          let most = 0;
+          let foregroundWaited = false;
+          const ran: number[] = [];
+          const runs = callers.map((c, i) => {
+            const body = async () => {
+              if (c.background) most = Math.max(most, ++background);
+              ran.push(i);
+              for (let t = 0; t < c.ticks; t++) await tick();
+              if (c.background) background--;
+              if (c.failing) throw new Error(`caller ${i} fails`);
+            };
+            if (c.background) return inBackground(() => gate.run(body));
+            const started = ran.length;
+            const run = gate.run(body);
+            if (ran.length === started) foregroundWaited = true; // a foreground body starts at once
+            return run;
+          });
+          await Promise.allSettled(runs);
+          expect(most).toBeLessThanOrEqual(limit);
+          expect(foregroundWaited).toBe(false);
+          expect([...ran].sort((a, b) => a - b)).toEqual(callers.map((_, i) => i));
+          // the slots all came back: `limit` more background callers run side by side at once
+          let side = 0;
+          let peak = 0;
+          await Promise.all(
+            Array.from({ length: limit }, () =>
+              inBackground(() =>
+                gate.run(async () => {
+                  peak = Math.max(peak, ++side);
+                  await tick();
+                  side--;
+                }),
+              ),
+            ),
+          );
+          expect(peak).toBe(limit);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });

@@ -13,6 +13,7 @@ import type { Clock } from "../../src/ports/clock";
 import type { StorageAdapter } from "../../src/ports/storage";
 import { systemContext } from "../../src/engine/context";
 import { createHttpApp } from "../http/app";
+import { answerClientErrors } from "../http/node-server";
 import { connectPostgres, openPGlite } from "../postgres";
 import { SystemClock } from "../clock";
 import { devPorts } from "../dev";
@@ -160,6 +161,7 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
       const s = serve({ fetch: app.fetch, port: options.port ?? 4000, hostname }, () => resolve(s as Server)) as Server;
       s.once("error", reject);
     });
+    answerClientErrors(server, engine);
     const { port } = server.address() as AddressInfo;
     engine.worker.start();
     const url = `http://${hostname}:${port}`;

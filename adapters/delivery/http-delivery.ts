@@ -4,7 +4,7 @@ import { Agent, request } from "undici";
 import type { Clock } from "../../src/ports/clock";
 import type { DeliveryAdapter, DeliveryRequest, DeliveryResult } from "../../src/ports/delivery";
 import { SystemClock } from "../clock/system-clock";
-import { addressLiteral, refusedAddress } from "./address-guard";
+import { addressLiteral, refusedAddress, refusedName } from "./address-guard";
 
 export interface ResolvedAddress {
   address: string;
@@ -49,6 +49,8 @@ export function createHttpDelivery(options: HttpDeliveryOptions = {}): DeliveryA
   const resolve = options.resolve ?? ((hostname: string) => dnsLookup(hostname, { all: true, verbatim: true }));
   /** Every address of `hostname`, or a refusal when any of them is off limits. */
   const addressesOf = async (hostname: string, family: number | undefined): Promise<ResolvedAddress[]> => {
+    const badName = allowPrivate || addressLiteral(hostname) ? null : refusedName(hostname);
+    if (badName) throw new AddressRefused(`address refused: ${badName}`);
     const usable = (await resolve(hostname)).filter((a) => !family || a.family === family);
     if (!usable.length) throw Object.assign(new Error(`${hostname} has no address`), { code: "ENOTFOUND" });
     const refused = allowPrivate ? null : usable.map((a) => refusedAddress(a.address)).find((r) => r !== null);
@@ -79,8 +81,7 @@ export function createHttpDelivery(options: HttpDeliveryOptions = {}): DeliveryA
     if (allowPrivate) return null;
     const literal = addressLiteral(url.hostname);
     if (literal) return refusedAddress(literal);
-    if (url.hostname === "localhost" || url.hostname.endsWith(".localhost")) return `${url.hostname} is a loopback name`;
-    return null;
+    return refusedName(url.hostname);
   };
 
   return {

@@ -10,6 +10,7 @@ import {
   handle,
   idempotency,
   limitBody,
+  limitHeaders,
   notFound,
   observeRequest,
   parseRequest,
@@ -52,11 +53,11 @@ export function createHttpApp(engine: Engine, options: HttpOptions = {}): Hono<H
   const routes = [...engine.routes, ...(options.routes ?? [])];
   const stack = options.routeStack ?? defaultRouteStack;
   const app = new Hono<HttpEnv>();
-  const openapi = buildOpenApi(routes, engine.downloads);
+  const openapi = buildOpenApi(routes, engine.downloads, engine.assets);
 
   // operator routes first: they answer before the /v1 middleware (no key, no request id, not counted)
   mountOperatorRoutes(app, engine, options.health === true ? {} : options.health || null, options.metrics ?? null);
-  app.use("*", requestId(engine), observeRequest(engine), limitBody());
+  app.use("*", requestId(engine), observeRequest(engine), limitHeaders(), limitBody());
   app.get("/v1/openapi.json", (c) => {
     c.set("route", "/v1/openapi.json");
     return c.json(openapi);

@@ -6,6 +6,8 @@
 export { createHttpApp, defaultRouteStack, type HttpOptions } from "./app";
 export {
   MAX_BODY_BYTES,
+  MAX_HEADER_BYTES,
+  limitHeaders,
   authenticate,
   authorize,
   download,
@@ -24,5 +26,6 @@ export {
   type HttpMiddleware,
 } from "./middleware";
 export { buildOpenApi } from "./openapi";
+export { answerClientErrors } from "./node-server";
 export type { DownloadFile, DownloadRouteDefinition, RouteDefinition, RouteInput } from "../../src/engine/route";
 export { mountOperatorRoutes, type HealthOptions, type MetricsSource } from "./health";

@@ -6,6 +6,7 @@ import { checkIdempotencyKey, isStoredStatus, requestFingerprint } from "../../s
 import type { DownloadRouteDefinition, RouteDefinition } from "../../src/engine/route";
 import { ApiError } from "../../src/errors";
 import type { Principal } from "../../src/resources/accounts/auth";
+import { badTextReason } from "../../src/validation/schema";
 
 /** DECISIONS.md §3: 32 MB request bodies. */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -77,6 +78,27 @@ export function observeRequest(engine: Engine): HttpMiddleware {
   };
 }
 
+/** Node's default `maxHeaderSize`: the request line and headers together. */
+export const MAX_HEADER_BYTES = 16 * 1024;
+
+/**
+ * Refuses a request line and headers over 16 KB with 431 `headers_too_large`, whatever server
+ * the binding is mounted in (Node's own parser refuses them before the app on `node:http`:
+ * `answerClientErrors` answers those alike).
+ */
+export function limitHeaders(maxBytes = MAX_HEADER_BYTES): HttpMiddleware {
+  return async (c, next) => {
+    let size = c.req.method.length + c.req.url.length + 11;
+    c.req.raw.headers.forEach((value, name) => {
+      size += name.length + value.length + 4;
+    });
+    if (size > maxBytes) {
+      return errorResponse(c, new ApiError("headers_too_large", `The request line and headers are limited to ${maxBytes} bytes`));
+    }
+    await next();
+  };
+}
+
 /** Refuses bodies over 32 MB with 413 `payload_too_large`. */
 export function limitBody(maxBytes = MAX_BODY_BYTES): HttpMiddleware {
   return bodyLimit({
@@ -115,11 +137,20 @@ export function authorize(engine: Engine, route: RouteDefinition): HttpMiddlewar
 /**
  * Reads the query (unknown parameters are refused on routes that take none; the service refuses
  * the rest by its schema) and the JSON body of a POST (400 `parameter_invalid`, param `body`,
- * when it is not JSON).
+ * when it is not JSON; 415 `content_type_unsupported` when a body comes without a JSON content
+ * type; an empty body is no parameters, whatever its content type, so bodiless POSTs such as
+ * approve need none). Text storage cannot hold (NUL, unpaired surrogates) is refused anywhere
+ * in the path, query or body with 400 `parameter_invalid` naming where, before any effect.
  */
 export function parseRequest(route: RouteDefinition): HttpMiddleware {
   return async (c, next) => {
+    for (const [name, value] of Object.entries(c.req.param() as Record<string, string>)) {
+      const bad = badTextIn(value, name);
+      if (bad) return errorResponse(c, bad);
+    }
     const query = queryObject(c);
+    const badQuery = badTextIn(query, "");
+    if (badQuery) return errorResponse(c, badQuery);
     if (!route.query) {
       const unknown = Object.keys(query)[0];
       if (unknown !== undefined) {
@@ -132,11 +163,19 @@ export function parseRequest(route: RouteDefinition): HttpMiddleware {
     if (route.method === "post") {
       rawBody = await c.req.text();
       if (rawBody.trim() !== "") {
+        if (!isJsonMediaType(c.req.header("content-type"))) {
+          return errorResponse(
+            c,
+            new ApiError("content_type_unsupported", "Request bodies must be JSON sent with Content-Type: application/json"),
+          );
+        }
         try {
           body = JSON.parse(rawBody);
         } catch {
           return errorResponse(c, new ApiError("parameter_invalid", "The request body is not valid JSON", { param: "body" }));
         }
+        const bad = badTextIn(body, "");
+        if (bad) return errorResponse(c, bad);
       }
     }
     c.set("rawBody", rawBody);
@@ -282,4 +321,45 @@ function queryObject(c: HttpContext): Record<string, unknown> {
     out[name] = [...rest, ...indexed].map((i) => i.value);
   }
   return out;
+}
+
+/** `application/json` or a `+json` type, parameters (charset) allowed. */
+function isJsonMediaType(header: string | undefined): boolean {
+  const type = (header ?? "").split(";")[0]!.trim().toLowerCase();
+  return type === "application/json" || /^application\/[a-z0-9.+-]+\+json$/.test(type);
+}
+
+/** Deeper than any request schema goes; deeper JSON is refused before anything walks it recursively. */
+const MAX_JSON_DEPTH = 64;
+
+/**
+ * The first text in `value` (object keys included) storage cannot hold, as a refusal naming
+ * where; or nesting deeper than `MAX_JSON_DEPTH`. Iterative: a body may nest far deeper than
+ * the call stack.
+ */
+function badTextIn(value: unknown, root: string): ApiError | null {
+  const stack: { value: unknown; path: string; depth: number }[] = [{ value, path: root, depth: 0 }];
+  while (stack.length) {
+    const { value: v, path, depth } = stack.pop()!;
+    if (typeof v === "string") {
+      const reason = badTextReason(v);
+      if (reason) return new ApiError("parameter_invalid", `${path || "The request"} ${reason}`, { param: path || "body" });
+      continue;
+    }
+    if (typeof v !== "object" || v === null) continue;
+    if (depth >= MAX_JSON_DEPTH) {
+      return new ApiError("parameter_invalid", `${path || "The request body"} is nested more than ${MAX_JSON_DEPTH} levels deep`, { param: path || "body" });
+    }
+    const entries: [string, unknown][] = Array.isArray(v) ? v.map((item, i) => [`${path}[${i}]`, item]) : [];
+    if (!Array.isArray(v)) {
+      for (const [key, item] of Object.entries(v)) {
+        const reason = badTextReason(key);
+        if (reason) return new ApiError("parameter_invalid", `Parameter names ${reason}`, { param: path || "body" });
+        entries.push([path ? `${path}.${key}` : key, item]);
+      }
+    }
+    // reversed onto the stack, so the first bad text in document order is the one named
+    for (let i = entries.length - 1; i >= 0; i--) stack.push({ value: entries[i]![1], path: entries[i]![0], depth: depth + 1 });
+  }
+  return null;
 }

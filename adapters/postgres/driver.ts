@@ -1,4 +1,4 @@
-import { PriorityMutex } from "../../src/concurrency/priority";
+import { BackgroundLimit, PriorityMutex } from "../../src/concurrency/priority";
 
 /** The part of a database session the adapter uses: one parameterised statement at a time. */
 export interface SqlClient {
@@ -36,9 +36,14 @@ export interface PgPoolClientLike {
   release(error?: Error | boolean): void;
 }
 
-/** Drives a `pg` Pool. `ownsPool` (default true) ends the pool on close. */
-export function pgPoolDriver(pool: PgPoolLike, options: { ownsPool?: boolean } = {}): PostgresDriver {
+/**
+ * Drives a `pg` Pool. `ownsPool` (default true) ends the pool on close. `backgroundSessions`
+ * caps the transactions background work (`inBackground`: the worker runner) holds at once, so
+ * the pool's other sessions are always there for requests (default: no cap).
+ */
+export function pgPoolDriver(pool: PgPoolLike, options: { ownsPool?: boolean; backgroundSessions?: number } = {}): PostgresDriver {
   const ownsPool = options.ownsPool ?? true;
+  const background = options.backgroundSessions === undefined ? null : new BackgroundLimit(options.backgroundSessions);
   const wrap = (client: { query: PgPoolLike["query"] }): SqlClient => ({
     async query(text, params) {
       const r = await client.query(text, params);
@@ -52,29 +57,31 @@ export function pgPoolDriver(pool: PgPoolLike, options: { ownsPool?: boolean } =
     name: "pg",
     concurrent: true,
     query: wrap(pool).query,
-    async transaction(fn) {
-      const client = await pool.connect();
-      let broken = false;
-      try {
-        await client.query("BEGIN");
-        const result = await fn(wrap(client));
-        await client.query("COMMIT");
-        return result;
-      } catch (e) {
-        try {
-          await client.query("ROLLBACK");
-        } catch {
-          broken = true; // the session is unusable; drop it from the pool
-        }
-        throw e;
-      } finally {
-        client.release(broken);
-      }
-    },
+    transaction: (fn) => (background ? background.run(() => transaction(fn)) : transaction(fn)),
     async close() {
       if (ownsPool) await pool.end();
     },
   };
+
+  async function transaction<T>(fn: (client: SqlClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    let broken = false;
+    try {
+      await client.query("BEGIN");
+      const result = await fn(wrap(client));
+      await client.query("COMMIT");
+      return result;
+    } catch (e) {
+      try {
+        await client.query("ROLLBACK");
+      } catch {
+        broken = true; // the session is unusable; drop it from the pool
+      }
+      throw e;
+    } finally {
+      client.release(broken);
+    }
+  }
 }
 
 /** The subset of PGlite the driver uses. */

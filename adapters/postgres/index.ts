@@ -29,10 +29,13 @@ export async function connectPostgres(
 ): Promise<PostgresStorage> {
   const pg = await import("pg");
   const Pool = (pg.default?.Pool ?? (pg as unknown as { Pool: typeof pg.Pool }).Pool) as typeof pg.Pool;
-  const pool = new Pool({ connectionString, max: options.maxConnections ?? 10 });
+  const max = options.maxConnections ?? 10;
+  const pool = new Pool({ connectionString, max });
   pool.on("error", () => undefined); // an idle session dropped by the server; the pool replaces it
   const { maxConnections: _, ...rest } = options;
-  return new PostgresStorage(pgPoolDriver(pool as unknown as PgPoolLike), rest);
+  // background work leaves two sessions to requests (one when the pool is that small)
+  const backgroundSessions = Math.max(1, max - (max > 2 ? 2 : 1));
+  return new PostgresStorage(pgPoolDriver(pool as unknown as PgPoolLike, { backgroundSessions }), rest);
 }
 
 /**

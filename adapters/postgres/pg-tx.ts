@@ -53,6 +53,32 @@ export interface BufferedUpdate<R> {
 }
 
 /**
+ * The `BufferedUpdate` that sets `set` on the `table` row with the record's `keys`, where `guard`
+ * holds (see `Table.updateSql`; a guarded update checks the row as it was), built once per schema.
+ */
+export function bufferedUpdate<R>(
+  table: Table<R>,
+  keys: readonly (keyof R & string)[],
+  set: readonly (keyof R & string)[],
+  guard?: Parameters<Table<R>["updateSql"]>[3],
+): (schema: string) => BufferedUpdate<R> {
+  const bySchema = new Map<string, BufferedUpdate<R>>();
+  return (schema) => {
+    let update = bySchema.get(schema);
+    if (!update) {
+      update = {
+        table,
+        sql: table.updateSql(schema, keys, set, guard),
+        key: (r) => keys.map((k) => String(r[k])).join("\u0000"),
+        guarded: guard !== undefined,
+      };
+      bySchema.set(schema, update);
+    }
+    return update;
+  };
+}
+
+/**
  * One transaction: reads go straight to the session; inserts and balance deltas wait in buffers
  * and are flushed before the next statement (and at commit) as ONE statement whose parts are
  * data-modifying CTEs, so a use case pays one round trip for all its writes while it holds its

@@ -97,3 +97,30 @@ export class PriorityMutex {
     next.grant();
   }
 }
+
+/**
+ * At most `limit` background callers (see `inBackground`) at once; foreground callers pass
+ * straight through. A pool of database sessions keeps the rest for requests, so a request never
+ * queues for a session behind a backlog of background transactions.
+ */
+export class BackgroundLimit {
+  private running = 0;
+  private readonly waiting: (() => void)[] = [];
+
+  constructor(private readonly limit: number) {
+    if (!(limit >= 1)) throw new RangeError("a background limit needs at least 1");
+  }
+
+  async run<T>(fn: () => Promise<T>): Promise<T> {
+    if (!isBackground()) return fn();
+    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
+    else this.running++;
+    try {
+      return await fn();
+    } finally {
+      const next = this.waiting.shift();
+      if (next) next(); // the slot passes to the next waiter
+      else this.running--;
+    }
+  }
+}

@@ -18,9 +18,14 @@ class Rollback extends Error {
   }
 }
 
-export interface CommandOptions {
+export interface CommandOptions<T> {
   /** HTTP status of success, saved with the idempotent response (default 200). */
   status?: number;
+  /**
+   * What the idempotency record keeps of a success (default: all of it). A replay answers this,
+   * so what is shown once (a webhook endpoint's secret) is left out and never stored twice.
+   */
+  stored?: (value: T) => unknown;
 }
 
 /**
@@ -33,7 +38,7 @@ export async function runCommand<T>(
   deps: EngineDeps,
   ctx: RequestContext,
   fn: (uow: UnitOfWork) => Promise<Result<T, ApiError>>,
-  options: CommandOptions = {},
+  options: CommandOptions<T> = {},
 ): Promise<Result<T, ApiError>> {
   let wake = false;
   let report: ReturnType<UnitOfWork["report"]> | null = null;
@@ -44,7 +49,7 @@ export async function runCommand<T>(
       if (r.isErr()) throw new Rollback(r.error);
       await uow.finish();
       if (ctx.idempotency) {
-        const saved = await saveResponseWithin(tx, ctx.idempotency, { status: options.status ?? 200, body: r.value as Json });
+        const saved = await saveResponseWithin(tx, ctx.idempotency, { status: options.status ?? 200, body: (options.stored ? options.stored(r.value) : r.value) as Json });
         if (saved.isErr()) throw new Rollback(saved.error);
       }
       wake = uow.scheduledDueWork;

@@ -5,6 +5,8 @@ import type { RequestContext } from "./context";
 import type { RouteScope } from "../resources/accounts/auth";
 import type { RateLimit } from "./rate-limits";
 import type { ObjectSchema } from "../validation/schema";
+import type { ErrorCode } from "../errors";
+import type { NamedSchema } from "../api/response-schema";
 
 /**
  * What a route handler receives: who is asking, and the raw inputs. The query and body are
@@ -33,6 +35,8 @@ export interface RouteDefinition {
   /** Hono path syntax, e.g. `/v1/events/:id`. */
   path: string;
   summary: string;
+  /** What the operation does, for the document (Markdown); the summary when absent. */
+  description?: string;
   /** OpenAPI tag. */
   tag: string;
   /** The scope an API key needs (`<resource>:read` or `:write`), or `full_access` (a key without scopes). */
@@ -49,8 +53,10 @@ export interface RouteDefinition {
   rateLimit?: RateLimit;
   /** Status of success (default 200). */
   successStatus?: number;
-  /** Name of the object a success returns, for the document. */
-  returns: string;
+  /** Schema of the object a success answers (`src/api/objects.ts`), for the document. */
+  returns: NamedSchema<unknown>;
+  /** Codes of 402 `request_failed` the route can answer, for the document. */
+  failures?: readonly ErrorCode[];
   handler: (input: RouteInput) => Promise<Result<unknown, ApiError>>;
 }
 

@@ -1,25 +1,21 @@
+import type { Event } from "../api/objects";
+import type { Out } from "../api/response-schema";
+import type { EventType } from "./catalogue";
 import type { EventRecord } from "../ports/storage";
 import { isoTime } from "../validation/timestamp";
 
 /** The event envelope of the seed, as the API and webhooks send it. */
-export interface EventEnvelope {
-  id: string;
-  object: "event";
-  type: string;
-  created: string;
-  livemode: boolean;
-  data: { object: unknown };
-  request: { id: string | null; idempotency_key: string | null };
-}
+export type EventEnvelope = Out<typeof Event>;
 
 export function toEnvelope(record: EventRecord): EventEnvelope {
   return {
     id: record.id,
     object: "event",
-    type: record.type,
+    // storage holds only events the engine emitted, of the catalogue
+    type: record.type as EventType,
     created: isoTime(record.created),
     livemode: record.livemode,
-    data: record.data as { object: unknown },
+    data: record.data as EventEnvelope["data"],
     request: record.request,
   };
 }

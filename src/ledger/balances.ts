@@ -1,3 +1,5 @@
+import type { Balance } from "../api/objects";
+import type { Out } from "../api/response-schema";
 import type { AssetRegistry, AssetDefinition } from "../money/assets";
 import { formatAmount } from "../money/amount";
 import type { BalanceRecord } from "../ports/storage";
@@ -10,12 +12,7 @@ export interface BalanceAmounts {
 }
 
 /** The balance object of DECISIONS.md §4. */
-export interface BalanceObject extends BalanceAmounts {
-  object: "balance";
-  asset: string;
-  chains: Record<string, BalanceAmounts>;
-  as_of: string;
-}
+export type BalanceObject = Out<typeof Balance>;
 
 /**
  * The balance of one asset from its rows: totals over chains, and one entry per chain the asset

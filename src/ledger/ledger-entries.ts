@@ -1,3 +1,5 @@
+import type { LedgerEntry } from "../api/objects";
+import type { Out } from "../api/response-schema";
 import type { AssetRegistry } from "../money/assets";
 import { formatAmount } from "../money/amount";
 import type { LedgerEntryRecord } from "../ports/storage";
@@ -5,16 +7,7 @@ import { isoTime } from "../validation/timestamp";
 import { isCustomerBook } from "./postings";
 
 /** The ledger entry object of DECISIONS.md §4. */
-export interface LedgerEntryObject {
-  id: string;
-  object: "ledger_entry";
-  asset: string;
-  chain: string;
-  amount: string;
-  balance_type: "available" | "reserved" | "pending";
-  resource: string | null;
-  created: string;
-}
+export type LedgerEntryObject = Out<typeof LedgerEntry>;
 
 /** The account's entries only: counter-account entries stay inside the engine. */
 export function presentLedgerEntries(assets: AssetRegistry, entries: readonly LedgerEntryRecord[]): LedgerEntryObject[] {

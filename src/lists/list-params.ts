@@ -9,7 +9,10 @@ export const MAX_LIMIT = 200;
  */
 export const listParamsShape = {
   limit: s.integer({ min: 1, max: MAX_LIMIT, coerce: true }).optional().describe("1 to 200, default 20"),
-  starting_after: s.string({ max: 512 }).optional().describe("The next_cursor of the previous page"),
+  starting_after: s
+    .string({ max: 512, pattern: /^cur_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, code: "cursor_invalid" })
+    .optional()
+    .describe("The next_cursor of the previous page (400 cursor_invalid for any other value)"),
   created_gte: s.timestamp().optional().describe("Created at or after: a date (UTC day) or timestamp"),
   created_lt: s.timestamp().optional().describe("Created before: a date (UTC day) or timestamp"),
 };

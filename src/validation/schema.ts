@@ -68,16 +68,31 @@ function invalid<T>(path: string, message: string, code: ErrorCode = "parameter_
   return fail(code, message, { param: path });
 }
 
+/**
+ * Text storage cannot hold: NUL (PostgreSQL refuses it in text) and UTF-16 surrogates without
+ * their pair (not Unicode, so not UTF-8 either). The HTTP binding refuses both anywhere in a
+ * request (`parseRequest` in `adapters/http/middleware.ts`); schemas refuse them for hosts calling the engine.
+ */
+export function badTextReason(value: string): string | null {
+  if (value.includes("\u0000")) return "must not contain NUL characters";
+  if (LONE_SURROGATE.test(value)) return "must not contain unpaired UTF-16 surrogates";
+  return null;
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 export class StringSchema extends Schema<string> {
-  constructor(readonly opts: { min?: number; max?: number; pattern?: RegExp; format?: string } = {}) {
+  constructor(readonly opts: { min?: number; max?: number; pattern?: RegExp; format?: string; code?: ErrorCode } = {}) {
     super();
   }
   parse(value: unknown, path: string): Result<string, ApiError> {
     if (typeof value !== "string") return invalid(path, `${path} must be a string`);
     const { min = 0, max, pattern } = this.opts;
+    const bad = badTextReason(value);
+    if (bad) return invalid(path, `${path} ${bad}`);
     if (value.length < min) return invalid(path, `${path} must have at least ${min} characters`);
-    if (max !== undefined && value.length > max) return invalid(path, `${path} must have at most ${max} characters`);
-    if (pattern && !pattern.test(value)) return invalid(path, `${path} is not in the expected format`);
+    if (max !== undefined && value.length > max) return invalid(path, `${path} must have at most ${max} characters`, this.opts.code);
+    if (pattern && !pattern.test(value)) return invalid(path, `${path} is not in the expected format`, this.opts.code);
     return ok(value);
   }
   protected baseJsonSchema(): JsonSchema {
@@ -168,7 +183,7 @@ export class AssetSchema extends Schema<AssetDefinition, string> {
     return ctx.assets.asset(value, path);
   }
   protected baseJsonSchema(): JsonSchema {
-    return { type: "string", description: "Asset code, e.g. USDC" };
+    return { $ref: "#/components/schemas/AssetCode" };
   }
 }
 
@@ -178,9 +193,13 @@ export class ChainSchema extends Schema<ChainDefinition, string> {
     return ctx.assets.knownChain(value, path);
   }
   protected baseJsonSchema(): JsonSchema {
-    return { type: "string", description: "Chain name, e.g. ethereum" };
+    return { $ref: "#/components/schemas/ChainName" };
   }
 }
+
+/** What `parseTimestamp` reads, as a pattern for the document: a date, a timestamp or Unix seconds. */
+const TIMESTAMP_TEXT =
+  "^([0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2}))?|0|[1-9][0-9]{0,11})$";
 
 /** A date (UTC day) or timestamp: ISO 8601 text or integer Unix seconds; yields epoch ms. */
 export class TimestampSchema extends Schema<number, string | number> {
@@ -191,7 +210,12 @@ export class TimestampSchema extends Schema<number, string | number> {
       : ok(ms);
   }
   protected baseJsonSchema(): JsonSchema {
-    return { oneOf: [{ type: "string", format: "date" }, { type: "string", format: "date-time" }, { type: "integer" }] };
+    return {
+      anyOf: [
+        { type: "string", pattern: TIMESTAMP_TEXT, examples: ["2026-01-15", "2026-01-15T09:30:00Z", "1768469400"] },
+        { type: "integer", minimum: 0, description: "Unix seconds" },
+      ],
+    };
   }
 }
 
@@ -338,7 +362,8 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 /** The schema builders. */
 export const s = {
-  string: (opts?: { min?: number; max?: number; pattern?: RegExp; format?: string }) => new StringSchema(opts),
+  /** Text; `code` is the error of a wrong length or format (default `parameter_invalid`). */
+  string: (opts?: { min?: number; max?: number; pattern?: RegExp; format?: string; code?: ErrorCode }) => new StringSchema(opts),
   integer: (opts?: { min?: number; max?: number; coerce?: boolean }) => new IntegerSchema(opts),
   boolean: (opts?: { coerce?: boolean }) => new BooleanSchema(opts),
   enum: <T extends string>(values: readonly T[]) => new EnumSchema(values),

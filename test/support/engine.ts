@@ -6,6 +6,7 @@ import type { StorageHarness } from "../../src/conformance";
 import type { StorageKind } from "./storage";
 import { SimulatedVenues } from "../../adapters/venues/simulated";
 import { devPorts } from "../../adapters/dev";
+import { contractChecker, type ContractChecker } from "./contract";
 
 export interface TestWorld {
   engine: Engine;
@@ -55,11 +56,40 @@ export async function testWorld(
         body = typeof opts.body === "string" ? opts.body : JSON.stringify(opts.body);
         headers["content-type"] = "application/json";
       }
-      return Promise.resolve(app.request(path, { method, headers, ...(body !== undefined ? { body } : {}) }));
+      return checkedRequest(app, path, { method, headers, ...(body !== undefined ? { body } : {}) });
     },
     async close() {
       await engine.close();
       await harness.close();
     },
+  };
+}
+
+/**
+ * `app.request` whose answer is checked against the app's own OpenAPI document (status,
+ * body schema, headers: `test/support/contract.ts`); a mismatch fails the test that sent it.
+ */
+const checkers = new WeakMap<object, ContractChecker>();
+
+export async function checkedRequest(app: ReturnType<typeof createHttpApp>, path: string, init: RequestInit): Promise<Response> {
+  return checkedFetch(app)(new Request(new URL(path, "http://localhost"), init));
+}
+
+/** A `fetch` into the app whose answers are checked against its OpenAPI document, like `checkedRequest`. */
+export function checkedFetch(app: ReturnType<typeof createHttpApp>): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const url = new URL(request.url);
+    const res = await app.fetch(request);
+    let checker = checkers.get(app);
+    if (!checker) {
+      checker = contractChecker(await (await app.request("/v1/openapi.json")).json());
+      checkers.set(app, checker);
+    }
+    const text = await res.clone().text();
+    let body: unknown = text;
+    if ((res.headers.get("content-type") ?? "").includes("application/json")) body = text === "" ? null : JSON.parse(text);
+    const problems = checker.problems(request.method, url.pathname + url.search, res.status, res.headers, body);
+    if (problems.length) throw new Error(`The answer breaks the OpenAPI document:\n${problems.join("\n")}`);
+    return res;
   };
 }

@@ -65,7 +65,8 @@ export function storageKinds(): StorageKind[] {
       factory: async () => {
         const p = sharedPool();
         const schema = schemaName();
-        const driver = pgPoolDriver(p, { ownsPool: false });
+        // background work capped below the pool, as connectPostgres does, so the suites run with the cap
+        const driver = pgPoolDriver(p, { ownsPool: false, backgroundSessions: 18 });
         const storage = new PostgresStorage(driver, { schema });
         return {
           storage,

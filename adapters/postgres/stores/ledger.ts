@@ -1,6 +1,6 @@
 import { compareKeys } from "../../../src/ledger/ledger";
-import type { LedgerStore, ReservationRecord } from "../../../src/ports/storage";
-import type { BufferedUpdate, PgTxContext } from "../pg-tx";
+import type { LedgerStore } from "../../../src/ports/storage";
+import { bufferedUpdate, type PgTxContext } from "../pg-tx";
 import { likePrefix } from "../keyset";
 import { BALANCES, LEDGER_ENTRIES, RESERVATIONS } from "../tables";
 
@@ -10,22 +10,8 @@ const CUSTOMER_BOOKS = "('available', 'reserved', 'pending')";
 const keyText = (k: { accountId: string; asset: string; chain: string; book: string }) =>
   `${k.accountId}\u0000${k.asset}\u0000${k.chain}\u0000${k.book}`;
 
-/** Reservation updates buffered per schema (the statement is built once). */
-const reservationUpdates = new Map<string, BufferedUpdate<ReservationRecord>>();
-
-function reservationUpdate(s: string): BufferedUpdate<ReservationRecord> {
-  let update = reservationUpdates.get(s);
-  if (!update) {
-    update = {
-      table: RESERVATIONS,
-      sql: RESERVATIONS.updateSql(s, ["accountId", "id"], ["remaining", "status", "resolvedAt"]),
-      key: (r) => `${r.accountId}\u0000${r.id}`,
-      guarded: false,
-    };
-    reservationUpdates.set(s, update);
-  }
-  return update;
-}
+/** A locked reservation written back (`updateReservation`). */
+const reservationUpdate = bufferedUpdate(RESERVATIONS, ["accountId", "id"], ["remaining", "status", "resolvedAt"]);
 
 export function ledgerStore(tx: PgTxContext): LedgerStore {
   const s = tx.s;

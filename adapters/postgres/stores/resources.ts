@@ -1,24 +1,10 @@
-import type { ResourceRecord, ResourceStore } from "../../../src/ports/storage";
+import type { ResourceStore } from "../../../src/ports/storage";
 import { keysetSql } from "../keyset";
-import type { BufferedUpdate, PgTxContext } from "../pg-tx";
+import { bufferedUpdate, type PgTxContext } from "../pg-tx";
 import { RESOURCES } from "../tables";
 
-/** Resource updates buffered per schema (the statement is built once). */
-const updates = new Map<string, BufferedUpdate<ResourceRecord>>();
-
-function resourceUpdate(s: string): BufferedUpdate<ResourceRecord> {
-  let update = updates.get(s);
-  if (!update) {
-    update = {
-      table: RESOURCES,
-      sql: RESOURCES.updateSql(s, ["accountId", "id"], ["status", "reference", "data", "version", "updated"], (c) => `${c("version").t} = ${c("version").x} - 1`),
-      key: (r) => `${r.accountId}\u0000${r.id}`,
-      guarded: true,
-    };
-    updates.set(s, update);
-  }
-  return update;
-}
+/** A resource written back from the version it was read at (`updateMany`). */
+const resourceUpdate = bufferedUpdate(RESOURCES, ["accountId", "id"], ["status", "reference", "data", "version", "updated"], (c) => `${c("version").t} = ${c("version").x} - 1`);
 
 export function resourceStore(tx: PgTxContext): ResourceStore {
   const s = tx.s;

@@ -103,18 +103,7 @@ export function ledgerSuite(s: SuiteContext): void {
     });
 
     it("stores, locks and updates reservations", async () => {
-      const r: ReservationRecord = {
-        id: "rsv_01aaaaaaaaaaaaaaaaaaaaaaaa",
-        accountId: "acct_a",
-        asset: "USDC",
-        chain: "base",
-        amount: 50n,
-        remaining: 50n,
-        status: "active",
-        resource: "lo_1",
-        created: T0,
-        resolvedAt: null,
-      };
+      const r = { ...reservation("rsv_01aaaaaaaaaaaaaaaaaaaaaaaa", 50n), resource: "lo_1" };
       await s.storage.transaction((tx) => tx.ledger.insertReservation(r));
       await s.storage.transaction(async (tx) => {
         const locked = await tx.ledger.lockReservation("acct_a", r.id);
@@ -126,18 +115,7 @@ export function ledgerSuite(s: SuiteContext): void {
     });
 
     it("locks many reservations at once, and a read after buffered updates sees them", async () => {
-      const base: ReservationRecord = {
-        id: "rsv_01aaaaaaaaaaaaaaaaaaaaaab1",
-        accountId: "acct_a",
-        asset: "USDC",
-        chain: "base",
-        amount: 50n,
-        remaining: 50n,
-        status: "active",
-        resource: "po_1",
-        created: T0,
-        resolvedAt: null,
-      };
+      const base = reservation("rsv_01aaaaaaaaaaaaaaaaaaaaaab1", 50n);
       const r1 = base;
       const r2 = { ...base, id: "rsv_01aaaaaaaaaaaaaaaaaaaaaab2", amount: 7n, remaining: 7n };
       const other = { ...base, id: "rsv_01aaaaaaaaaaaaaaaaaaaaaab3", accountId: "acct_b" };
@@ -235,4 +213,9 @@ export function ledgerSuite(s: SuiteContext): void {
       expect(await walk({ accountId: "acct_c", order: "asc" }, 10)).toEqual([]);
     });
   });
+}
+
+/** An active reservation of acct_a, USDC on base, made at T0 for po_1. */
+function reservation(id: string, amount: bigint): ReservationRecord {
+  return { id, accountId: "acct_a", asset: "USDC", chain: "base", amount, remaining: amount, status: "active", resource: "po_1", created: T0, resolvedAt: null };
 }

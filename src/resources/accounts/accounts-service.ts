@@ -1,4 +1,6 @@
 import { err, ok, type Result } from "neverthrow";
+import type { Account } from "../../api/objects";
+import type { Out } from "../../api/response-schema";
 import { ApiError, fail } from "../../errors";
 import type { AccountRecord, Json } from "../../ports/storage";
 import { isoTime } from "../../validation/timestamp";
@@ -8,14 +10,7 @@ import type { EngineDeps, RequestContext } from "../../engine/context";
 import { type AccountPolicy, type PolicyInput, parsePolicy, policyOf } from "./policy";
 
 /** `GET /v1/account`: who the key belongs to and the account's payout policy. */
-export interface AccountObject {
-  id: string;
-  object: "account";
-  name: string;
-  livemode: boolean;
-  policy: AccountPolicy;
-  created: string;
-}
+export type AccountObject = Out<typeof Account>;
 
 export function presentAccount(account: AccountRecord): AccountObject {
   return {

@@ -1,3 +1,4 @@
+import { Account } from "../../api/objects";
 import type { RouteDefinition } from "../../engine/route";
 import { policySchema } from "./policy";
 
@@ -8,7 +9,7 @@ export const accountRoutes: RouteDefinition[] = [
     summary: "The account of the API key, with its payout policy",
     tag: "Account",
     scope: "account:read",
-    returns: "account",
+    returns: Account,
     handler: ({ engine, ctx }) => engine.accounts.retrieve(ctx),
   },
   {
@@ -18,7 +19,7 @@ export const accountRoutes: RouteDefinition[] = [
     tag: "Account",
     scope: "account:write",
     body: policySchema,
-    returns: "account",
+    returns: Account,
     handler: ({ engine, ctx, body }) => engine.accounts.updatePolicy(ctx, body),
   },
 ];

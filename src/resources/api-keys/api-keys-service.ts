@@ -1,10 +1,12 @@
 import { err, ok, type Result } from "neverthrow";
+import type { ApiKey } from "../../api/objects";
+import type { Out } from "../../api/response-schema";
 import type { EngineDeps, RequestContext } from "../../engine/context";
-import { saveResponseWithin } from "../../engine/idempotency";
-import { ApiError, fail } from "../../errors";
+import { runCommand } from "../../engine/command";
+import { type ApiError, fail } from "../../errors";
 import { randomToken } from "../../ids";
 import { type ListEnvelope, type PagedList, listPage, pagedList } from "../../lists/list-page";
-import type { ApiKeyRecord, Json, StorageTx } from "../../ports/storage";
+import type { ApiKeyRecord, StorageTx } from "../../ports/storage";
 import { isoTime } from "../../validation/timestamp";
 import { hashApiKey, redactApiKey } from "../accounts/auth";
 import { keyUsable } from "./key-usable";
@@ -18,26 +20,11 @@ import {
 } from "./api-key-schemas";
 
 /**
- * The API key object. The key itself (`secret`) is in the answer to create and roll only: it is
- * stored as its SHA-256, so it can never be shown again, and an idempotent replay of those
- * answers leaves it out. `last4` is all a list shows of it.
+ * The API key object (`ApiKey` of `src/api/objects.ts`). The key itself (`secret`) is in the
+ * answer to create and roll only: it is stored as its SHA-256, so it can never be shown again,
+ * and an idempotent replay of those answers leaves it out. `last4` is all a list shows of it.
  */
-export interface ApiKeyObject {
-  id: string;
-  object: "api_key";
-  name: string | null;
-  livemode: boolean;
-  /** Empty: full access. */
-  scopes: string[];
-  last4: string;
-  /** `active`; `expired` once a roll's grace period is over; `revoked`. */
-  status: "active" | "expired" | "revoked";
-  /** When a rolled key stops working (null: no end). */
-  expires_at: string | null;
-  revoked_at: string | null;
-  created: string;
-  secret?: string;
-}
+export type ApiKeyObject = Out<typeof ApiKey>;
 
 /** A key made now, ready to store: the plain key is returned beside its record, never stored. */
 export function newApiKey(
@@ -69,7 +56,7 @@ export function presentApiKey(key: ApiKeyRecord, now: number, secret?: string): 
     object: "api_key",
     name: key.name,
     livemode: key.livemode,
-    scopes: [...key.scopes],
+    scopes: key.scopes as ApiKeyObject["scopes"], // stored only once checked against SCOPES
     last4: key.redacted.slice(-4),
     status: key.revokedAt !== null ? "revoked" : keyUsable(key, now) ? "active" : "expired",
     expires_at: key.expiresAt === null ? null : isoTime(key.expiresAt),
@@ -77,12 +64,6 @@ export function presentApiKey(key: ApiKeyRecord, now: number, secret?: string): 
     created: isoTime(key.created),
   };
   return secret === undefined ? object : { ...object, secret };
-}
-
-class Refused extends Error {
-  constructor(readonly error: ApiError) {
-    super(error.message);
-  }
 }
 
 /**
@@ -102,7 +83,7 @@ export class ApiKeysService {
     });
     return this.write(ctx, async (tx) => {
       if (!(await tx.accounts.insertApiKey(record))) throw new Error("a new API key collided with a stored one");
-      return presentApiKey(record, this.deps.clock.now(), key);
+      return ok(presentApiKey(record, this.deps.clock.now(), key));
     });
   }
 
@@ -127,13 +108,13 @@ export class ApiKeysService {
     return this.write(ctx, async (tx) => {
       const now = this.deps.clock.now();
       const old = await tx.accounts.getApiKey(ctx.accountId, id, { lock: true });
-      if (!old) throw new Refused(missingError(id));
-      if (!keyUsable(old, now)) throw new Refused(new ApiError("parameter_invalid", `API key ${id} is ${presentApiKey(old, now).status}: it cannot be rolled`, { param: "id" }));
+      if (!old) return missing(id);
+      if (!keyUsable(old, now)) return fail("parameter_invalid", `API key ${id} is ${presentApiKey(old, now).status}: it cannot be rolled`, { param: "id" });
       const expiresAt = old.expiresAt === null ? now + grace : Math.min(old.expiresAt, now + grace);
       await tx.accounts.updateApiKey(ctx.accountId, id, { expiresAt });
       const { key, record } = newApiKey(this.deps, { id: ctx.accountId, livemode: ctx.livemode }, { scopes: [...old.scopes], name: old.name });
       if (!(await tx.accounts.insertApiKey(record))) throw new Error("a new API key collided with a stored one");
-      return presentApiKey(record, now, key);
+      return ok(presentApiKey(record, now, key));
     });
   }
 
@@ -142,10 +123,10 @@ export class ApiKeysService {
     return this.write(ctx, async (tx) => {
       const now = this.deps.clock.now();
       const key = await tx.accounts.getApiKey(ctx.accountId, id, { lock: true });
-      if (!key) throw new Refused(missingError(id));
-      if (key.revokedAt !== null) return presentApiKey(key, now);
+      if (!key) return missing(id);
+      if (key.revokedAt !== null) return ok(presentApiKey(key, now));
       await tx.accounts.updateApiKey(ctx.accountId, id, { revokedAt: now });
-      return presentApiKey({ ...key, revokedAt: now }, now);
+      return ok(presentApiKey({ ...key, revokedAt: now }, now));
     });
   }
 
@@ -165,33 +146,14 @@ export class ApiKeysService {
   }
 
   /**
-   * One transaction, with the request's idempotent response saved in it without the secret:
-   * a replay answers the same key, never its secret again.
+   * One command, its idempotent response saved without the secret: a replay answers the same
+   * key, never its secret again.
    */
-  private async write(ctx: RequestContext, fn: (tx: StorageTx) => Promise<ApiKeyObject>): Promise<Result<ApiKeyObject, ApiError>> {
-    try {
-      return ok(
-        await this.deps.storage.transaction(async (tx) => {
-          const object = await fn(tx);
-          if (ctx.idempotency) {
-            const { secret: _secret, ...shown } = object;
-            const saved = await saveResponseWithin(tx, ctx.idempotency, { status: 200, body: shown as unknown as Json });
-            if (saved.isErr()) throw new Refused(saved.error);
-          }
-          return object;
-        }),
-      );
-    } catch (e) {
-      if (e instanceof Refused) return err(e.error);
-      throw e;
-    }
+  private write(ctx: RequestContext, fn: (tx: StorageTx) => Promise<Result<ApiKeyObject, ApiError>>): Promise<Result<ApiKeyObject, ApiError>> {
+    return runCommand(this.deps, ctx, (uow) => fn(uow.tx), { stored: ({ secret: _secret, ...shown }) => shown });
   }
 }
 
-function missingError(id: string): ApiError {
-  return new ApiError("resource_missing", `No such API key: ${id}`, { param: "id" });
-}
-
 function missing<T>(id: string): Result<T, ApiError> {
-  return err(missingError(id));
+  return fail("resource_missing", `No such API key: ${id}`, { param: "id" });
 }

@@ -1,3 +1,4 @@
+import { ApiKey, ApiKeyList } from "../../api/objects";
 import type { RouteDefinition } from "../../engine/route";
 import { createApiKeySchema, listApiKeysSchema, rollApiKeySchema } from "./api-key-schemas";
 
@@ -10,7 +11,7 @@ export const apiKeyRoutes: RouteDefinition[] = [
     tag: "API keys",
     scope: "full_access",
     body: createApiKeySchema,
-    returns: "api_key",
+    returns: ApiKey,
     handler: ({ engine, ctx, body }) => engine.apiKeys.create(ctx, body),
   },
   {
@@ -20,7 +21,7 @@ export const apiKeyRoutes: RouteDefinition[] = [
     tag: "API keys",
     scope: "full_access",
     query: listApiKeysSchema,
-    returns: "list of api_key",
+    returns: ApiKeyList,
     handler: ({ engine, ctx, query }) => engine.apiKeys.list(ctx, query),
   },
   {
@@ -29,7 +30,7 @@ export const apiKeyRoutes: RouteDefinition[] = [
     summary: "Retrieve an API key (the last 4 characters of it)",
     tag: "API keys",
     scope: "full_access",
-    returns: "api_key",
+    returns: ApiKey,
     handler: ({ engine, ctx, params }) => engine.apiKeys.retrieve(ctx, params.id!),
   },
   {
@@ -39,7 +40,7 @@ export const apiKeyRoutes: RouteDefinition[] = [
     tag: "API keys",
     scope: "full_access",
     body: rollApiKeySchema,
-    returns: "api_key",
+    returns: ApiKey,
     handler: ({ engine, ctx, params, body }) => engine.apiKeys.roll(ctx, params.id!, body),
   },
   {
@@ -48,7 +49,7 @@ export const apiKeyRoutes: RouteDefinition[] = [
     summary: "Revoke a key: it stops authenticating at once",
     tag: "API keys",
     scope: "full_access",
-    returns: "api_key",
+    returns: ApiKey,
     handler: ({ engine, ctx, params }) => engine.apiKeys.revoke(ctx, params.id!),
   },
 ];

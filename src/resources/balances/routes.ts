@@ -1,3 +1,4 @@
+import { BalanceList } from "../../api/objects";
 import type { RouteDefinition } from "../../engine/route";
 import { listBalancesSchema } from "./balance-schemas";
 
@@ -9,7 +10,7 @@ export const balanceRoutes: RouteDefinition[] = [
     tag: "Balances",
     scope: "balances:read",
     query: listBalancesSchema,
-    returns: "list of balance",
+    returns: BalanceList,
     handler: ({ engine, ctx, query }) => engine.balances.list(ctx, query),
   },
 ];

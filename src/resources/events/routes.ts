@@ -1,3 +1,4 @@
+import { Event, EventList } from "../../api/objects";
 import type { RouteDefinition } from "../../engine/route";
 import { listEventsSchema } from "./event-schemas";
 
@@ -9,7 +10,7 @@ export const eventRoutes: RouteDefinition[] = [
     tag: "Events",
     scope: "events:read",
     query: listEventsSchema,
-    returns: "list of event",
+    returns: EventList,
     handler: ({ engine, ctx, query }) => engine.events.list(ctx, query),
   },
   {
@@ -18,7 +19,7 @@ export const eventRoutes: RouteDefinition[] = [
     summary: "Retrieve an event",
     tag: "Events",
     scope: "events:read",
-    returns: "event",
+    returns: Event,
     handler: ({ engine, ctx, params }) => engine.events.retrieve(ctx, params.id!),
   },
 ];

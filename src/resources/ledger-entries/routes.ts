@@ -1,3 +1,4 @@
+import { LedgerEntry, LedgerEntryList } from "../../api/objects";
 import type { RouteDefinition } from "../../engine/route";
 import { listLedgerEntriesSchema } from "./ledger-entries-service";
 
@@ -9,7 +10,7 @@ export const ledgerEntryRoutes: RouteDefinition[] = [
     tag: "Balances",
     scope: "balances:read",
     query: listLedgerEntriesSchema,
-    returns: "list of ledger_entry",
+    returns: LedgerEntryList,
     handler: ({ engine, ctx, query }) => engine.ledgerEntries.list(ctx, query),
   },
   {
@@ -18,7 +19,7 @@ export const ledgerEntryRoutes: RouteDefinition[] = [
     summary: "Retrieve a ledger entry",
     tag: "Balances",
     scope: "balances:read",
-    returns: "ledger_entry",
+    returns: LedgerEntry,
     handler: ({ engine, ctx, params }) => engine.ledgerEntries.retrieve(ctx, params.id!),
   },
 ];

@@ -1,3 +1,5 @@
+import type { LimitOrder, LimitOrderFill } from "../../api/objects";
+import type { Out } from "../../api/response-schema";
 import { DocStore } from "../../engine/doc-store";
 import type { AssetRegistry } from "../../money/assets";
 import { formatAmount, formatUnits } from "../../money/amount";
@@ -133,37 +135,10 @@ export const LIMIT_ORDERS = new DocStore<LimitOrderDoc>({
   reference: () => null,
 });
 
-export interface FillObject {
-  id: string;
-  from_amount: string;
-  to_amount: string;
-  /** to_amount per from_amount, never below the order's target_rate. */
-  rate: string;
-  price_impact: string;
-  network_fee: string;
-  platform_fee: string;
-  created: string;
-}
+export type FillObject = Out<typeof LimitOrderFill>;
 
 /** The limit order object of DECISIONS.md §4, plus `destination_chain` and per-fill fees. */
-export interface LimitOrderObject {
-  id: string;
-  object: "limit_order";
-  status: LimitOrderStatus;
-  cancellation_reason: CancellationReason | null;
-  from: { asset: string; amount: string };
-  to: { asset: string };
-  destination_chain: string;
-  target_rate: string;
-  partial_fills: boolean;
-  max_slippage: string | null;
-  filled: { from_amount: string; to_amount: string };
-  /** What the order still holds reserved, in `from.asset`. */
-  reserved_amount: string;
-  fills: FillObject[];
-  expires_at: string;
-  created: string;
-}
+export type LimitOrderObject = Out<typeof LimitOrder>;
 
 export function presentLimitOrder(assets: AssetRegistry, o: LimitOrderDoc): LimitOrderObject {
   const from = assets.get(o.from)!;

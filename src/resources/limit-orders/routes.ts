@@ -1,3 +1,4 @@
+import { LimitOrder, LimitOrderList } from "../../api/objects";
 import type { RouteDefinition } from "../../engine/route";
 import { createLimitOrderSchema, listLimitOrdersSchema } from "./limit-order-schemas";
 
@@ -10,7 +11,8 @@ export const limitOrderRoutes: RouteDefinition[] = [
     scope: "limit_orders:write",
     body: createLimitOrderSchema,
     idempotencyRequired: true,
-    returns: "limit_order",
+    failures: ["insufficient_funds", "no_route", "insufficient_liquidity"],
+    returns: LimitOrder,
     handler: ({ engine, ctx, body }) => engine.limitOrders.create(ctx, body),
   },
   {
@@ -20,7 +22,7 @@ export const limitOrderRoutes: RouteDefinition[] = [
     tag: "Limit orders",
     scope: "limit_orders:read",
     query: listLimitOrdersSchema,
-    returns: "list of limit_order",
+    returns: LimitOrderList,
     handler: ({ engine, ctx, query }) => engine.limitOrders.list(ctx, query),
   },
   {
@@ -29,7 +31,7 @@ export const limitOrderRoutes: RouteDefinition[] = [
     summary: "Retrieve a limit order",
     tag: "Limit orders",
     scope: "limit_orders:read",
-    returns: "limit_order",
+    returns: LimitOrder,
     handler: ({ engine, ctx, params }) => engine.limitOrders.retrieve(ctx, params.id!),
   },
   {
@@ -38,7 +40,7 @@ export const limitOrderRoutes: RouteDefinition[] = [
     summary: "Cancel a limit order: what is still reserved is released at once; fills stay",
     tag: "Limit orders",
     scope: "limit_orders:write",
-    returns: "limit_order",
+    returns: LimitOrder,
     handler: ({ engine, ctx, params }) => engine.limitOrders.cancel(ctx, params.id!),
   },
 ];

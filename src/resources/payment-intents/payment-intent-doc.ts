@@ -1,4 +1,5 @@
-import type { LedgerEntryObject } from "../../ledger/ledger-entries";
+import type { Settlement } from "../../api/objects";
+import type { Out } from "../../api/response-schema";
 import type { PaymentIntentStatus } from "./payment-intent-machine";
 import type { AssetRegistry } from "../../money/assets";
 import { formatAmount } from "../../money/amount";
@@ -57,45 +58,10 @@ export const PAYMENT_INTENTS = new DocStore<PaymentIntentDoc>({
 
 export type SettlementStatus = "pending" | "credited" | "reversed" | "not_credited";
 
-export interface SettlementObject {
-  id: string;
-  object: "settlement";
-  /** The payment intent's id, or the payment intent with `expand[]=settlements.payment_intent`. */
-  payment_intent: string | PaymentIntentObject;
-  chain: string;
-  asset: string;
-  amount: string;
-  tx_hash: string;
-  confirmations: number;
-  finality: Finality;
-  status: SettlementStatus;
-  /** Why a deposit was not credited; null otherwise. */
-  reason: NotCreditedReason | null;
-  /** What a reversal could not take back (the account had spent it); "0" otherwise. */
-  unrecovered: string;
-  created: string;
-}
+export type SettlementObject = Out<typeof Settlement>;
 
-export interface PaymentIntentObject {
-  id: string;
-  object: "payment_intent";
-  status: PaymentIntentStatus;
-  amount: string;
-  asset: string;
-  amount_received: string;
-  /** Seen on chain and credited as pending, not yet final. */
-  amount_pending: string;
-  /** What was received beyond `amount`. */
-  amount_excess: string;
-  tolerance: string;
-  chains: string[];
-  reference: string | null;
-  deposit_addresses: Record<string, string>;
-  settlements: string[] | SettlementObject[];
-  ledger_entries: string[] | LedgerEntryObject[];
-  expires_at: string;
-  created: string;
-}
+import type { PaymentIntentObject } from "../../api/objects";
+export type { PaymentIntentObject };
 
 /** Σ of the credited deposits in one ledger state. */
 export function creditedIn(doc: PaymentIntentDoc, state: SettlementLedger): bigint {

@@ -1,3 +1,4 @@
+import { PaymentIntent, PaymentIntentList } from "../../api/objects";
 import type { RouteDefinition } from "../../engine/route";
 import { createPaymentIntentSchema, listPaymentIntentsSchema, retrievePaymentIntentSchema } from "./payment-intent-schemas";
 
@@ -9,7 +10,7 @@ export const paymentIntentRoutes: RouteDefinition[] = [
     tag: "Payment intents",
     scope: "payment_intents:write",
     body: createPaymentIntentSchema,
-    returns: "payment_intent",
+    returns: PaymentIntent,
     handler: ({ engine, ctx, body }) => engine.paymentIntents.create(ctx, body),
   },
   {
@@ -19,7 +20,7 @@ export const paymentIntentRoutes: RouteDefinition[] = [
     tag: "Payment intents",
     scope: "payment_intents:read",
     query: listPaymentIntentsSchema,
-    returns: "list of payment_intent",
+    returns: PaymentIntentList,
     handler: ({ engine, ctx, query }) => engine.paymentIntents.list(ctx, query),
   },
   {
@@ -29,7 +30,7 @@ export const paymentIntentRoutes: RouteDefinition[] = [
     tag: "Payment intents",
     scope: "payment_intents:read",
     query: retrievePaymentIntentSchema,
-    returns: "payment_intent",
+    returns: PaymentIntent,
     handler: ({ engine, ctx, params, query }) => engine.paymentIntents.retrieve(ctx, params.id!, query),
   },
 ];

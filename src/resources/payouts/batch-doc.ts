@@ -1,3 +1,5 @@
+import type { PayoutBatch } from "../../api/objects";
+import type { Out } from "../../api/response-schema";
 import type { PayoutStatus } from "./payout-machine";
 import type { AssetRegistry } from "../../money/assets";
 import { formatAmount } from "../../money/amount";
@@ -26,18 +28,7 @@ export const BATCHES = new DocStore<BatchDoc>({
 });
 
 /** The batch object of DECISIONS.md §4. */
-export interface BatchObject {
-  id: string;
-  object: "payout_batch";
-  status: BatchDoc["status"];
-  reference: string | null;
-  funding: BatchDoc["funding"];
-  leg_count: number;
-  total_amount: string;
-  counts: Partial<Record<PayoutStatus, number>>;
-  created: string;
-  completed_at: string | null;
-}
+export type BatchObject = Out<typeof PayoutBatch>;
 
 export function presentBatch(assets: AssetRegistry, doc: BatchDoc): BatchObject {
   return {

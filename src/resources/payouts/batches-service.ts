@@ -1,3 +1,5 @@
+import type { PayoutBatchValidation } from "../../api/objects";
+import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail, type RowError } from "../../errors";
 import type { AssetDefinition } from "../../money/assets";
@@ -19,12 +21,7 @@ function batchChunk(deps: EngineDeps): number {
   return deps.config.batchChunk ?? (deps.storage.capabilities.concurrentTransactions ? 250 : 50);
 }
 
-export interface BatchValidation {
-  object: "payout_batch_validation";
-  valid: true;
-  leg_count: number;
-  total_amount: string;
-}
+export type BatchValidation = Out<typeof PayoutBatchValidation>;
 
 interface ValidRow {
   row: number;

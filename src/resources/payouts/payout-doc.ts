@@ -1,11 +1,10 @@
+import type { Payout, PayoutLeg } from "../../api/objects";
+import type { Out } from "../../api/response-schema";
 import type { LegContext, LegStatus } from "./leg-machine";
 import type { PayoutContext, PayoutStatus } from "./payout-machine";
 import type { AssetDefinition, AssetRegistry } from "../../money/assets";
 import { formatAmount } from "../../money/amount";
-import type { LedgerEntryObject } from "../../ledger/ledger-entries";
 import { isCustomerBook } from "../../ledger/postings";
-import type { RecipientObject } from "../recipients/recipients-service";
-import type { BatchObject } from "./batch-doc";
 import type { LedgerEntryRecord } from "../../ports/storage";
 import { isoTime } from "../../validation/timestamp";
 import { DocStore } from "../../engine/doc-store";
@@ -81,39 +80,9 @@ export const PAYOUTS = new DocStore<PayoutDoc>({
 });
 
 /** The leg object (DECISIONS.md §4 leg extras); `payout` names its payout in `payout.leg.broadcast`. */
-export interface LegObject {
-  id: string;
-  object: "payout_leg";
-  payout?: string;
-  chain: string;
-  amount: string;
-  fee: string;
-  status: LegStatus;
-  tx_hash: string | null;
-  confirmations: number;
-  finality: string;
-  failure_code: string | null;
-}
+export type LegObject = Out<typeof PayoutLeg>;
 
-export interface PayoutObject {
-  id: string;
-  object: "payout";
-  status: PayoutStatus;
-  amount: string;
-  asset: string;
-  /** The recipient's id, or the recipient with `expand[]=recipient`. */
-  recipient: string | RecipientObject;
-  reference: string | null;
-  /** The batch's id (null for a single payout), or the batch with `expand[]=batch`. */
-  batch: string | null | BatchObject;
-  row: number | null;
-  fee: string;
-  legs: LegObject[];
-  ledger_entries: string[] | LedgerEntryObject[];
-  created: string;
-  canceled_at: string | null;
-  settled_at: string | null;
-}
+export type PayoutObject = Out<typeof Payout>;
 
 export function presentLeg(asset: AssetDefinition, leg: LegDoc, payoutId?: string): LegObject {
   return {

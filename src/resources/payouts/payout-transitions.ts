@@ -142,7 +142,8 @@ export class PayoutTransitions {
       if (doc.status === "settled" || doc.status === "partially_settled") doc.settledAt = uow.now;
     }
     const known = new Set(doc.ledgerEntries);
-    const entries = uow.ledger.postedFor(doc.id).filter((e) => isCustomerBook(e.book) && !known.has(e.id));
+    // the account's own entries: a fee margin posted to the house account is not the payout owner's
+    const entries = uow.ledger.postedFor(doc.id).filter((e) => e.accountId === uow.ctx.accountId && isCustomerBook(e.book) && !known.has(e.id));
     if (entries.length) doc.ledgerEntries = [...doc.ledgerEntries, ...entries.map((e) => e.id)];
     for (const emit of emits) emit();
     return { doc, handled, change: doc.status !== before ? { batch: doc.batch, from: before, to: doc.status } : null };

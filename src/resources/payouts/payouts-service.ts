@@ -205,7 +205,7 @@ export class PayoutsService {
 
   approve(ctx: RequestContext, id: string): Promise<Result<PayoutObject, ApiError>> {
     return this.act(ctx, id, "approve", (status) =>
-      fail("parameter_invalid", `Only payouts in created can be approved; this one is ${status}`, { param: "id" }),
+      fail("payout_not_approvable", `Only payouts awaiting approval (created) can be approved; this one is ${status}`, { param: "id" }),
     );
   }
 

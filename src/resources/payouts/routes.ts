@@ -1,3 +1,4 @@
+import { Payout, PayoutBatch, PayoutBatchOrValidation, PayoutList } from "../../api/objects";
 import { BATCH_SUBMISSIONS } from "../../engine/rate-limits";
 import type { RouteDefinition } from "../../engine/route";
 import { batchQuerySchema, createBatchSchema, createPayoutSchema, listPayoutsSchema, retrievePayoutSchema } from "./payout-schemas";
@@ -14,7 +15,8 @@ export const payoutRoutes: RouteDefinition[] = [
     rateLimit: BATCH_SUBMISSIONS,
     body: createBatchSchema,
     query: batchQuerySchema,
-    returns: "payout_batch (or payout_batch_validation with dry_run)",
+    failures: ["insufficient_funds", "no_route", "insufficient_liquidity", "recipient_blocked", "policy_limit_exceeded"],
+    returns: PayoutBatchOrValidation,
     handler: ({ engine, ctx, body, query }) => engine.batches.create(ctx, body, query),
   },
   {
@@ -23,7 +25,7 @@ export const payoutRoutes: RouteDefinition[] = [
     summary: "Retrieve a payout batch with the counts of its payouts per status",
     tag: "Payouts",
     scope: "payouts:read",
-    returns: "payout_batch",
+    returns: PayoutBatch,
     handler: ({ engine, ctx, params }) => engine.batches.retrieve(ctx, params.id!),
   },
   {
@@ -34,7 +36,8 @@ export const payoutRoutes: RouteDefinition[] = [
     scope: "payouts:write",
     idempotencyRequired: true,
     body: createPayoutSchema,
-    returns: "payout",
+    failures: ["insufficient_funds", "no_route", "insufficient_liquidity", "recipient_blocked", "policy_limit_exceeded"],
+    returns: Payout,
     handler: ({ engine, ctx, body }) => engine.payouts.create(ctx, body),
   },
   {
@@ -44,7 +47,7 @@ export const payoutRoutes: RouteDefinition[] = [
     tag: "Payouts",
     scope: "payouts:read",
     query: listPayoutsSchema,
-    returns: "list of payout",
+    returns: PayoutList,
     handler: ({ engine, ctx, query }) => engine.payouts.list(ctx, query),
   },
   {
@@ -54,7 +57,7 @@ export const payoutRoutes: RouteDefinition[] = [
     tag: "Payouts",
     scope: "payouts:read",
     query: retrievePayoutSchema,
-    returns: "payout",
+    returns: Payout,
     handler: ({ engine, ctx, params, query }) => engine.payouts.retrieve(ctx, params.id!, query),
   },
   {
@@ -63,7 +66,7 @@ export const payoutRoutes: RouteDefinition[] = [
     summary: "Approve a payout waiting in created (above the approval threshold)",
     tag: "Payouts",
     scope: "payouts:write",
-    returns: "payout",
+    returns: Payout,
     handler: ({ engine, ctx, params }) => engine.payouts.approve(ctx, params.id!),
   },
   {
@@ -72,7 +75,7 @@ export const payoutRoutes: RouteDefinition[] = [
     summary: "Cancel a payout still in created; its reservation is released",
     tag: "Payouts",
     scope: "payouts:write",
-    returns: "payout",
+    returns: Payout,
     handler: ({ engine, ctx, params }) => engine.payouts.cancel(ctx, params.id!),
   },
 ];

@@ -1,9 +1,11 @@
+import type { Quote } from "../../api/objects";
+import type { Out } from "../../api/response-schema";
 import { DocStore } from "../../engine/doc-store";
 import type { AssetDefinition, AssetRegistry } from "../../money/assets";
 import { formatAmount } from "../../money/amount";
 import { priceImpact, type Pricing } from "../../quoting/order-pricer";
 import { fromPricingRecord, type PricingRecord } from "../../quoting/pricing-record";
-import { formatFraction, formatRate, venueWeights, type VenueWeight } from "../../quoting/quote-metrics";
+import { formatFraction, formatRate, venueWeights } from "../../quoting/quote-metrics";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
 
 /**
@@ -51,25 +53,7 @@ export const QUOTES = new DocStore<QuoteDoc>({
 });
 
 /** The quote object of the seed, plus `approximate` (research §11.6). */
-export interface QuoteObject {
-  id: string;
-  object: "quote";
-  from: { asset: string; amount: string };
-  to: { asset: string; amount: string };
-  /** Net output per input after all fees and impact, 18 decimals rounded down. */
-  rate: string;
-  /** 1 − gross / (amount · r0), r0 the best zero-size rate net of venue fees. */
-  price_impact: string;
-  /** In `to.asset`: the fixed costs of the venues used. */
-  network_fee: string;
-  /** In `to.asset`: zero on stablecoin pairs. */
-  platform_fee: string;
-  venues: VenueWeight[];
-  /** True when a heuristic chose the venues (more than 12 of them with a fixed cost). */
-  approximate: boolean;
-  created: string;
-  expires_at: string;
-}
+export type QuoteObject = Out<typeof Quote>;
 
 /** The quote's figures from a pricing, in display units. */
 export function quoteFigures(pricing: Omit<Pricing, "continuous">, from: AssetDefinition, to: AssetDefinition) {

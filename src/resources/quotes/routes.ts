@@ -1,3 +1,4 @@
+import { Quote } from "../../api/objects";
 import type { RouteDefinition } from "../../engine/route";
 import { createQuoteSchema } from "./quote-schemas";
 
@@ -9,7 +10,8 @@ export const quoteRoutes: RouteDefinition[] = [
     tag: "Quotes",
     scope: "quotes:write",
     body: createQuoteSchema,
-    returns: "quote",
+    failures: ["no_route", "insufficient_liquidity"],
+    returns: Quote,
     handler: ({ engine, ctx, body }) => engine.quotes.create(ctx, body),
   },
   {
@@ -18,7 +20,7 @@ export const quoteRoutes: RouteDefinition[] = [
     summary: "Retrieve a quote",
     tag: "Quotes",
     scope: "quotes:read",
-    returns: "quote",
+    returns: Quote,
     handler: ({ engine, ctx, params }) => engine.quotes.retrieve(ctx, params.id!),
   },
 ];

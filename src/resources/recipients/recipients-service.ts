@@ -1,3 +1,5 @@
+import type { Recipient } from "../../api/objects";
+import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
 import { addressProblem } from "../../chains/chain-address";
 import { ApiError, fail } from "../../errors";
@@ -27,15 +29,7 @@ export interface RecipientDoc {
 }
 
 /** The recipient object of DECISIONS.md §4. */
-export interface RecipientObject {
-  id: string;
-  object: "recipient";
-  name: string;
-  chain_addresses: Record<string, string>;
-  screening: boolean;
-  screening_status: ScreeningStatus;
-  created: string;
-}
+export type RecipientObject = Out<typeof Recipient>;
 
 /** Recipients are searched by a prefix of their name (they have no reference) or by exact id. */
 export const RECIPIENTS = new DocStore<RecipientDoc>({

@@ -1,3 +1,4 @@
+import { DeletedRecipient, Recipient, RecipientList } from "../../api/objects";
 import type { RouteDefinition } from "../../engine/route";
 import { createRecipientSchema, listRecipientsSchema, updateRecipientSchema } from "./recipient-schemas";
 
@@ -9,7 +10,7 @@ export const recipientRoutes: RouteDefinition[] = [
     tag: "Recipients",
     scope: "recipients:write",
     body: createRecipientSchema,
-    returns: "recipient",
+    returns: Recipient,
     handler: ({ engine, ctx, body }) => engine.recipients.create(ctx, body),
   },
   {
@@ -19,7 +20,7 @@ export const recipientRoutes: RouteDefinition[] = [
     tag: "Recipients",
     scope: "recipients:read",
     query: listRecipientsSchema,
-    returns: "list of recipient",
+    returns: RecipientList,
     handler: ({ engine, ctx, query }) => engine.recipients.list(ctx, query),
   },
   {
@@ -28,7 +29,7 @@ export const recipientRoutes: RouteDefinition[] = [
     summary: "Retrieve a recipient",
     tag: "Recipients",
     scope: "recipients:read",
-    returns: "recipient",
+    returns: Recipient,
     handler: ({ engine, ctx, params }) => engine.recipients.retrieve(ctx, params.id!),
   },
   {
@@ -38,7 +39,7 @@ export const recipientRoutes: RouteDefinition[] = [
     tag: "Recipients",
     scope: "recipients:write",
     body: updateRecipientSchema,
-    returns: "recipient",
+    returns: Recipient,
     handler: ({ engine, ctx, params, body }) => engine.recipients.update(ctx, params.id!, body),
   },
   {
@@ -47,7 +48,7 @@ export const recipientRoutes: RouteDefinition[] = [
     summary: "Delete a recipient",
     tag: "Recipients",
     scope: "recipients:write",
-    returns: "deleted recipient",
+    returns: DeletedRecipient,
     handler: ({ engine, ctx, params }) => engine.recipients.del(ctx, params.id!),
   },
 ];

@@ -1,3 +1,5 @@
+import type { Report } from "../../api/objects";
+import type { Out } from "../../api/response-schema";
 import { DocStore } from "../../engine/doc-store";
 import { isoTime } from "../../validation/timestamp";
 
@@ -11,24 +13,7 @@ export const REPORT_STATUSES = ["pending", "ready", "failed"] as const;
 export type ReportStatus = (typeof REPORT_STATUSES)[number];
 
 /** The report object of DECISIONS.md §4, plus `failure_reason`. */
-export interface ReportObject {
-  id: string;
-  object: "report";
-  type: ReportType;
-  status: ReportStatus;
-  format: ReportFormat;
-  /** The window, half-open: entries created at or after `created_gte` (null: from the start) and before `created_lt`. */
-  parameters: { created_gte: string | null; created_lt: string };
-  /** Rows of the file, header excluded; null until ready. */
-  row_count: number | null;
-  /** A download link minted for this response, valid one hour; null unless ready (and in events). */
-  url: string | null;
-  url_expires_at: string | null;
-  /** Why the report failed; null otherwise. */
-  failure_reason: string | null;
-  created: string;
-  completed_at: string | null;
-}
+export type ReportObject = Out<typeof Report>;
 
 /** A report as stored (its own shape; the API object is derived by `presentReport`). */
 export interface ReportDoc {

@@ -1,3 +1,4 @@
+import { Report, ReportList } from "../../api/objects";
 import type { DownloadRouteDefinition, RouteDefinition } from "../../engine/route";
 import { createReportSchema, listReportsSchema } from "./report-schemas";
 
@@ -9,7 +10,7 @@ export const reportRoutes: RouteDefinition[] = [
     tag: "Reports",
     scope: "reports:read",
     body: createReportSchema,
-    returns: "report",
+    returns: Report,
     handler: ({ engine, ctx, body }) => engine.reports.create(ctx, body),
   },
   {
@@ -19,7 +20,7 @@ export const reportRoutes: RouteDefinition[] = [
     tag: "Reports",
     scope: "reports:read",
     query: listReportsSchema,
-    returns: "list of report",
+    returns: ReportList,
     handler: ({ engine, ctx, query, origin }) => engine.reports.list(ctx, query, origin),
   },
   {
@@ -28,7 +29,7 @@ export const reportRoutes: RouteDefinition[] = [
     summary: "Retrieve a report; when ready, with a download URL minted now and valid one hour",
     tag: "Reports",
     scope: "reports:read",
-    returns: "report",
+    returns: Report,
     handler: ({ engine, ctx, params, origin }) => engine.reports.retrieve(ctx, params.id!, origin),
   },
 ];

@@ -1,3 +1,4 @@
+import { Swap, SwapList } from "../../api/objects";
 import type { RouteDefinition } from "../../engine/route";
 import { createSwapSchema, listSwapsSchema, retrieveSwapSchema } from "./swap-schemas";
 
@@ -10,7 +11,8 @@ export const swapRoutes: RouteDefinition[] = [
     scope: "swaps:write",
     body: createSwapSchema,
     idempotencyRequired: true,
-    returns: "swap",
+    failures: ["quote_expired", "insufficient_funds", "no_route", "insufficient_liquidity"],
+    returns: Swap,
     handler: ({ engine, ctx, body }) => engine.swaps.create(ctx, body),
   },
   {
@@ -20,7 +22,7 @@ export const swapRoutes: RouteDefinition[] = [
     tag: "Swaps",
     scope: "swaps:read",
     query: listSwapsSchema,
-    returns: "list of swap",
+    returns: SwapList,
     handler: ({ engine, ctx, query }) => engine.swaps.list(ctx, query),
   },
   {
@@ -29,7 +31,7 @@ export const swapRoutes: RouteDefinition[] = [
     summary: "Retrieve a swap; expand[]=quote replaces the quote id with the quote",
     tag: "Swaps",
     scope: "swaps:read",
-    returns: "swap",
+    returns: Swap,
     query: retrieveSwapSchema,
     handler: ({ engine, ctx, params, query }) => engine.swaps.retrieve(ctx, params.id!, query),
   },

@@ -1,3 +1,5 @@
+import type { Swap } from "../../api/objects";
+import type { Out } from "../../api/response-schema";
 import { DocStore } from "../../engine/doc-store";
 import type { AssetRegistry } from "../../money/assets";
 import { formatAmount } from "../../money/amount";
@@ -6,7 +8,6 @@ import { formatRate } from "../../quoting/quote-metrics";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
 import type { HeldReservation } from "../conversion";
 import type { SwapStatus } from "./swap-machine";
-import type { QuoteObject } from "../quotes/quote-doc";
 
 /**
  * A swap as stored: the pricing it executes (its amounts and rate follow from it), the
@@ -72,23 +73,7 @@ export const SWAPS = new DocStore<SwapDoc>({
 });
 
 /** The swap object of the seed and DECISIONS.md §4, plus `refreshed`. */
-export interface SwapObject {
-  id: string;
-  object: "swap";
-  status: SwapStatus;
-  /** The quote's id, or the quote with `expand[]=quote`. */
-  quote: string | QuoteObject;
-  from: { asset: string; amount: string };
-  to: { asset: string; amount: string };
-  destination_chain: string;
-  /** The quote's rate, or the refreshed quote's when `refreshed`. */
-  executed_rate: string;
-  refreshed: boolean;
-  /** `venue_rejected` when failed, else null. */
-  failure_code: string | null;
-  created: string;
-  settled: string | null;
-}
+export type SwapObject = Out<typeof Swap>;
 
 export function presentSwap(assets: AssetRegistry, s: SwapDoc): SwapObject {
   const from = assets.get(s.from)!;

@@ -1,3 +1,4 @@
+import { Balance, Event, PaymentIntent, TestChain, TestClock, TestVenueHalt } from "../../api/objects";
 import type { RouteDefinition } from "../../engine/route";
 import {
   advanceChainSchema,
@@ -18,7 +19,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     scope: "test_helpers:write",
     testModeOnly: true,
     body: fundSchema,
-    returns: "balance",
+    returns: Balance,
     handler: ({ engine, ctx, body }) => engine.testHelpers.fund(ctx, body),
   },
   {
@@ -29,7 +30,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     scope: "test_helpers:write",
     testModeOnly: true,
     body: advanceClockSchema,
-    returns: "test_clock",
+    returns: TestClock,
     handler: ({ engine, ctx, body }) => engine.testHelpers.advanceClock(ctx, body),
   },
   {
@@ -40,7 +41,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     scope: "test_helpers:write",
     testModeOnly: true,
     body: advanceChainSchema,
-    returns: "test_chain",
+    returns: TestChain,
     handler: ({ engine, ctx, params, body }) => engine.testHelpers.advanceChain(ctx, params.chain!, body),
   },
   {
@@ -51,7 +52,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     scope: "test_helpers:write",
     testModeOnly: true,
     body: reorgChainSchema,
-    returns: "test_chain",
+    returns: TestChain,
     handler: ({ engine, ctx, params, body }) => engine.testHelpers.reorgChain(ctx, params.chain!, body),
   },
   {
@@ -62,7 +63,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     scope: "test_helpers:write",
     testModeOnly: true,
     body: payPaymentIntentSchema,
-    returns: "payment_intent",
+    returns: PaymentIntent,
     handler: ({ engine, ctx, params, body }) => engine.testHelpers.payPaymentIntent(ctx, params.id!, body),
   },
   {
@@ -73,7 +74,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     scope: "test_helpers:write",
     testModeOnly: true,
     body: haltVenuesSchema,
-    returns: "test_venue_halt",
+    returns: TestVenueHalt,
     handler: ({ engine, ctx, body }) => engine.testHelpers.haltVenues(ctx, body),
   },
   {
@@ -84,7 +85,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     scope: "test_helpers:write",
     testModeOnly: true,
     body: triggerEventSchema,
-    returns: "event",
+    returns: Event,
     handler: ({ engine, ctx, body }) => engine.testHelpers.triggerEvent(ctx, body),
   },
 ];

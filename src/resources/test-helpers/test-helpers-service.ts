@@ -1,3 +1,5 @@
+import type { TestChain, TestClock, TestVenueHalt } from "../../api/objects";
+import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
 import { runCommand } from "../../engine/command";
 import type { EngineDeps, RequestContext } from "../../engine/context";
@@ -34,27 +36,11 @@ import {
   type TriggerEventInput,
 } from "./test-helper-schemas";
 
-export interface TestChainObject {
-  object: "test_chain";
-  chain: string;
-  height: number;
-  /** Transfers the reorganisation moved out of the replaced blocks (reorg only). */
-  reorganized?: number;
-}
+export type TestChainObject = Out<typeof TestChain>;
 
-export interface TestVenueHaltObject {
-  object: "test_venue_halt";
-  venue: string;
-  /** Until when it refuses to execute; null once lifted. */
-  halted_until: string | null;
-}
+export type TestClockObject = Out<typeof TestClock>;
 
-export interface TestClockObject {
-  object: "test_clock";
-  now: string;
-  /** Due work items run while time moved. */
-  work_run: number;
-}
+export type TestVenueHaltObject = Out<typeof TestVenueHalt>;
 
 /**
  * DECISIONS.md §7: what drives the simulated world, for test-mode accounts only (the same

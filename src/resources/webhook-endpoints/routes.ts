@@ -1,3 +1,4 @@
+import { DeletedWebhookEndpointSchema, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookReplay } from "../../api/objects";
 import type { RouteDefinition } from "../../engine/route";
 import { createEndpointSchema, listDeliveriesSchema, listEndpointsSchema, replaySchema, updateEndpointSchema } from "./webhook-endpoint-schemas";
 
@@ -9,7 +10,7 @@ export const webhookEndpointRoutes: RouteDefinition[] = [
     tag: "Webhook endpoints",
     scope: "webhook_endpoints:write",
     body: createEndpointSchema,
-    returns: "webhook_endpoint",
+    returns: WebhookEndpoint,
     handler: ({ engine, ctx, body }) => engine.webhookEndpoints.create(ctx, body),
   },
   {
@@ -19,7 +20,7 @@ export const webhookEndpointRoutes: RouteDefinition[] = [
     tag: "Webhook endpoints",
     scope: "webhook_endpoints:read",
     query: listEndpointsSchema,
-    returns: "list of webhook_endpoint",
+    returns: WebhookEndpointList,
     handler: ({ engine, ctx, query }) => engine.webhookEndpoints.list(ctx, query),
   },
   {
@@ -28,7 +29,7 @@ export const webhookEndpointRoutes: RouteDefinition[] = [
     summary: "Retrieve a webhook endpoint",
     tag: "Webhook endpoints",
     scope: "webhook_endpoints:read",
-    returns: "webhook_endpoint",
+    returns: WebhookEndpoint,
     handler: ({ engine, ctx, params }) => engine.webhookEndpoints.retrieve(ctx, params.id!),
   },
   {
@@ -38,7 +39,7 @@ export const webhookEndpointRoutes: RouteDefinition[] = [
     tag: "Webhook endpoints",
     scope: "webhook_endpoints:write",
     body: updateEndpointSchema,
-    returns: "webhook_endpoint",
+    returns: WebhookEndpoint,
     handler: ({ engine, ctx, params, body }) => engine.webhookEndpoints.update(ctx, params.id!, body),
   },
   {
@@ -47,7 +48,7 @@ export const webhookEndpointRoutes: RouteDefinition[] = [
     summary: "Delete a webhook endpoint",
     tag: "Webhook endpoints",
     scope: "webhook_endpoints:write",
-    returns: "deleted webhook_endpoint",
+    returns: DeletedWebhookEndpointSchema,
     handler: ({ engine, ctx, params }) => engine.webhookEndpoints.del(ctx, params.id!),
   },
   {
@@ -56,7 +57,7 @@ export const webhookEndpointRoutes: RouteDefinition[] = [
     summary: "Issue a new signing secret (returned this once); the old one keeps signing for 24 hours",
     tag: "Webhook endpoints",
     scope: "webhook_endpoints:write",
-    returns: "webhook_endpoint",
+    returns: WebhookEndpoint,
     handler: ({ engine, ctx, params }) => engine.webhookEndpoints.rotateSecret(ctx, params.id!),
   },
   {
@@ -66,7 +67,7 @@ export const webhookEndpointRoutes: RouteDefinition[] = [
     tag: "Webhook endpoints",
     scope: "webhook_endpoints:read",
     query: listDeliveriesSchema,
-    returns: "list of webhook_delivery",
+    returns: WebhookDeliveryList,
     handler: ({ engine, ctx, params, query }) => engine.webhookDeliveries.list(ctx, params.id!, query),
   },
   {
@@ -77,7 +78,7 @@ export const webhookEndpointRoutes: RouteDefinition[] = [
     scope: "webhook_endpoints:write",
     body: replaySchema,
     successStatus: 202,
-    returns: "webhook_replay",
+    returns: WebhookReplay,
     handler: ({ engine, ctx, params, body }) => engine.webhookDeliveries.replay(ctx, params.id!, body),
   },
 ];

@@ -1,8 +1,10 @@
+import type { WebhookDelivery, WebhookReplay } from "../../api/objects";
+import type { Out } from "../../api/response-schema";
 import { groupBy } from "../../collections/group-by";
 import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../../errors";
 import { WEBHOOK_DELIVERY, type DeliveryPayload, type DeliveryTrigger, type FanoutPayload } from "../../events/delivery-work";
-import { toEnvelope, type EventEnvelope } from "../../events/envelope";
+import { toEnvelope } from "../../events/envelope";
 import { expandObjects, idField, itemPaths, type Expandable } from "../../lists/expansion";
 import { honoursRetryAfter, nextAttemptAt } from "../../events/retry-schedule";
 import { signatureHeader } from "../../events/signing";
@@ -34,30 +36,9 @@ const DELIVERY_EXPANDABLE: Expandable = {
 type DeliveryJob = Job<DeliveryPayload>;
 
 /** A delivery log entry as the API shows it (DECISIONS.md §4). */
-export interface WebhookDeliveryObject {
-  id: string;
-  object: "webhook_delivery";
-  endpoint: string;
-  /** The event's id, or the event with `expand[]=data.event`. */
-  event: string | EventEnvelope;
-  event_type: string;
-  attempt: number;
-  trigger: string;
-  status: string;
-  response_status: number | null;
-  latency_ms: number;
-  error: string | null;
-  created: string;
-  next_attempt_at: string | null;
-}
+export type WebhookDeliveryObject = Out<typeof WebhookDelivery>;
 
-export interface WebhookReplayObject {
-  object: "webhook_replay";
-  endpoint: string;
-  from: string;
-  to: string;
-  event_count: number;
-}
+export type WebhookReplayObject = Out<typeof WebhookReplay>;
 
 /** One attempt about to be sent: the request, and what the log will need. */
 export interface PreparedAttempt {
@@ -104,15 +85,16 @@ export function attemptOutcome(
 }
 
 function presentDelivery(d: DeliveryLogRecord): WebhookDeliveryObject {
+  // the log holds only what this service wrote: catalogue types, its triggers and outcomes
   return {
     id: d.id,
     object: "webhook_delivery",
     endpoint: d.endpointId,
     event: d.eventId,
-    event_type: d.eventType,
+    event_type: d.eventType as WebhookDeliveryObject["event_type"],
     attempt: d.attempt,
-    trigger: d.trigger,
-    status: d.status,
+    trigger: d.trigger as WebhookDeliveryObject["trigger"],
+    status: d.status as WebhookDeliveryObject["status"],
     response_status: d.responseStatus,
     latency_ms: d.latencyMs,
     error: d.error,

@@ -1,3 +1,5 @@
+import type { DeletedWebhookEndpointSchema, WebhookEndpoint } from "../../api/objects";
+import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../../errors";
 import { randomToken } from "../../ids";
@@ -51,24 +53,9 @@ interface WebhookEndpointDocV1 {
 }
 
 /** The API object (DECISIONS.md §4); `secret` only in the answers to create and rotate_secret. */
-export interface WebhookEndpointObject {
-  id: string;
-  object: "webhook_endpoint";
-  url: string;
-  status: "enabled" | "disabled";
-  disabled_reason: "manual" | "gone" | null;
-  enabled_events: string[];
-  description: string | null;
-  livemode: boolean;
-  created: string;
-  secret?: string;
-}
+export type WebhookEndpointObject = Out<typeof WebhookEndpoint>;
 
-export interface DeletedWebhookEndpoint {
-  id: string;
-  object: "webhook_endpoint";
-  deleted: true;
-}
+export type DeletedWebhookEndpoint = Out<typeof DeletedWebhookEndpointSchema>;
 
 export const WEBHOOK_ENDPOINTS = new DocStore<WebhookEndpointDoc>({
   kind: "webhook_endpoint",
@@ -112,13 +99,22 @@ function present(doc: WebhookEndpointDoc, secret?: string): WebhookEndpointObjec
     object: "webhook_endpoint",
     url: doc.url,
     ...endpointStatus(doc.state),
-    enabled_events: doc.enabledEvents,
+    enabled_events: doc.enabledEvents as WebhookEndpointObject["enabled_events"],
     description: doc.description,
     livemode: doc.livemode,
     created: isoTime(doc.created),
   };
   return secret === undefined ? object : { ...object, secret };
 }
+
+/**
+ * The secret is in the first answer only: the idempotency record keeps the answer without it, so
+ * a replay (`Idempotent-Replayed: true`) never shows it again; a client that lost the first
+ * answer rotates the secret.
+ */
+const SECRET_SHOWN_ONCE = {
+  stored: ({ secret: _secret, ...shown }: WebhookEndpointObject): WebhookEndpointObject => shown,
+};
 
 /**
  * Webhook endpoints (seed: webhook endpoint; DECISIONS.md §4): register (the secret is shown
@@ -149,7 +145,7 @@ export class WebhookEndpointsService {
       };
       await WEBHOOK_ENDPOINTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
       return ok(present(doc, secret));
-    });
+    }, SECRET_SHOWN_ONCE);
   }
 
   async retrieve(ctx: RequestContext, id: string): Promise<Result<WebhookEndpointObject, ApiError>> {
@@ -222,7 +218,7 @@ export class WebhookEndpointsService {
       const doc: WebhookEndpointDoc = { ...stored.doc, secrets: [{ secret, expiresAt: null }, ...kept] };
       await WEBHOOK_ENDPOINTS.update(uow.tx, stored, doc, uow.now);
       return ok(present(doc, secret));
-    });
+    }, SECRET_SHOWN_ONCE);
   }
 
   /** Marks an endpoint gone after a 410 (in the transaction that records the attempt). */
