@@ -69,3 +69,29 @@ describe("payrail keys", () => {
     expect(grace.stderr).toMatch(/--grace takes a whole number of seconds/);
   });
 });
+
+describe("the host's demo key", () => {
+  it("is replaced at the next start once revoked over the API, not printed again", async () => {
+    const storage = createMemoryStorage();
+    const first = await startHost({ port: 0, storage, metrics: false });
+    const revoke = async () => {
+      const run = runCli(["keys", "list", "--json"], { PAYRAIL_URL: first.url, PAYRAIL_API_KEY: first.apiKey });
+      expect(await run.done).toBe(0);
+      const own = run.stdout.trim().split("\n").map((l) => JSON.parse(l)).find((k) => k.last4 === first.apiKey.slice(-4));
+      expect((await runCli(["keys", "revoke", own.id], { PAYRAIL_URL: first.url, PAYRAIL_API_KEY: first.apiKey }).done)).toBe(0);
+    };
+    const again = await startHost({ port: 0, storage, metrics: false });
+    expect(again.apiKey).toBe(first.apiKey); // kept while it works
+    await again.stop();
+    await revoke();
+    await first.stop();
+    const third = await startHost({ port: 0, storage, metrics: false });
+    try {
+      expect(third.apiKey).not.toBe(first.apiKey);
+      expect((await fetch(`${third.url}/v1/balances`, { headers: { authorization: `Bearer ${third.apiKey}` } })).status).toBe(200);
+      expect(third.accountId).toBe(first.accountId);
+    } finally {
+      await third.stop();
+    }
+  });
+});

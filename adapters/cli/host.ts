@@ -244,10 +244,14 @@ async function ensureDemoAccount(
       logger.info({ account: accountId }, "created the demo account and funded it");
     }
   }
-  // The demo key is kept in plain text so a restart can print it again: test mode only.
-  const apiKey = fixedKey ?? (await meta("demo_api_key")) ?? undefined;
+  // The demo key is kept in plain text so a restart can print it again: test mode only. One
+  // revoked or rolled away over the API is replaced, not printed again.
+  const usable = async (key: string) => (await engine.auth.authenticate(`Bearer ${key}`)).isOk();
+  const kept = (await meta("demo_api_key")) ?? undefined;
+  const apiKey = fixedKey ?? (kept !== undefined && (await usable(kept)) ? kept : undefined);
   const created = await engine.accounts.createApiKey(accountId, apiKey ? { key: apiKey } : {});
   if (created.isErr()) throw created.error;
+  if (fixedKey && !(await usable(fixedKey))) logger.warn("PAYRAIL_API_KEY was revoked or has expired: requests with it are refused");
   await engine.storage.transaction((tx) => tx.meta.set("demo_api_key", created.value.key));
   return { accountId, apiKey: created.value.key };
 }
