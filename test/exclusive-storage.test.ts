@@ -7,12 +7,15 @@ import { closeSharedStorage, storageKinds } from "./support/storage";
 
 const BASE = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 
-/** A chain adapter whose sends hang while `hang.on`: the process "dies" in the middle of a send. */
-function hanging(sim: SimulatedChains, hang: { on: boolean }): ChainAdapter {
+/** A chain adapter whose sends never return (`entered` once one began): the process "dies" in the middle of a send. */
+function hanging(sim: SimulatedChains, entered: () => void): ChainAdapter {
   return new Proxy(sim, {
     get(target, prop, receiver) {
       if (prop === "broadcast") {
-        return (transfer: Parameters<ChainAdapter["broadcast"]>[0]) => (hang.on ? new Promise(() => undefined) : target.broadcast(transfer));
+        return () => {
+          entered();
+          return new Promise(() => undefined);
+        };
       }
       const value = Reflect.get(target, prop, receiver);
       return typeof value === "function" ? value.bind(target) : value;
@@ -30,8 +33,9 @@ for (const kind of storageKinds()) {
     it("takes back the work and the send claims of a process that died, at once; a sharing engine waits for them", async () => {
       const clock = new ManualClock();
       const sim = new SimulatedChains({ clock });
-      const hang = { on: true };
-      const dead = await testWorld(kind, { clock, chainAdapters: [hanging(sim, hang)] });
+      let entered!: () => void;
+      const sending = new Promise<void>((resolve) => (entered = resolve));
+      const dead = await testWorld(kind, { clock, chainAdapters: [hanging(sim, entered)] });
       (await dead.engine.testHelpers.fund(dead.ctx, { asset: "USDC", chain: "base", amount: "100" }))._unsafeUnwrap();
       const rcp = (await dead.engine.recipients.create(dead.ctx, { name: "R", chain_addresses: { base: BASE } }))._unsafeUnwrap().id;
       const batch = await dead.request("POST", "/v1/payouts/batches", {
@@ -41,10 +45,7 @@ for (const kind of storageKinds()) {
       expect(batch.status).toBe(200);
       // the worker claims the batch's send, claims its legs, and hangs in the chain call: a process killed there
       void dead.engine.worker.runDue();
-      const claimed = async () => (await dead.harness.inspect.work()).some((w) => w.kind === "payouts.broadcast" && w.leaseOwner !== null);
-      for (let i = 0; i < 200 && !(await claimed()); i++) await new Promise((r) => setTimeout(r, 10));
-      expect(await claimed()).toBe(true);
-      hang.on = false;
+      await sending;
       const legs = async () => {
         const page = (await dead.engine.payouts.list(dead.ctx, { limit: 10 }))._unsafeUnwrap();
         return page.data.flatMap((p) => p.legs.map((l) => l.status));
