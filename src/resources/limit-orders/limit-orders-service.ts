@@ -31,7 +31,6 @@ import {
   releaseReservations,
   settleConversion,
   stillReserved,
-  type HeldReservation,
 } from "../conversion";
 import { type Stored } from "../../engine/doc-store";
 import type { UnitOfWork } from "../../engine/unit-of-work";
