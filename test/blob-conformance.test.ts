@@ -3,11 +3,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll } from "vitest";
 import { createFileBlobStore, createMemoryBlobStore } from "../adapters/blobs";
+import { SystemClock } from "../adapters/clock";
 import { blobConformance } from "../src/conformance";
 import { startLoopbackS3, type LoopbackS3 } from "./support/s3-server";
 
+const clock = new SystemClock();
+
 blobConformance({
   name: "memory",
+  clock,
   factory: async () => {
     const store = createMemoryBlobStore();
     return { store, read: async (key) => store.read(key) };
@@ -16,6 +20,7 @@ blobConformance({
 
 blobConformance({
   name: "filesystem",
+  clock,
   factory: async () => {
     const directory = await mkdtemp(join(tmpdir(), "payrail-blobs-"));
     const store = createFileBlobStore({ directory });
@@ -44,5 +49,6 @@ afterAll(async () => {
 
 blobConformance({
   name: "s3 (s3rver on loopback)",
+  clock,
   factory: async () => s3.open(),
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { BackgroundLimit, PriorityMutex, inBackground, isBackground } from "../src/concurrency/priority";
 
 const tick = () => new Promise<void>((r) => setImmediate(r));
+const now = () => performance.now();
 
 /**
  * The queue in front of PGlite's one session (issue 11): one caller at a time, requests ahead of
@@ -25,7 +26,7 @@ describe("PriorityMutex", () => {
         fc.integer({ min: 1, max: 6 }),
         async (callers, maxForegroundRun) => {
           // the wait bound is out of reach here, so the order depends on the classes alone
-          const mutex = new PriorityMutex({ maxForegroundRun, maxBackgroundWaitMs: 1e9 });
+          const mutex = new PriorityMutex({ now, maxForegroundRun, maxBackgroundWaitMs: 1e9 });
           let inside = 0;
           let most = 0;
           const order: number[] = [];
@@ -80,7 +81,7 @@ describe("PriorityMutex", () => {
   });
 
   it("lets a background caller go next once it has waited maxBackgroundWaitMs", async () => {
-    const mutex = new PriorityMutex({ maxForegroundRun: 1000, maxBackgroundWaitMs: 20 });
+    const mutex = new PriorityMutex({ now, maxForegroundRun: 1000, maxBackgroundWaitMs: 20 });
     const order: string[] = [];
     let open!: () => void;
     const holder = mutex.run(() => new Promise<void>((r) => (open = r)));
@@ -95,7 +96,7 @@ describe("PriorityMutex", () => {
   });
 
   it("lets the event loop run between background callers whose work resolves through promises alone", async () => {
-    const mutex = new PriorityMutex();
+    const mutex = new PriorityMutex({ now });
     let done = 0;
     const chain = inBackground(async () => {
       for (let i = 0; i < 1000; i++) await mutex.run(async () => void done++);

@@ -101,7 +101,7 @@ export interface PGliteLike {
  */
 export function pgliteDriver(db: PGliteLike, options: { ownsDatabase?: boolean } = {}): PostgresDriver {
   const ownsDatabase = options.ownsDatabase ?? true;
-  const mutex = new PriorityMutex();
+  const mutex = new PriorityMutex({ now: () => performance.now() });
   const wrap = (q: PGliteLike["query"]): SqlClient["query"] => async (text, params) => {
     const r = await q(text, params);
     return { rows: r.rows as never[], rowCount: r.affectedRows ?? 0 };

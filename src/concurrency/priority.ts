@@ -34,7 +34,12 @@ export class PriorityMutex {
   private foregroundRun = 0;
 
   constructor(
-    private readonly options: { maxBackgroundWaitMs?: number; maxForegroundRun?: number } = {},
+    private readonly options: {
+      /** Milliseconds from a monotonic source (the driver passes `performance.now`), for how long a caller waited. */
+      now: () => number;
+      maxBackgroundWaitMs?: number;
+      maxForegroundRun?: number;
+    },
   ) {}
 
   /** Callers waiting now, by class (for tests and metrics). */
@@ -60,7 +65,7 @@ export class PriorityMutex {
       this.busy = true;
       return Promise.resolve();
     }
-    return new Promise((grant) => (isBackgroundCaller ? this.backgroundQueue : this.foreground).push({ grant, since: performance.now() }));
+    return new Promise((grant) => (isBackgroundCaller ? this.backgroundQueue : this.foreground).push({ grant, since: this.options.now() }));
   }
 
   /** Whether `waiter`, the oldest background caller, goes before the next foreground one. */
@@ -68,7 +73,7 @@ export class PriorityMutex {
     return (
       this.foreground.length === 0 ||
       this.foregroundRun >= (this.options.maxForegroundRun ?? 16) ||
-      performance.now() - waiter.since >= (this.options.maxBackgroundWaitMs ?? 500)
+      this.options.now() - waiter.since >= (this.options.maxBackgroundWaitMs ?? 500)
     );
   }
 

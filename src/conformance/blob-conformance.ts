@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { BlobStore } from "../ports/blobs";
+import type { Clock } from "../ports/clock";
 
 export interface BlobHarness {
   /** A fresh, empty store. */
@@ -16,6 +17,8 @@ export interface BlobHarness {
 export interface BlobConformanceOptions {
   name: string;
   factory: () => Promise<BlobHarness>;
+  /** The time download URLs are signed at (a real clock for a store a real server checks). */
+  clock: Clock;
   /**
    * Bytes of the large streamed put (default 6 MiB: more than one 5 MiB part, so an S3 adapter
    * goes through its multipart path).
@@ -193,7 +196,7 @@ export function blobConformance(options: BlobConformanceOptions): void {
       }
       const key = "reports/acct_1/rpt_dl.csv";
       await h.store.put(key, chunks("id,amount\r\nle_1,10\r\n"), { contentType: CSV });
-      const now = Date.now();
+      const now = options.clock.now();
       const url = await h.store.downloadUrl(key, { now, expiresAt: now + 3600_000, filename: "rpt_dl.csv", contentType: CSV });
       expect(url).toMatch(/^https?:\/\//);
       const response = await fetch(url);

@@ -32,8 +32,8 @@ export type SignatureVerification =
 export interface VerifyOptions {
   /** How far the timestamp may be from now, either way, in seconds (default 300). */
   toleranceSeconds?: number;
-  /** The receiver's time in epoch milliseconds (default: the system clock). */
-  now?: number;
+  /** The receiver's time now, in epoch milliseconds (`Date.now()` in a receiver, the clock in tests). */
+  now: number;
 }
 
 /**
@@ -44,7 +44,7 @@ export interface VerifyOptions {
  * direction (a future timestamp is refused too, unlike Stripe's verifier).
  *
  * ```ts
- * const check = verifyWebhookSignature(rawBody, req.headers["service-signature"], process.env.WHSEC!);
+ * const check = verifyWebhookSignature(rawBody, req.headers["service-signature"], process.env.WHSEC!, { now: Date.now() });
  * if (!check.valid) return res.status(400).end(check.reason);
  * ```
  */
@@ -52,7 +52,7 @@ export function verifyWebhookSignature(
   rawBody: string | Uint8Array,
   header: string | null | undefined,
   secrets: string | readonly string[],
-  options: VerifyOptions = {},
+  options: VerifyOptions,
 ): SignatureVerification {
   if (header === null || header === undefined || header === "") return { valid: false, reason: "header_missing" };
   let timestamp: number | null = null;
@@ -79,8 +79,7 @@ export function verifyWebhookSignature(
   }
   if (!matched) return { valid: false, reason: "signature_mismatch" };
   const tolerance = options.toleranceSeconds ?? SIGNATURE_TOLERANCE_SECONDS;
-  // A receiver's verifier, not engine code: without `now` it reads the receiver's wall clock.
-  const now = Math.floor((options.now ?? Date.now()) / 1000);
+  const now = Math.floor(options.now / 1000);
   if (now - timestamp > tolerance) return { valid: false, reason: "timestamp_too_old" };
   if (timestamp - now > tolerance) return { valid: false, reason: "timestamp_in_future" };
   return { valid: true, timestamp };
