@@ -173,7 +173,7 @@ export class Ledger {
       resolvedAt: null,
     };
     await this.tx.ledger.insertReservation(reservation);
-    this.reservations.set(`${accountId}\u0000${id}`, reservation); // new: no one else can see it yet
+    this.reservations.set(reservationKey(accountId, id), reservation); // new: no one else can see it yet
     return ok(reservation);
   }
 
@@ -265,9 +265,9 @@ export class Ledger {
    * statement of their own to find them.
    */
   async lockReservations(accountId: string, ids: readonly string[]): Promise<void> {
-    const missing = [...new Set(ids)].filter((id) => !this.reservations.has(`${accountId}\u0000${id}`));
+    const missing = [...new Set(ids)].filter((id) => !this.reservations.has(reservationKey(accountId, id)));
     if (missing.length === 0) return;
-    for (const r of await this.tx.ledger.lockReservations(accountId, missing)) this.reservations.set(`${accountId}\u0000${r.id}`, r);
+    for (const r of await this.tx.ledger.lockReservations(accountId, missing)) this.reservations.set(reservationKey(accountId, r.id), r);
   }
 
   /** Locks the balance rows of the named keys' assets (once per transaction) and caches them. */
@@ -279,7 +279,7 @@ export class Ledger {
   }
 
   private async activeReservation(accountId: string, id: string): Promise<ReservationRecord> {
-    const key = `${accountId}\u0000${id}`;
+    const key = reservationKey(accountId, id);
     const reservation = this.reservations.get(key) ?? (await this.tx.ledger.lockReservation(accountId, id));
     if (!reservation) throw new LedgerInvariantError(`reservation ${id} does not exist`);
     this.reservations.set(key, reservation);
@@ -293,7 +293,7 @@ export class Ledger {
         ? { ...reservation, remaining: 0n, status: "resolved", resolvedAt: this.now }
         : { ...reservation, remaining };
     await this.tx.ledger.updateReservation(updated);
-    this.reservations.set(`${updated.accountId}\u0000${updated.id}`, updated);
+    this.reservations.set(reservationKey(updated.accountId, updated.id), updated);
     return updated;
   }
 }
@@ -314,6 +314,11 @@ export function drawLargestFirst(available: ReadonlyMap<string, bigint>, amount:
     left -= take;
   }
   return left === 0n ? plan : null;
+}
+
+/** A reservation's key in the transaction's cache of locked reservations. */
+function reservationKey(accountId: string, id: string): string {
+  return `${accountId}\u0000${id}`;
 }
 
 function keyOf(key: BalanceKey): string {
