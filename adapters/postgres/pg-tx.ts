@@ -79,10 +79,10 @@ export function bufferedUpdate<R>(
 }
 
 /**
- * One transaction: reads go straight to the session; inserts and balance deltas wait in buffers
- * and are flushed before the next statement (and at commit) as ONE statement whose parts are
- * data-modifying CTEs, so a use case pays one round trip for all its writes while it holds its
- * balance locks. (Both drivers return numeric as text, which `BigInt` reads exactly.)
+ * One transaction: reads go straight to the session; inserts, balance deltas and updates of
+ * locked rows wait in buffers and are flushed before the next statement (and at commit) as ONE
+ * statement whose parts are data-modifying CTEs, so a use case pays one round trip for all its
+ * writes while it holds its balance locks. (Both drivers return numeric as text, which `BigInt` reads exactly.)
  */
 export class PgTx implements PgTxContext {
   private inserts = new Map<Table<any>, unknown[]>();

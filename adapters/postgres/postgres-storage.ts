@@ -27,8 +27,9 @@ export function sqlState(e: unknown): string | undefined {
  * Storage on PostgreSQL 15 (a server through `pg`, or embedded PGlite). Transactions run at READ
  * COMMITTED; balance rows are locked with `SELECT … FOR UPDATE` in key order, a CHECK constraint
  * keeps customer books non-negative as a second line of defence, and due work is claimed with
- * `FOR UPDATE SKIP LOCKED`. Writes are buffered per transaction and flushed per table as one
- * `unnest` statement before the next read and at commit, so a use case costs few round trips.
+ * `FOR UPDATE SKIP LOCKED`. Writes are buffered per transaction and flushed as one statement
+ * (a data-modifying CTE per table) before the next read and at commit, so a use case costs few
+ * round trips.
  */
 export class PostgresStorage implements StorageAdapter {
   readonly name = "postgres";
