@@ -1,5 +1,9 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
-import { requestFingerprint, saveResponseWithin } from "../src/engine/idempotency";
+import { ok } from "neverthrow";
+import { runCommand } from "../src/engine/command";
+import { systemContext } from "../src/engine/context";
+import { engineDeps } from "../src/engine/engine";
+import { requestFingerprint } from "../src/engine/idempotency";
 import { testWorld, type TestWorld } from "./support/engine";
 import { closeSharedStorage, storageKinds } from "./support/storage";
 
@@ -238,9 +242,16 @@ for (const kind of storageKinds()) {
         w.clock.advance(60_000); // the holder never finished: its lock is stale
         const retry = await w.request("POST", "/v1/test_helpers/balances/fund", { body, headers: { "Idempotency-Key": "busy" } });
         expect(retry.status).toBe(200);
-        // the stale holder can no longer save a response over the new one
-        const late = await w.engine.storage.transaction((tx) => saveResponseWithin(tx, held.claim, { status: 200, body: {} }));
+        // the stale holder can no longer save a response over the new one: its effect rolls back
+        const saved = await w.harness.inspect.idempotencyKeys(w.accountId);
+        const late = await runCommand(engineDeps(w.engine), { ...systemContext(w.accountId, false), idempotency: held.claim }, async (uow) => {
+          uow.emit("balance.updated", { late: true });
+          return ok({ late: true });
+        });
         expect(late.isErr() && late.error.code).toBe("idempotency_key_in_use");
+        expect(await w.harness.inspect.idempotencyKeys(w.accountId)).toEqual(saved);
+        const events = (await w.engine.events.list(systemContext(w.accountId, false), { type: "balance.updated", limit: 100 }))._unsafeUnwrap().data;
+        expect(events.some((e) => (e.data.object as Record<string, unknown>).late)).toBe(false);
       });
 
       it("does not store a response refused by validation", async () => {

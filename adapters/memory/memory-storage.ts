@@ -53,6 +53,11 @@ export class MemoryStorage implements StorageAdapter {
     });
   }
 
+  /** As a transaction: in memory, atomic costs nothing. */
+  autocommit<T>(fn: (tx: StorageTx) => Promise<T>): Promise<T> {
+    return this.transaction(fn);
+  }
+
   claimDueWork(request: ClaimRequest): Promise<DueWorkRecord[]> {
     return this.mutex.run(async () => {
       const { now, onlyKinds, exceptKinds, groupLimit } = request;

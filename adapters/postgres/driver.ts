@@ -8,6 +8,22 @@ export interface SqlClient {
 }
 
 /**
+ * A session inside `PostgresDriver.transaction`. BEGIN is sent only before the first `query` or
+ * `exec`: until then `standalone` statements run on their own, outside any transaction. At READ
+ * COMMITTED (the adapter's level) every statement takes a fresh snapshot inside a transaction or
+ * out, so a plain read before BEGIN sees what it would have seen after it; and a transaction that
+ * reads, then writes once, pays no round trip for BEGIN and COMMIT.
+ */
+export interface TxClient extends SqlClient {
+  /**
+   * Runs `text` outside the transaction while it has not begun, inside it once it has. Only for
+   * statements that need no transaction around them: a plain read (no locks, no side effects),
+   * or the transaction's last write, atomic on its own (its checks inside the statement).
+   */
+  standalone: SqlClient["query"];
+}
+
+/**
  * How the PostgreSQL adapter reaches a database: a `pg` pool (a server, concurrent sessions) or
  * PGlite (embedded, one session). The adapter's SQL is the same on both.
  */
@@ -18,8 +34,11 @@ export interface PostgresDriver {
   readonly concurrent: boolean;
   /** One statement outside any transaction. */
   query: SqlClient["query"];
-  /** Runs `fn` inside BEGIN … COMMIT on one session; ROLLBACK when it throws. */
-  transaction<T>(fn: (client: SqlClient) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` on one session of its own, inside BEGIN … COMMIT once `fn` sends anything but
+   * `standalone` statements (see `TxClient`); ROLLBACK when it throws with the transaction open.
+   */
+  transaction<T>(fn: (client: TxClient) => Promise<T>): Promise<T>;
   /** Ends the sessions, if the driver owns them. */
   close(): Promise<void>;
 }
@@ -63,19 +82,38 @@ export function pgPoolDriver(pool: PgPoolLike, options: { ownsPool?: boolean; ba
     },
   };
 
-  async function transaction<T>(fn: (client: SqlClient) => Promise<T>): Promise<T> {
+  async function transaction<T>(fn: (client: TxClient) => Promise<T>): Promise<T> {
     const client = await pool.connect();
+    const session = wrap(client);
+    let open = false;
+    const begin = async () => {
+      if (open) return;
+      // explicit: a standalone read before BEGIN is only the same read at READ COMMITTED
+      await client.query("BEGIN ISOLATION LEVEL READ COMMITTED");
+      open = true;
+    };
     let broken = false;
     try {
-      await client.query("BEGIN");
-      const result = await fn(wrap(client));
-      await client.query("COMMIT");
+      const result = await fn({
+        standalone: session.query,
+        async query(text, params) {
+          await begin();
+          return session.query(text, params);
+        },
+        async exec(text) {
+          await begin();
+          await session.exec(text);
+        },
+      });
+      if (open) await client.query("COMMIT");
       return result;
     } catch (e) {
-      try {
-        await client.query("ROLLBACK");
-      } catch {
-        broken = true; // the session is unusable; drop it from the pool
+      if (open) {
+        try {
+          await client.query("ROLLBACK");
+        } catch {
+          broken = true; // the session is unusable; drop it from the pool
+        }
       }
       throw e;
     } finally {
@@ -110,16 +148,19 @@ export function pgliteDriver(db: PGliteLike, options: { ownsDatabase?: boolean }
     name: "pglite",
     concurrent: false,
     query: (text, params) => mutex.run(() => wrap(db.query.bind(db))(text, params)),
+    // PGlite's own transaction (BEGIN at once): in process, BEGIN and COMMIT cost no round trip
     transaction: (fn) =>
       mutex.run(() =>
-        db.transaction((tx) =>
-          fn({
-            query: wrap(tx.query.bind(tx)),
+        db.transaction((tx) => {
+          const query = wrap(tx.query.bind(tx));
+          return fn({
+            query,
+            standalone: query,
             exec: async (text) => {
               await tx.exec(text);
             },
-          }),
-        ),
+          });
+        }),
       ),
     async close() {
       if (ownsDatabase && !db.closed) await mutex.run(() => db.close());

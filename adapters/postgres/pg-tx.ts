@@ -1,5 +1,5 @@
 import type { BalanceRecord, LedgerEntryRecord, StorageTx } from "../../src/ports/storage";
-import type { SqlClient } from "./driver";
+import type { TxClient } from "./driver";
 import { accountStore } from "./stores/accounts";
 import { deliveryLogStore } from "./stores/deliveries";
 import { chainStateStore } from "./stores/chain-state";
@@ -22,6 +22,17 @@ export interface PgTxContext {
   readonly s: string;
   /** Runs a statement after flushing the buffers, so it sees (and orders after) every write. */
   run(text: string, params?: unknown[]): Promise<{ rows: Row[]; rowCount: number }>;
+  /**
+   * Runs a plain read (a SELECT that locks nothing and changes nothing) after flushing the
+   * buffers. Until the transaction has written or locked anything it runs before BEGIN, so a
+   * transaction of reads costs no round trip for BEGIN and COMMIT (see `TxClient`).
+   */
+  read(text: string, params?: unknown[]): Promise<{ rows: Row[]; rowCount: number }>;
+  /**
+   * A SELECT that locks its rows for the rest of the transaction when `options.lock` (appending
+   * `ORDER BY <orderBy> FOR UPDATE`, or only `FOR UPDATE`), and is a plain `read` otherwise.
+   */
+  select(text: string, params: unknown[], options?: { lock?: boolean }, orderBy?: string): Promise<{ rows: Row[]; rowCount: number }>;
   /** Buffers inserts into `table`; they leave with the next flush. */
   buffer<R>(table: Table<R>, records: readonly R[]): void;
   /** Buffers ledger entries and the balance deltas they make (rows the transaction locked). */
@@ -50,6 +61,10 @@ export interface BufferedUpdate<R> {
    * earlier in the buffer.
    */
   readonly guarded: boolean;
+  /** Whether every record must hit its row (the flush fails otherwise); else a miss changes nothing. */
+  readonly strict: boolean;
+  /** The error a strict update's miss fails the flush with, given its records (default: a programmer error). */
+  readonly mismatch?: (records: R[]) => Error;
 }
 
 /**
@@ -61,6 +76,7 @@ export function bufferedUpdate<R>(
   keys: readonly (keyof R & string)[],
   set: readonly (keyof R & string)[],
   guard?: Parameters<Table<R>["updateSql"]>[3],
+  options: { strict?: boolean; mismatch?: (records: R[]) => Error } = {},
 ): (schema: string) => BufferedUpdate<R> {
   const bySchema = new Map<string, BufferedUpdate<R>>();
   return (schema) => {
@@ -71,6 +87,8 @@ export function bufferedUpdate<R>(
         sql: table.updateSql(schema, keys, set, guard),
         key: (r) => keys.map((k) => String(r[k])).join("\u0000"),
         guarded: guard !== undefined,
+        strict: options.strict ?? true,
+        ...(options.mismatch ? { mismatch: options.mismatch } : {}),
       };
       bySchema.set(schema, update);
     }
@@ -82,7 +100,12 @@ export function bufferedUpdate<R>(
  * One transaction: reads go straight to the session; inserts, balance deltas and updates of
  * locked rows wait in buffers and are flushed before the next statement (and at commit) as ONE
  * statement whose parts are data-modifying CTEs, so a use case pays one round trip for all its
- * writes while it holds its balance locks. (Both drivers return numeric as text, which `BigInt` reads exactly.)
+ * writes while it holds its balance locks. The statement checks its own expectations (rows an
+ * update must hit), so it is atomic on its own: a transaction that only read before it sends it
+ * without BEGIN and COMMIT. (Both drivers return numeric as text, which `BigInt` reads exactly.)
+ *
+ * With `autocommit` (`StorageAdapter.autocommit`) nothing opens a transaction: every statement,
+ * and every flush, commits on its own.
  */
 export class PgTx implements PgTxContext {
   private inserts = new Map<Table<any>, unknown[]>();
@@ -90,13 +113,25 @@ export class PgTx implements PgTxContext {
   private updates = new Map<BufferedUpdate<any>, Map<string, unknown>>();
 
   constructor(
-    private readonly client: SqlClient,
+    private readonly client: TxClient,
     readonly s: string,
+    private readonly autocommit = false,
   ) {}
 
   async run(text: string, params: unknown[] = []): Promise<{ rows: Row[]; rowCount: number }> {
     await this.flush();
-    return this.client.query<Row>(text, params);
+    return this.autocommit ? this.client.standalone<Row>(text, params) : this.client.query<Row>(text, params);
+  }
+
+  async read(text: string, params: unknown[] = []): Promise<{ rows: Row[]; rowCount: number }> {
+    if (!isPlainRead(text)) throw new Error(`not a plain read: ${text.slice(0, 80)}`);
+    await this.flush();
+    return this.client.standalone<Row>(text, params);
+  }
+
+  select(text: string, params: unknown[], options?: { lock?: boolean }, orderBy?: string): Promise<{ rows: Row[]; rowCount: number }> {
+    if (!options?.lock) return this.read(text, params);
+    return this.run(`${text}${orderBy ? ` ORDER BY ${orderBy}` : ""} FOR UPDATE`, params);
   }
 
   buffer<R>(table: Table<R>, records: readonly R[]): void {
@@ -135,18 +170,23 @@ export class PgTx implements PgTxContext {
   /**
    * Writes every buffer as one statement: each table's rows go as ONE json parameter (far cheaper
    * than driver-escaped arrays: measured on 25,000 payouts), each part a CTE with its parameters
-   * renumbered after the ones before. Balance deltas must each hit one locked row, or it throws.
+   * renumbered after the ones before. Parts that must hit a number of rows (balance deltas and
+   * strict updates each hit one locked row) are counted inside the statement, which fails, writing
+   * nothing, when a count is off. `last`: the transaction's closing flush (see `TxClient.standalone`).
    */
-  async flush(): Promise<void> {
+  async flush(last = false): Promise<void> {
     if (this.inserts.size === 0 && this.deltas.size === 0 && this.updates.size === 0) return;
-    // `expect`: rows the part must touch (balance deltas and updates each hit one locked row)
-    const parts: { sql: string; param: string; expect?: { rows: number; what: string } }[] = [];
+    // `expect`: rows the part must touch, and the error when it does not
+    const parts: { sql: string; param: string; expect?: { rows: number; error: () => Error } }[] = [];
     for (const [table, rows] of this.inserts) parts.push({ sql: table.insertSql(this.s), param: table.jsonRows(rows) });
     for (const [update, rows] of this.updates) {
+      const records = [...rows.values()];
+      const what = `an update of ${update.table.name} rows that are not as locked`;
+      const error = update.mismatch ? () => update.mismatch!(records) : () => writesError(what);
       parts.push({
         sql: update.sql,
-        param: update.table.jsonRows([...rows.values()]),
-        expect: { rows: rows.size, what: `an update of ${update.table.name} rows that are not as locked` },
+        param: update.table.jsonRows(records),
+        ...(update.strict ? { expect: { rows: rows.size, error } } : {}),
       });
     }
     const deltas = [...this.deltas.values()];
@@ -158,18 +198,28 @@ export class PgTx implements PgTxContext {
         param: JSON.stringify(
           deltas.map((d) => ({ account_id: d.accountId, asset: d.asset, chain: d.chain, book: d.book, delta: d.amount.toString() })),
         ),
-        expect: { rows: deltas.length, what: "ledger entries that touch a balance row that was not locked" },
+        expect: { rows: deltas.length, error: () => writesError("ledger entries that touch a balance row that was not locked") },
       });
     }
     this.inserts = new Map();
     this.deltas = new Map();
     this.updates = new Map();
+    const params: unknown[] = parts.map((p) => p.param);
     const ctes = parts.map((part, i) => `w${i} AS (${part.sql.replace("$1", () => `$${i + 1}`)} RETURNING 1)`);
-    const checked = parts.flatMap((part, i) => (part.expect ? [{ i, ...part.expect }] : []));
-    const counts = checked.length ? checked.map(({ i }) => `(SELECT count(*) FROM w${i}) AS c${i}`).join(", ") : "1 AS c";
-    const { rows } = await this.client.query<Row>(`WITH ${ctes.join(",\n")} SELECT ${counts}`, parts.map((p) => p.param));
-    for (const { i, rows: expected, what } of checked) {
-      if (Number(rows[0]?.[`c${i}`]) !== expected) throw new Error(`the transaction's writes include ${what}`);
+    // a count that is off fails the statement: the cast of the part's label is not a number
+    const checks = parts.flatMap((part, i) => {
+      if (!part.expect) return [];
+      params.push(part.expect.rows);
+      return [`CAST(CASE WHEN (SELECT count(*) FROM w${i}) = $${params.length}::bigint THEN '0' ELSE '${EXPECT}${i}' END AS integer)`];
+    });
+    const text = `WITH ${ctes.join(",\n")} SELECT ${checks.length ? checks.join(", ") : "1"}`;
+    try {
+      await (last || this.autocommit ? this.client.standalone(text, params) : this.client.query(text, params));
+    } catch (e) {
+      const missed = new RegExp(`"${EXPECT}(\\d+)"`).exec(e instanceof Error ? e.message : "");
+      const part = missed ? parts[Number(missed[1])] : undefined;
+      if (part?.expect) throw part.expect.error();
+      throw e;
     }
   }
 
@@ -190,4 +240,23 @@ export class PgTx implements PgTxContext {
       simulatedChains: simulatedChainStore(this),
     };
   }
+}
+
+/** The label a flush's failed expectation carries (see `PgTx.flush`). */
+const EXPECT = "payrail-expect:";
+
+function writesError(what: string): Error {
+  return new Error(`the transaction's writes include ${what}`);
+}
+
+const plainReads = new Map<string, boolean>();
+
+/** A SELECT that takes no row locks (`PgTxContext.read`); the answer per text is kept. */
+function isPlainRead(text: string): boolean {
+  let plain = plainReads.get(text);
+  if (plain === undefined) {
+    plain = /^\s*SELECT\b/i.test(text) && !/\bFOR\s+(UPDATE|SHARE|NO\s+KEY\s+UPDATE|KEY\s+SHARE)\b|pg_\w*advisory|nextval|setval/i.test(text);
+    if (plainReads.size < 10_000) plainReads.set(text, plain);
+  }
+  return plain;
 }

@@ -70,7 +70,7 @@ export class PostgresStorage implements StorageAdapter {
         return await this.driver.transaction(async (client) => {
           const tx = new PgTx(client, this.s);
           const result = await fn(tx.view());
-          await tx.flush();
+          await tx.flush(true);
           return result;
         });
       } catch (e) {
@@ -79,6 +79,16 @@ export class PostgresStorage implements StorageAdapter {
         await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
       }
     }
+  }
+
+  /** One session without a transaction: each statement, and each flush of buffered writes, commits alone. */
+  autocommit<T>(fn: (tx: StorageTx) => Promise<T>): Promise<T> {
+    return this.driver.transaction(async (client) => {
+      const tx = new PgTx(client, this.s, true);
+      const result = await fn(tx.view());
+      await tx.flush(true);
+      return result;
+    });
   }
 
   claimDueWork(request: ClaimRequest): Promise<DueWorkRecord[]> {

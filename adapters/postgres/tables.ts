@@ -215,6 +215,25 @@ export const IDEMPOTENCY_KEYS = table<IdempotencyRecord>("idempotency_keys", {
   expiresAt: "bigint",
 });
 
+/** A response saved over a key by `IdempotencyStore.replaceAtCommit`: the new row, and how the row must stand. */
+export interface IdempotencySave extends IdempotencyRecord {
+  expectedLockedAt: number | null;
+  expectedResponded: boolean;
+}
+
+/** `idempotency_keys` as the buffered update of `replaceAtCommit` reads its JSON rows. */
+export const IDEMPOTENCY_SAVES = table<IdempotencySave>("idempotency_keys", {
+  accountId: "text",
+  key: "text",
+  fingerprint: "text",
+  lockedAt: "bigint",
+  response: "json",
+  created: "bigint",
+  expiresAt: "bigint",
+  expectedLockedAt: "bigint",
+  expectedResponded: "boolean",
+});
+
 export const DUE_WORK = table<DueWorkRecord>(
   "due_work",
   {

@@ -1,8 +1,8 @@
 import { err, type Result } from "neverthrow";
-import { ApiError } from "../errors";
+import { ApiError, fail } from "../errors";
 import type { Json } from "../ports/storage";
 import type { EngineDeps, RequestContext } from "./context";
-import { saveResponseWithin } from "./idempotency";
+import { lostKey, saveResponseWithin } from "./idempotency";
 import { UnitOfWork } from "./unit-of-work";
 
 /** Tells the observer what a committed unit of work wrote. */
@@ -49,8 +49,7 @@ export async function runCommand<T>(
       if (r.isErr()) throw new Rollback(r.error);
       await uow.finish();
       if (ctx.idempotency) {
-        const saved = await saveResponseWithin(tx, ctx.idempotency, { status: options.status ?? 200, body: (options.stored ? options.stored(r.value) : r.value) as Json });
-        if (saved.isErr()) throw new Rollback(saved.error);
+        await saveResponseWithin(tx, ctx.idempotency, { status: options.status ?? 200, body: (options.stored ? options.stored(r.value) : r.value) as Json });
       }
       wake = uow.scheduledDueWork;
       report = uow.report();
@@ -61,6 +60,7 @@ export async function runCommand<T>(
     return result;
   } catch (e) {
     if (e instanceof Rollback) return err(e.error);
+    if (lostKey(e)) return fail("idempotency_key_in_use", "Another request took over this Idempotency-Key", { param: "Idempotency-Key" });
     throw e;
   }
 }

@@ -1,7 +1,8 @@
 import { createHash } from "node:crypto";
 import { ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../errors";
-import type { IdempotencyRecord, Json, StorageTx } from "../ports/storage";
+import { IdempotencyKeyLostError, type IdempotencyRecord } from "../ports/storage/idempotency";
+import type { Json, StorageTx } from "../ports/storage";
 import type { EngineDeps, IdempotencyClaim } from "./context";
 
 export interface StoredResponse {
@@ -71,6 +72,10 @@ export class IdempotencyService {
       created: now,
       expiresAt: now + this.deps.config.idempotencyTtlMs,
     };
+    // A fresh key, the common case, is one insert that stands alone: nothing follows it. A key
+    // that exists makes the insert a no-op, and the transaction below decides about it.
+    const first = await this.deps.storage.autocommit((tx) => tx.idempotency.claim(fresh));
+    if (first.inserted) return ok({ kind: "proceed", claim: claimOf(fresh) });
     return this.deps.storage.transaction(async (tx): Promise<Result<BeginOutcome, ApiError>> => {
       const claimed = await tx.idempotency.claim(fresh);
       if (!claimed.inserted) {
@@ -123,42 +128,29 @@ export function isStoredStatus(status: number): boolean {
 }
 
 /**
- * Saves the response under the key inside `tx`, but only while this request still holds the key;
- * if another request took it over, the caller's transaction must roll back.
+ * Saves the response under the key as `tx` commits, but only while this request still holds the
+ * key: if another request took it over, the commit fails with `IdempotencyKeyLostError` and
+ * `runCommand` answers `idempotency_key_in_use`, its effect rolled back.
  */
-export async function saveResponseWithin(
-  tx: StorageTx,
-  claim: IdempotencyClaim,
-  response: StoredResponse,
-): Promise<Result<void, ApiError>> {
-  // the common case in one statement: the key is still this request's
-  if (await tx.idempotency.replaceIf(recordOf(claim, null, response), { lockedAt: claim.lockedAt, responded: false })) return ok(undefined);
-  const claimed = await tx.idempotency.claim(recordOf(claim, claim.lockedAt, null));
-  if (!claimed.inserted && !stillHeld(claimed.existing, claim)) {
-    return fail("idempotency_key_in_use", "Another request took over this Idempotency-Key", {
-      param: "Idempotency-Key",
-    });
-  }
-  await tx.idempotency.put(recordOf(claim, null, response));
-  return ok(undefined);
+export async function saveResponseWithin(tx: StorageTx, claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
+  await tx.idempotency.replaceAtCommit(recordOf(claim, null, response), { lockedAt: claim.lockedAt, responded: false }, { required: true });
 }
 
 /**
  * Replaces the response a request saved under its key with a newer view of the same result (a
  * payout whose legs went out right after it was created), so a replay shows what the first
- * answer showed. Only the same request's saved response is replaced.
+ * answer showed. Only the same request's saved response is replaced; a key gone meanwhile stays gone.
  */
 export async function replaceSavedResponse(tx: StorageTx, claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
-  if (await tx.idempotency.replaceIf(recordOf(claim, null, response), { lockedAt: null, responded: true })) return;
-  const claimed = await tx.idempotency.claim(recordOf(claim, claim.lockedAt, null));
-  if (claimed.inserted) {
-    await tx.idempotency.delete(claim.accountId, claim.key); // pruned meanwhile: nothing to replace
-    return;
+  await tx.idempotency.replaceAtCommit(recordOf(claim, null, response), { lockedAt: null, responded: true }, { required: false });
+}
+
+/** Whether `e` (or what it wraps) says the request lost its idempotency key before its commit. */
+export function lostKey(e: unknown): boolean {
+  for (let cur: unknown = e, depth = 0; cur instanceof Error && depth < 5; cur = cur.cause, depth++) {
+    if (cur instanceof IdempotencyKeyLostError) return true;
   }
-  const existing = claimed.existing;
-  if (existing.response && existing.fingerprint === claim.fingerprint && existing.created === claim.created) {
-    await tx.idempotency.put(recordOf(claim, null, response));
-  }
+  return false;
 }
 
 function stillHeld(existing: IdempotencyRecord, claim: IdempotencyClaim): boolean {

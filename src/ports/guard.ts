@@ -72,6 +72,24 @@ export function guardStorage(adapter: StorageAdapter): StorageAdapter & { readon
   const open = (operation: string) => {
     if (closed) throw new Error(`storage ${name} is closed (${operation} after close)`);
   };
+  /** A transaction or autocommit session: what `fn` throws reaches the caller as it is, the adapter's own failures wrapped. */
+  const run = async <T>(operation: "transaction" | "autocommit", fn: (tx: StorageTx) => Promise<T>): Promise<T> => {
+    open(operation);
+    let thrownByFn: { error: unknown } | null = null;
+    try {
+      return await adapter[operation](async (tx) => {
+        try {
+          return await fn(guardTx(name, tx));
+        } catch (e) {
+          thrownByFn = { error: e };
+          throw e;
+        }
+      });
+    } catch (e) {
+      if (thrownByFn && (thrownByFn as { error: unknown }).error === e) throw e;
+      throw wrap(name, operation, e);
+    }
+  };
   return {
     name,
     capabilities: adapter.capabilities,
@@ -95,23 +113,8 @@ export function guardStorage(adapter: StorageAdapter): StorageAdapter & { readon
       );
       return initialized;
     },
-    async transaction(fn) {
-      open("transaction");
-      let thrownByFn: { error: unknown } | null = null;
-      try {
-        return await adapter.transaction(async (tx) => {
-          try {
-            return await fn(guardTx(name, tx));
-          } catch (e) {
-            thrownByFn = { error: e };
-            throw e;
-          }
-        });
-      } catch (e) {
-        if (thrownByFn && (thrownByFn as { error: unknown }).error === e) throw e;
-        throw wrap(name, "transaction", e);
-      }
-    },
+    transaction: (fn) => run("transaction", fn),
+    autocommit: (fn) => run("autocommit", fn),
     async claimDueWork(request) {
       open("claimDueWork");
       try {

@@ -1,4 +1,4 @@
-import type { IdempotencyStore } from "../../../src/ports/storage";
+import { IdempotencyKeyLostError, type IdempotencyStore } from "../../../src/ports/storage/idempotency";
 import { frozen, k2, pruneMap, type MemoryTx } from "../memory-tables";
 
 export function idempotencyStore(m: MemoryTx): IdempotencyStore {
@@ -14,7 +14,8 @@ export function idempotencyStore(m: MemoryTx): IdempotencyStore {
     async put(record) {
       m.put(t.idempotency, k2(record.accountId, record.key), frozen(record));
     },
-    async replaceIf(record, expected) {
+    // transactions run one at a time: the row stands now as it will at commit
+    async replaceAtCommit(record, expected, options) {
       const k = k2(record.accountId, record.key);
       const existing = t.idempotency.get(k);
       const matches =
@@ -24,7 +25,7 @@ export function idempotencyStore(m: MemoryTx): IdempotencyStore {
         existing.lockedAt === expected.lockedAt &&
         (existing.response !== null) === expected.responded;
       if (matches) m.put(t.idempotency, k, frozen(record));
-      return matches;
+      else if (options.required) throw new IdempotencyKeyLostError(record.accountId, record.key);
     },
     async delete(accountId, key) {
       m.remove(t.idempotency, k2(accountId, key));

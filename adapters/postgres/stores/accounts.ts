@@ -10,7 +10,7 @@ export function accountStore(tx: PgTxContext): AccountStore {
       await tx.run(ACCOUNTS.insertSql(s), [ACCOUNTS.jsonRows([account])]);
     },
     async getAccount(id) {
-      const { rows } = await tx.run(`SELECT * FROM ${s}.accounts WHERE id = $1`, [id]);
+      const { rows } = await tx.read(`SELECT * FROM ${s}.accounts WHERE id = $1`, [id]);
       return rows[0] ? ACCOUNTS.fromRow(rows[0]) : null;
     },
     async updateAccountSettings(id, settings) {
@@ -21,19 +21,16 @@ export function accountStore(tx: PgTxContext): AccountStore {
       return (await tx.run(API_KEYS.insertSql(s), [API_KEYS.jsonRows([key])])).rowCount === 1;
     },
     async findApiKey(hash) {
-      const { rows } = await tx.run(`SELECT * FROM ${s}.api_keys WHERE hash = $1`, [hash]);
+      const { rows } = await tx.read(`SELECT * FROM ${s}.api_keys WHERE hash = $1`, [hash]);
       return rows[0] ? API_KEYS.fromRow(rows[0]) : null;
     },
     async getApiKey(accountId, id, options) {
-      const { rows } = await tx.run(`SELECT * FROM ${s}.api_keys WHERE account_id = $1 AND id = $2${options?.lock ? " FOR UPDATE" : ""}`, [
-        accountId,
-        id,
-      ]);
+      const { rows } = await tx.select(`SELECT * FROM ${s}.api_keys WHERE account_id = $1 AND id = $2`, [accountId, id], options);
       return rows[0] ? API_KEYS.fromRow(rows[0]) : null;
     },
     async listApiKeys(query) {
       const { text, params } = keysetSql(`${s}.api_keys`, { accountId: query.accountId, limit: query.limit, ...(query.after ? { after: query.after } : {}) }, {});
-      return (await tx.run(text, params)).rows.map(API_KEYS.fromRow);
+      return (await tx.read(text, params)).rows.map(API_KEYS.fromRow);
     },
     async updateApiKey(accountId, id, change) {
       const sets: string[] = [];

@@ -39,14 +39,11 @@ export function chainStateStore(tx: PgTxContext): ChainStateStore {
     },
 
     async getTransaction(chain, transferId, options) {
-      const { rows } = await tx.run(
-        `SELECT * FROM ${s}.chain_transactions WHERE chain = $1 AND transfer_id = $2${options?.lock ? " FOR UPDATE" : ""}`,
-        [chain, transferId],
-      );
+      const { rows } = await tx.select(`SELECT * FROM ${s}.chain_transactions WHERE chain = $1 AND transfer_id = $2`, [chain, transferId], options);
       return rows[0] ? CHAIN_TRANSACTIONS.fromRow(rows[0]) : null;
     },
     async findTransactionByHash(chain, txHash) {
-      const { rows } = await tx.run(
+      const { rows } = await tx.read(
         `SELECT t.* FROM ${s}.chain_transaction_hashes h
          JOIN ${s}.chain_transactions t ON t.chain = h.chain AND t.transfer_id = h.transfer_id
          WHERE h.chain = $1 AND h.tx_hash = $2`,
@@ -67,7 +64,7 @@ export function chainStateStore(tx: PgTxContext): ChainStateStore {
       await indexHashes(record);
     },
     async listOpenTransactions(chain, limit) {
-      const { rows } = await tx.run(
+      const { rows } = await tx.read(
         `SELECT * FROM ${s}.chain_transactions WHERE chain = $1 AND status = 'signed' ORDER BY created, transfer_id LIMIT $2`,
         [chain, limit],
       );
@@ -75,7 +72,7 @@ export function chainStateStore(tx: PgTxContext): ChainStateStore {
     },
 
     async listTransactionsFrom(chain, from, minNonce) {
-      const { rows } = await tx.run(
+      const { rows } = await tx.read(
         `SELECT * FROM ${s}.chain_transactions WHERE chain = $1 AND from_address = $2 AND nonce >= $3 ORDER BY nonce, transfer_id`,
         [chain, from, minNonce],
       );
@@ -83,14 +80,14 @@ export function chainStateStore(tx: PgTxContext): ChainStateStore {
     },
 
     async getAddress(wallet, key) {
-      const { rows } = await tx.run(`SELECT * FROM ${s}.chain_addresses WHERE wallet = $1 AND key = $2`, [wallet, key]);
+      const { rows } = await tx.read(`SELECT * FROM ${s}.chain_addresses WHERE wallet = $1 AND key = $2`, [wallet, key]);
       return rows[0] ? CHAIN_ADDRESSES.fromRow(rows[0]) : null;
     },
     async insertAddress(record) {
       await tx.run(CHAIN_ADDRESSES.insertSql(s), [CHAIN_ADDRESSES.jsonRows([record])]);
     },
     async listAddresses(wallet, afterIndex = 0) {
-      const { rows } = await tx.run(`SELECT * FROM ${s}.chain_addresses WHERE wallet = $1 AND key_index > $2 ORDER BY key_index`, [
+      const { rows } = await tx.read(`SELECT * FROM ${s}.chain_addresses WHERE wallet = $1 AND key_index > $2 ORDER BY key_index`, [
         wallet,
         afterIndex,
       ]);
@@ -98,7 +95,7 @@ export function chainStateStore(tx: PgTxContext): ChainStateStore {
     },
 
     async getScanTip(chain) {
-      const { rows } = await tx.run(`SELECT * FROM ${s}.chain_scan_tips WHERE chain = $1`, [chain]);
+      const { rows } = await tx.read(`SELECT * FROM ${s}.chain_scan_tips WHERE chain = $1`, [chain]);
       return rows[0] ? CHAIN_BLOCKS.fromRow(rows[0]) : null;
     },
     async moveScanTip(chain, expected, next) {
@@ -119,7 +116,7 @@ export function chainStateStore(tx: PgTxContext): ChainStateStore {
       return rowCount === 1;
     },
     async listBlocks(chain) {
-      const { rows } = await tx.run(`SELECT * FROM ${s}.chain_blocks WHERE chain = $1 ORDER BY number`, [chain]);
+      const { rows } = await tx.read(`SELECT * FROM ${s}.chain_blocks WHERE chain = $1 ORDER BY number`, [chain]);
       return rows.map(CHAIN_BLOCKS.fromRow);
     },
     async putBlocks(blocks) {
@@ -146,7 +143,7 @@ export function chainStateStore(tx: PgTxContext): ChainStateStore {
       return rows.map(CHAIN_DEPOSITS.fromRow).sort((a, b) => a.blockNumber - b.blockNumber);
     },
     async listDeposits(chain, filter) {
-      const { rows } = await tx.run(
+      const { rows } = await tx.read(
         `SELECT * FROM ${s}.chain_deposits WHERE chain = $1 AND (
            (reverted_at IS NULL AND block_number >= $2)
            OR reverted_at >= $3
@@ -177,7 +174,7 @@ export function chainStateStore(tx: PgTxContext): ChainStateStore {
       if (rowCount !== 1) throw new Error(`no sweep ${record.id}`);
     },
     async listOpenSweeps(chain) {
-      const { rows } = await tx.run(
+      const { rows } = await tx.read(
         `SELECT * FROM ${s}.chain_sweeps WHERE chain = $1 AND status IN ('topping_up', 'moving') ORDER BY created, id`,
         [chain],
       );

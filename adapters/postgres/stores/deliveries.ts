@@ -11,7 +11,7 @@ export function deliveryLogStore(tx: PgTxContext): DeliveryLogStore {
     },
     async list(query) {
       const { text, params } = keysetSql(`${s}.webhook_deliveries`, query, { filters: { endpoint_id: query.endpointId } });
-      return (await tx.run(text, params)).rows.map(WEBHOOK_DELIVERIES.fromRow);
+      return (await tx.read(text, params)).rows.map(WEBHOOK_DELIVERIES.fromRow);
     },
     pruneBefore: (before, limit) => tx.prune("webhook_deliveries", "account_id, id", "created < $1", before, limit),
   };

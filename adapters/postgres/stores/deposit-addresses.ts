@@ -10,7 +10,7 @@ export function depositAddressStore(tx: PgTxContext): DepositAddressStore {
     },
     async find(addresses) {
       if (!addresses.length) return [];
-      const { rows } = await tx.run(`SELECT * FROM ${s}.deposit_addresses WHERE address = ANY($1::text[])`, [[...addresses]]);
+      const { rows } = await tx.read(`SELECT * FROM ${s}.deposit_addresses WHERE address = ANY($1::text[])`, [[...addresses]]);
       return rows.map(DEPOSIT_ADDRESSES.fromRow);
     },
   };

@@ -45,11 +45,11 @@ export function workStore(tx: PgTxContext): WorkStore {
       return r.rows.map((row) => String(row.id));
     },
     async get(id) {
-      const { rows } = await tx.run(`SELECT * FROM ${s}.due_work WHERE id = $1`, [id]);
+      const { rows } = await tx.read(`SELECT * FROM ${s}.due_work WHERE id = $1`, [id]);
       return rows[0] ? DUE_WORK.fromRow(rows[0]) : null;
     },
     async stats(now) {
-      const { rows } = await tx.run(
+      const { rows } = await tx.read(
         `SELECT kind,
            count(*) FILTER (WHERE status = 'dead') AS dead,
            count(*) FILTER (WHERE status = 'ready' AND lease_until > $1) AS leased,
@@ -69,7 +69,7 @@ export function workStore(tx: PgTxContext): WorkStore {
       }));
     },
     async nextRunAt() {
-      const { rows } = await tx.run(
+      const { rows } = await tx.read(
         `SELECT min(greatest(run_at, coalesce(lease_until, 0))) AS next FROM ${s}.due_work WHERE status = 'ready'`,
       );
       return rows[0]?.next === null || rows[0]?.next === undefined ? null : Number(rows[0].next);

@@ -10,17 +10,17 @@ export function eventStore(tx: PgTxContext): EventStore {
       tx.buffer(EVENTS, events);
     },
     async get(accountId, id) {
-      const { rows } = await tx.run(`SELECT * FROM ${s}.events WHERE account_id = $1 AND id = $2`, [accountId, id]);
+      const { rows } = await tx.read(`SELECT * FROM ${s}.events WHERE account_id = $1 AND id = $2`, [accountId, id]);
       return rows[0] ? EVENTS.fromRow(rows[0]) : null;
     },
     async getMany(accountId, ids) {
       if (!ids.length) return [];
-      const { rows } = await tx.run(`SELECT * FROM ${s}.events WHERE account_id = $1 AND id = ANY($2::text[])`, [accountId, ids]);
+      const { rows } = await tx.read(`SELECT * FROM ${s}.events WHERE account_id = $1 AND id = ANY($2::text[])`, [accountId, ids]);
       return rows.map(EVENTS.fromRow);
     },
     async list(query) {
       const { text, params } = keysetSql(`${s}.events`, query, { statusColumn: "type" });
-      return (await tx.run(text, params)).rows.map(EVENTS.fromRow);
+      return (await tx.read(text, params)).rows.map(EVENTS.fromRow);
     },
     pruneBefore: (before, limit) => tx.prune("events", "account_id, id", "created < $1", before, limit),
   };

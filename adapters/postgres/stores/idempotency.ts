@@ -1,6 +1,20 @@
-import type { IdempotencyRecord, IdempotencyStore } from "../../../src/ports/storage";
-import type { PgTxContext } from "../pg-tx";
-import { IDEMPOTENCY_KEYS } from "../tables";
+import { IdempotencyKeyLostError, type IdempotencyRecord, type IdempotencyStore } from "../../../src/ports/storage/idempotency";
+import { bufferedUpdate, type PgTxContext } from "../pg-tx";
+import { IDEMPOTENCY_KEYS, IDEMPOTENCY_SAVES, type IdempotencySave } from "../tables";
+
+/** `replaceAtCommit`: the new row over the key, where the row stands as expected. */
+const save = (strict: boolean) =>
+  bufferedUpdate(
+    IDEMPOTENCY_SAVES,
+    ["accountId", "key"],
+    ["lockedAt", "response", "expiresAt"],
+    (c) =>
+      `${c("fingerprint").t} = ${c("fingerprint").x} AND ${c("created").t} = ${c("created").x}` +
+      ` AND ${c("lockedAt").t} IS NOT DISTINCT FROM ${c("expectedLockedAt").x} AND (${c("response").t} IS NOT NULL) = ${c("expectedResponded").x}`,
+    { strict, mismatch: (records: IdempotencySave[]) => new IdempotencyKeyLostError(records[0]!.accountId, records[0]!.key) },
+  );
+const requiredSave = save(true);
+const optionalSave = save(false);
 
 export function idempotencyStore(tx: PgTxContext): IdempotencyStore {
   const s = tx.s;
@@ -26,24 +40,9 @@ export function idempotencyStore(tx: PgTxContext): IdempotencyStore {
         [IDEMPOTENCY_KEYS.jsonRows([record])],
       );
     },
-    async replaceIf(record, expected) {
-      const r = await tx.run(
-        `UPDATE ${s}.idempotency_keys SET locked_at = $5::bigint, response = $6::json, expires_at = $7
-         WHERE account_id = $1 AND key = $2 AND fingerprint = $3 AND created = $4
-           AND locked_at IS NOT DISTINCT FROM $8::bigint AND (response IS NOT NULL) = $9::boolean`,
-        [
-          record.accountId,
-          record.key,
-          record.fingerprint,
-          record.created,
-          record.lockedAt,
-          record.response === null ? null : JSON.stringify(record.response),
-          record.expiresAt,
-          expected.lockedAt,
-          expected.responded,
-        ],
-      );
-      return r.rowCount === 1;
+    async replaceAtCommit(record, expected, options) {
+      const update = (options.required ? requiredSave : optionalSave)(s);
+      await tx.bufferUpdates(update, [{ ...record, expectedLockedAt: expected.lockedAt, expectedResponded: expected.responded }]);
     },
     async delete(accountId, key) {
       await tx.run(`DELETE FROM ${s}.idempotency_keys WHERE account_id = $1 AND key = $2`, [accountId, key]);

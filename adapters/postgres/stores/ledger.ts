@@ -45,7 +45,7 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
       tx.bufferEntries(entries);
     },
     async listBalances(accountId) {
-      const { rows } = await tx.run(
+      const { rows } = await tx.read(
         `SELECT account_id, asset, chain, book, amount FROM ${s}.balances WHERE account_id = $1
          ORDER BY account_id, asset, chain, book`,
         [accountId],
@@ -63,7 +63,7 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
         params.push(filter.ids);
         where += ` AND id = ANY($${params.length}::text[])`;
       }
-      const { rows } = await tx.run(`SELECT * FROM ${s}.ledger_entries WHERE ${where} ORDER BY created, id`, params);
+      const { rows } = await tx.read(`SELECT * FROM ${s}.ledger_entries WHERE ${where} ORDER BY created, id`, params);
       return rows.map(LEDGER_ENTRIES.fromRow);
     },
     async pageEntries(q) {
@@ -79,7 +79,7 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
       if (q.resourcePrefix !== undefined) where.push(`resource LIKE ${p(likePrefix(q.resourcePrefix))} ESCAPE '\\'`);
       const [cmp, dir] = q.order === "asc" ? [">", "ASC"] : ["<", "DESC"];
       if (q.after !== undefined) where.push(`(created, id) ${cmp} (${p(q.after.created)}, ${p(q.after.id)})`);
-      const { rows } = await tx.run(
+      const { rows } = await tx.read(
         `SELECT * FROM ${s}.ledger_entries WHERE ${where.join(" AND ")} ORDER BY created ${dir}, id ${dir} LIMIT ${p(q.limit)}`,
         params,
       );

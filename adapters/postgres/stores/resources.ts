@@ -13,16 +13,12 @@ export function resourceStore(tx: PgTxContext): ResourceStore {
       tx.buffer(RESOURCES, records);
     },
     async get(accountId, id, options) {
-      const { rows } = await tx.run(
-        `SELECT * FROM ${s}.resources WHERE account_id = $1 AND id = $2${options?.lock ? " FOR UPDATE" : ""}`,
-        [accountId, id],
-      );
+      const { rows } = await tx.select(`SELECT * FROM ${s}.resources WHERE account_id = $1 AND id = $2`, [accountId, id], options);
       return rows[0] ? RESOURCES.fromRow(rows[0]) : null;
     },
     async getMany(accountId, ids, options) {
       if (ids.length === 0) return [];
-      const lock = options?.lock ? " ORDER BY id FOR UPDATE" : "";
-      const { rows } = await tx.run(`SELECT * FROM ${s}.resources WHERE account_id = $1 AND id = ANY($2::text[])${lock}`, [accountId, [...ids]]);
+      const { rows } = await tx.select(`SELECT * FROM ${s}.resources WHERE account_id = $1 AND id = ANY($2::text[])`, [accountId, [...ids]], options, "id");
       return rows.map(RESOURCES.fromRow);
     },
     async delete(accountId, id) {
@@ -41,7 +37,7 @@ export function resourceStore(tx: PgTxContext): ResourceStore {
     },
     async list(query) {
       const { text, params } = keysetSql(`${s}.resources`, query, { filters: { kind: query.kind }, reference: true });
-      return (await tx.run(text, params)).rows.map(RESOURCES.fromRow);
+      return (await tx.read(text, params)).rows.map(RESOURCES.fromRow);
     },
   };
 }

@@ -15,7 +15,7 @@ export function simulatedChainStore(tx: PgTxContext): SimulatedChainStore {
       return BigInt(rows[0]!.value as string);
     },
     async getCounter(scope) {
-      const { rows } = await tx.run(`SELECT value::text FROM ${s}.simulated_counters WHERE scope = $1`, [scope]);
+      const { rows } = await tx.read(`SELECT value::text FROM ${s}.simulated_counters WHERE scope = $1`, [scope]);
       return rows[0] ? BigInt(rows[0].value as string) : 0n;
     },
 
@@ -27,15 +27,15 @@ export function simulatedChainStore(tx: PgTxContext): SimulatedChainStore {
       return existing;
     },
     async getTransfer(chain, transferId) {
-      const { rows } = await tx.run(`SELECT * FROM ${s}.simulated_transfers WHERE chain = $1 AND transfer_id = $2`, [chain, transferId]);
+      const { rows } = await tx.read(`SELECT * FROM ${s}.simulated_transfers WHERE chain = $1 AND transfer_id = $2`, [chain, transferId]);
       return rows[0] ? SIMULATED_TRANSFERS.fromRow(rows[0]) : null;
     },
     async findTransferByHash(chain, txHash) {
-      const { rows } = await tx.run(`SELECT * FROM ${s}.simulated_transfers WHERE chain = $1 AND tx_hash = $2`, [chain, txHash]);
+      const { rows } = await tx.read(`SELECT * FROM ${s}.simulated_transfers WHERE chain = $1 AND tx_hash = $2`, [chain, txHash]);
       return rows[0] ? SIMULATED_TRANSFERS.fromRow(rows[0]) : null;
     },
     async listInbound(chain, filter) {
-      const { rows } = await tx.run(
+      const { rows } = await tx.read(
         `SELECT * FROM ${s}.simulated_transfers WHERE chain = $1 AND direction = 'in' AND (
            (dropped_at IS NULL AND included_at >= $2) OR dropped_at >= $3)
          ORDER BY included_at, transfer_id COLLATE "C"`,

@@ -8,6 +8,21 @@ export function transactionSuite(s: SuiteContext): void {
     expect(await s.storage.transaction((tx) => tx.accounts.getAccount("acct_a"))).toMatchObject({ id: "acct_a" });
   });
 
+  it("autocommit: each call's writes are committed when it resolves, and its reads see what is committed", async () => {
+    await s.storage.transaction((tx) => tx.accounts.insertAccount(account("acct_a")));
+    const read = await s.storage.autocommit(async (tx) => {
+      const before = await tx.accounts.getAccount("acct_a");
+      await tx.events.insert([event("acct_a", "evt_01aaaaaaaaaaaaaaaaaaaaaaaa", T0)]); // buffered by some adapters
+      const seen = await tx.events.get("acct_a", "evt_01aaaaaaaaaaaaaaaaaaaaaaaa");
+      await tx.resources.insert([resource("acct_a", "po_01aaaaaaaaaaaaaaaaaaaaaaaa", T0)]); // the last write
+      return { before, seen };
+    });
+    expect(read.before).toMatchObject({ id: "acct_a" });
+    expect(read.seen).toMatchObject({ id: "evt_01aaaaaaaaaaaaaaaaaaaaaaaa" });
+    expect(await s.inspect.events("acct_a")).toHaveLength(1);
+    expect(await s.inspect.resources("acct_a")).toHaveLength(1);
+  });
+
   it("commits what a transaction wrote and rolls back what a throwing one wrote", async () => {
     const boom = new Error("boom");
     await s.storage.transaction((tx) => tx.accounts.insertAccount(account("acct_a")));

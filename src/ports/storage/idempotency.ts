@@ -26,14 +26,28 @@ export interface IdempotencyStore {
   /** Overwrites the row of (accountId, key). */
   put(record: IdempotencyRecord): Promise<void>;
   /**
-   * Overwrites the row of (accountId, key) in one statement if it stands as `expected` (the same
-   * fingerprint and created as `record`, this `lockedAt`, and a saved response or not); false,
-   * changing nothing, when there is no such row. The common case of saving a response, where
-   * `claim` then `put` would take three statements.
+   * Overwrites the row of (accountId, key) with `record` as the transaction commits, if the row
+   * then stands as `expected` (the same fingerprint and created as `record`, this `lockedAt`, a
+   * saved response or not; checked at the latest before the transaction's next statement). When
+   * it does not: with `required`, the transaction fails with `IdempotencyKeyLostError` and rolls
+   * back; without, the row stays as it is. Saving a request's response with its effect costs no
+   * round trip of its own this way (the PostgreSQL adapter sends it with the last writes).
    */
-  replaceIf(record: IdempotencyRecord, expected: { lockedAt: number | null; responded: boolean }): Promise<boolean>;
+  replaceAtCommit(record: IdempotencyRecord, expected: { lockedAt: number | null; responded: boolean }, options: { required: boolean }): Promise<void>;
   /** Removes the row of (accountId, key), if any. */
   delete(accountId: string, key: string): Promise<void>;
   /** Deletes rows with `expiresAt <= now`; returns how many. */
   pruneExpired(now: number, limit: number): Promise<number>;
+}
+
+/**
+ * Thrown by `IdempotencyStore.replaceAtCommit` (at the latest when the transaction commits) when
+ * a required key no longer stands as expected: another request took it over, or it was pruned.
+ * The transaction has rolled back; the core answers `idempotency_key_in_use`.
+ */
+export class IdempotencyKeyLostError extends Error {
+  constructor(readonly accountId: string, readonly key: string) {
+    super(`the Idempotency-Key ${key} is no longer held by this request`);
+    this.name = "IdempotencyKeyLostError";
+  }
 }

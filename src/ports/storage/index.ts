@@ -18,6 +18,7 @@ export type * from "./deposit-addresses";
 export type * from "./due-work";
 export type * from "./events";
 export type * from "./idempotency";
+export { IdempotencyKeyLostError } from "./idempotency";
 export type * from "./json";
 export type * from "./ledger";
 export type * from "./meta";
@@ -51,6 +52,15 @@ export interface StorageAdapter {
    * the engine's `fn` only touches `tx` and can run again.
    */
   transaction<T>(fn: (tx: StorageTx) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` without a transaction: every store call is atomic on its own and commits as it
+   * completes (writes a call buffers commit before the next call or at the end), nothing is
+   * isolated from concurrent transactions across calls, and a lock ends with the call that took
+   * it. If `fn` throws, what earlier calls wrote may or may not stay. For single statements whose
+   * outcome decides what comes next (the insert of a fresh idempotency key): it saves the round
+   * trips of BEGIN and COMMIT. An adapter without round trips may run it as a transaction.
+   */
+  autocommit<T>(fn: (tx: StorageTx) => Promise<T>): Promise<T>;
   /**
    * Claims up to `limit` due work items (run_at <= now, not leased or lease expired, not dead)
    * in one short transaction, oldest `runAt` first, and leases them to `owner` until

@@ -28,6 +28,16 @@ export type LegEvent =
  * | broadcast | status, otherwise           | broadcast | (confirmations and finality) |
  * confirmed and failed are final: they absorb every later event.
  */
+/**
+ * Whether `event` may post or release the leg's reservation (the rows above with postLeg or
+ * releaseLeg), so the reservation is worth locking before it is applied. A miss costs only a
+ * lock taken on demand; a broadcast or a confirmation short of finality moves nothing.
+ */
+export function mayMoveFunds(event: LegEvent): boolean {
+  if (event.type === "broadcast") return false;
+  return event.type !== "status" || event.failure !== null || event.finality === "final";
+}
+
 export const legMachine = setup({
   types: {
     context: {} as LegContext,

@@ -1,6 +1,6 @@
 import { ok } from "neverthrow";
 import type { Infer } from "../../validation/schema";
-import type { LegEvent } from "./leg-machine";
+import { mayMoveFunds, type LegEvent } from "./leg-machine";
 import type { ChainInfo, OutboundTransfer } from "../../ports/chain";
 import type { Job, JobHandler } from "../../workers/due-work";
 import type { WorkOutcome } from "../../workers/runner";
@@ -235,10 +235,9 @@ export class PayoutWorkers {
       const stored = [...locked.keys()].sort().map((id) => locked.get(id)!);
       await options.prepare?.(uow, stored.map((s) => s.doc));
       const planned = stored.map((s) => ({ stored: s, ...plan(uow, s.doc) }));
-      await uow.ledger.lockReservations(
-        accountId,
-        planned.flatMap(({ doc, events }) => (events?.size ? doc.legs.filter((l) => events.has(l.id)).map((l) => l.reservation) : [])),
-      );
+      const moving = (doc: PayoutDoc, events: Map<string, LegEvent> | undefined) =>
+        events?.size ? doc.legs.filter((l) => events.has(l.id) && mayMoveFunds(events.get(l.id)!)).map((l) => l.reservation) : [];
+      await uow.ledger.lockReservations(accountId, planned.flatMap(({ doc, events }) => moving(doc, events)));
       const updates: { stored: Stored<PayoutDoc>; doc: PayoutDoc }[] = [];
       const after: PayoutDoc[] = [];
       for (const { stored, events, ...step } of planned) {
