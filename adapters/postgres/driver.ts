@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import { BackgroundLimit, PriorityMutex } from "../../src/concurrency/priority";
 
 /** The part of a database session the adapter uses: one parameterised statement at a time. */
@@ -43,30 +44,85 @@ export interface PostgresDriver {
   close(): Promise<void>;
 }
 
+/** A statement as `pg` takes it: its text, or a named (prepared once per session) statement with its values. */
+export type PgStatement = string | { name: string; text: string; values: unknown[] };
+
 /** The subset of `pg.Pool` the driver uses (so the core does not depend on pg's types). */
 export interface PgPoolLike {
   connect(): Promise<PgPoolClientLike>;
-  query(text: string, params?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  query(statement: PgStatement, params?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
   end(): Promise<void>;
 }
 
 export interface PgPoolClientLike {
-  query(text: string, params?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  query(statement: PgStatement, params?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
   release(error?: Error | boolean): void;
 }
 
+/** Distinct statement texts given a name at most (a schema per test makes texts many); beyond, unnamed. */
+const MAX_NAMED = 2_000;
+const statementNames = new Map<string, string>();
+/** Texts whose prepared statements went stale, and how often: their next name differs. */
+const renamed = new Map<string, number>();
+
 /**
- * Drives a `pg` Pool. `ownsPool` (default true) ends the pool on close. `backgroundSessions`
- * caps the transactions background work (`inBackground`: the worker runner) holds at once, so
- * the pool's other sessions are always there for requests (default: no cap).
+ * Whether `e` is the server refusing a prepared statement whose result columns changed since it
+ * was planned (a migration added a column to a table it reads with `*`). The statement gets a
+ * new name, so each session prepares it afresh; the caller runs it (or its transaction) again.
  */
-export function pgPoolDriver(pool: PgPoolLike, options: { ownsPool?: boolean; backgroundSessions?: number } = {}): PostgresDriver {
+export function isStalePlan(e: unknown, text?: string): boolean {
+  const stale = (e as { code?: unknown })?.code === "0A000" && /cached plan must not change result type/.test(String((e as Error).message));
+  if (stale && text !== undefined && statementNames.delete(text)) renamed.set(text, (renamed.get(text) ?? 0) + 1);
+  return stale;
+}
+
+/**
+ * The statement to send for `text` with `params`: named, so each session parses and plans it
+ * once and then only binds and executes it (the server's CPU per statement is what a busy
+ * database spends most on), unless it has no parameters (BEGIN, COMMIT: the simple protocol).
+ */
+function statement(text: string, params: unknown[] | undefined): PgStatement {
+  if (!params?.length) return text;
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    if (statementNames.size >= MAX_NAMED) return text;
+    name = `payrail_${createHash("sha256").update(`${renamed.get(text) ?? 0}:${text}`).digest("base64url").slice(0, 24)}`;
+    statementNames.set(text, name);
+  }
+  return { name, text, values: params };
+}
+
+/** How `pgPoolDriver` uses its pool. */
+export interface PgPoolDriverOptions {
+  /** End the pool on close (default true). */
+  ownsPool?: boolean;
+  /**
+   * Transactions background work (`inBackground`: the worker runner) holds at once, so the
+   * pool's other sessions are always there for requests (default: no cap).
+   */
+  backgroundSessions?: number;
+  /**
+   * Send statements with parameters as named prepared statements, parsed and planned once per
+   * session (default true). Turn it off behind a pooler that does not keep them per client
+   * (PgBouncer before 1.21 in transaction mode).
+   */
+  namedStatements?: boolean;
+}
+
+/** Drives a `pg` Pool (see `PgPoolDriverOptions`). */
+export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}): PostgresDriver {
   const ownsPool = options.ownsPool ?? true;
+  const named = options.namedStatements ?? true;
   const background = options.backgroundSessions === undefined ? null : new BackgroundLimit(options.backgroundSessions);
   const wrap = (client: { query: PgPoolLike["query"] }): SqlClient => ({
     async query(text, params) {
-      const r = await client.query(text, params);
-      return { rows: r.rows, rowCount: r.rowCount ?? 0 };
+      try {
+        const r = await client.query(named ? statement(text, params) : text, params);
+        return { rows: r.rows, rowCount: r.rowCount ?? 0 };
+      } catch (e) {
+        isStalePlan(e, text); // renamed for next time; the storage runs the transaction again
+        throw e;
+      }
     },
     async exec(text) {
       await client.query(text); // no parameters: pg uses the simple protocol

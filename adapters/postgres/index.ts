@@ -9,6 +9,8 @@ export {
   type SqlClient,
   type PgPoolLike,
   type PgPoolClientLike,
+  type PgPoolDriverOptions,
+  type PgStatement,
   type PGliteLike,
 } from "./driver";
 export { MIGRATIONS, type Migration } from "./migrations";
@@ -25,17 +27,18 @@ export function createPostgresStorage(options: PostgresStorageOptions): Postgres
  */
 export async function connectPostgres(
   connectionString: string,
-  options: Omit<PostgresStorageOptions, "driver"> & { maxConnections?: number } = {},
+  options: Omit<PostgresStorageOptions, "driver"> & { maxConnections?: number; namedStatements?: boolean } = {},
 ): Promise<PostgresStorage> {
   const pg = await import("pg");
   const Pool = (pg.default?.Pool ?? (pg as unknown as { Pool: typeof pg.Pool }).Pool) as typeof pg.Pool;
   const max = options.maxConnections ?? 10;
   const pool = new Pool({ connectionString, max });
   pool.on("error", () => undefined); // an idle session dropped by the server; the pool replaces it
-  const { maxConnections: _, ...rest } = options;
+  const { maxConnections: _, namedStatements, ...rest } = options;
   // background work leaves two sessions to requests (one when the pool is that small)
   const backgroundSessions = Math.max(1, max - (max > 2 ? 2 : 1));
-  return new PostgresStorage(pgPoolDriver(pool as unknown as PgPoolLike, { backgroundSessions }), rest);
+  const driver = pgPoolDriver(pool as unknown as PgPoolLike, { backgroundSessions, ...(namedStatements !== undefined ? { namedStatements } : {}) });
+  return new PostgresStorage(driver, rest);
 }
 
 /**

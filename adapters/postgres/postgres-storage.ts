@@ -1,6 +1,6 @@
 import type { ClaimRequest, DueWorkRecord, StorageAdapter, StorageCapabilities, StorageTx } from "../../src/ports/storage";
 import { claimDueWork } from "./claim";
-import type { PostgresDriver } from "./driver";
+import { isStalePlan, type PostgresDriver } from "./driver";
 import { MIGRATIONS } from "./migrations";
 import { PgTx, type Row } from "./pg-tx";
 
@@ -75,7 +75,8 @@ export class PostgresStorage implements StorageAdapter {
         });
       } catch (e) {
         const state = sqlState(e);
-        if (attempt >= this.maxAttempts || state === undefined || !RETRYABLE.has(state)) throw e;
+        const again = (state !== undefined && RETRYABLE.has(state)) || isStalePlan(e);
+        if (attempt >= this.maxAttempts || !again) throw e;
         await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
       }
     }
