@@ -123,6 +123,14 @@ export class AdapterError extends Error {
   }
 }
 
+/** The error of class `type` that `e` is or wraps (through `cause`, as `AdapterError` wraps), or null. */
+export function causeOf<E extends Error>(e: unknown, type: abstract new (...args: never[]) => E): E | null {
+  for (let cur: unknown = e, depth = 0; cur instanceof Error && depth < 5; cur = cur.cause, depth++) {
+    if (cur instanceof type) return cur;
+  }
+  return null;
+}
+
 /**
  * A Result the code has already made sure of came back an error: a programmer mistake, so it
  * throws (rolling the transaction back) as an `Error` carrying the refusal as its `cause`.

@@ -2,6 +2,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../adapters/clock";
 import { SimulatedChains } from "../adapters/chains/simulated";
 import type { ChainAdapter } from "../src/ports/chain";
+import { engineDeps } from "../src/engine/engine";
+import { PAYOUTS } from "../src/resources/payouts/payout-doc";
 import { testWorld } from "./support/engine";
 import { closeSharedStorage, storageKinds } from "./support/storage";
 
@@ -92,6 +94,57 @@ for (const kind of storageKinds()) {
         expect(after.status).toBe("settled");
         expect((await w.engine.balances.list(w.ctx))._unsafeUnwrap().data.find((b) => b.asset === "USDC")).toMatchObject({ available: "90", reserved: "0" });
         expect((await w.harness.inspect.work()).filter((j) => j.kind.startsWith("payouts."))).toEqual([]);
+      } finally {
+        await w.close();
+      }
+    });
+
+    it("records the send of a new payout that changed between its create and the send (the optimistic write falls back to a locked one)", async () => {
+      const clock = new ManualClock();
+      const sim = new SimulatedChains({ clock });
+      let touch: (() => Promise<void>) | null = null;
+      const chain = new Proxy(sim, {
+        get(target, prop, receiver) {
+          if (prop === "broadcast") {
+            return async (transfer: Parameters<ChainAdapter["broadcast"]>[0]) => {
+              await touch?.(); // another writer updates the payout while its leg is on the way
+              return target.broadcast(transfer);
+            };
+          }
+          const value = Reflect.get(target, prop, receiver);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      }) as unknown as ChainAdapter;
+      const w = await testWorld(kind, { clock, chainAdapters: [chain] });
+      try {
+        (await w.engine.testHelpers.fund(w.ctx, { asset: "USDC", chain: "base", amount: "100" }))._unsafeUnwrap();
+        const rcp = (await w.engine.recipients.create(w.ctx, { name: "R", chain_addresses: { base: BASE } }))._unsafeUnwrap().id;
+        let bumped = 0;
+        touch = async () => {
+          const [newest] = (await w.engine.payouts.list(w.ctx, { limit: 1 }))._unsafeUnwrap().data;
+          await engineDeps(w.engine).storage.transaction(async (tx) => {
+            const locked = await PAYOUTS.lockMany(tx, w.accountId, [newest!.id]);
+            const stored = locked.get(newest!.id)!;
+            await PAYOUTS.updateMany(tx, [{ stored, doc: stored.doc }], clock.now());
+          });
+          bumped++;
+        };
+        const res = await w.request("POST", "/v1/payouts", {
+          body: { amount: "10", asset: "USDC", recipient: rcp },
+          headers: { "Idempotency-Key": "changed-meanwhile" },
+        });
+        const created = (await res.json()) as { id: string; legs: { status: string; tx_hash: string | null }[] };
+        expect(bumped).toBe(1);
+        expect(created.legs.map((l) => l.status)).toEqual(["broadcast"]);
+        const stored = (await w.engine.payouts.retrieve(w.ctx, created.id, {}))._unsafeUnwrap();
+        expect(stored.legs[0]).toMatchObject({ status: "broadcast", tx_hash: created.legs[0]!.tx_hash });
+        // the replay shows what the first answer showed
+        touch = null;
+        const replay = await w.request("POST", "/v1/payouts", {
+          body: { amount: "10", asset: "USDC", recipient: rcp },
+          headers: { "Idempotency-Key": "changed-meanwhile" },
+        });
+        expect(await replay.json()).toEqual(created);
       } finally {
         await w.close();
       }

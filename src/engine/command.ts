@@ -1,8 +1,9 @@
 import { err, type Result } from "neverthrow";
-import { ApiError, fail } from "../errors";
+import { ApiError, causeOf, fail } from "../errors";
 import type { Json } from "../ports/storage";
 import type { EngineDeps, RequestContext } from "./context";
-import { lostKey, saveResponseWithin } from "./idempotency";
+import { saveResponseWithin } from "./idempotency";
+import { IdempotencyKeyLostError } from "../ports/storage/idempotency";
 import { UnitOfWork } from "./unit-of-work";
 
 /** Tells the observer what a committed unit of work wrote. */
@@ -60,7 +61,7 @@ export async function runCommand<T>(
     return result;
   } catch (e) {
     if (e instanceof Rollback) return err(e.error);
-    if (lostKey(e)) return fail("idempotency_key_in_use", "Another request took over this Idempotency-Key", { param: "Idempotency-Key" });
+    if (causeOf(e, IdempotencyKeyLostError)) return fail("idempotency_key_in_use", "Another request took over this Idempotency-Key", { param: "Idempotency-Key" });
     throw e;
   }
 }

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../errors";
-import { IdempotencyKeyLostError, type IdempotencyRecord } from "../ports/storage/idempotency";
+import type { IdempotencyRecord } from "../ports/storage/idempotency";
 import type { Json, StorageTx } from "../ports/storage";
 import type { EngineDeps, IdempotencyClaim } from "./context";
 
@@ -143,14 +143,6 @@ export async function saveResponseWithin(tx: StorageTx, claim: IdempotencyClaim,
  */
 export async function replaceSavedResponse(tx: StorageTx, claim: IdempotencyClaim, response: StoredResponse): Promise<void> {
   await tx.idempotency.replaceAtCommit(recordOf(claim, null, response), { lockedAt: null, responded: true }, { required: false });
-}
-
-/** Whether `e` (or what it wraps) says the request lost its idempotency key before its commit. */
-export function lostKey(e: unknown): boolean {
-  for (let cur: unknown = e, depth = 0; cur instanceof Error && depth < 5; cur = cur.cause, depth++) {
-    if (cur instanceof IdempotencyKeyLostError) return true;
-  }
-  return false;
 }
 
 function stillHeld(existing: IdempotencyRecord, claim: IdempotencyClaim): boolean {

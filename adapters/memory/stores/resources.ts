@@ -1,4 +1,4 @@
-import type { ResourceRecord, ResourceStore } from "../../../src/ports/storage";
+import { StaleResourceError, type ResourceRecord, type ResourceStore } from "../../../src/ports/storage/resources";
 import { frozen, k2, keysetPage, type MemoryTx } from "../memory-tables";
 
 export function resourceStore(m: MemoryTx): ResourceStore {
@@ -35,7 +35,7 @@ export function resourceStore(m: MemoryTx): ResourceStore {
     },
     async updateMany(records) {
       for (const record of records) {
-        if (!update(record)) throw new Error(`resource ${record.id} is not at version ${record.version - 1}`);
+        if (!update(record)) throw new StaleResourceError(record.accountId, [record.id]);
       }
     },
     async list(query) {

@@ -1,10 +1,16 @@
-import type { ResourceStore } from "../../../src/ports/storage";
+import { StaleResourceError, type ResourceStore } from "../../../src/ports/storage/resources";
 import { keysetSql } from "../keyset";
 import { bufferedUpdate, type PgTxContext } from "../pg-tx";
 import { RESOURCES } from "../tables";
 
 /** A resource written back from the version it was read at (`updateMany`). */
-const resourceUpdate = bufferedUpdate(RESOURCES, ["accountId", "id"], ["status", "reference", "data", "version", "updated"], (c) => `${c("version").t} = ${c("version").x} - 1`);
+const resourceUpdate = bufferedUpdate(
+  RESOURCES,
+  ["accountId", "id"],
+  ["status", "reference", "data", "version", "updated"],
+  (c) => `${c("version").t} = ${c("version").x} - 1`,
+  { mismatch: (records) => new StaleResourceError(records[0]!.accountId, records.map((r) => r.id)) },
+);
 
 export function resourceStore(tx: PgTxContext): ResourceStore {
   const s = tx.s;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ResourceRecord } from "../../ports/storage";
-import { type SuiteContext, T0, resource } from "./fixtures";
+import { StaleResourceError, type ResourceRecord } from "../../ports/storage/resources";
+import { type SuiteContext, T0, event, resource } from "./fixtures";
 
 export function resourceSuite(s: SuiteContext): void {
   describe("resources and the keyset list", () => {
@@ -55,9 +55,17 @@ export function resourceSuite(s: SuiteContext): void {
           await tx.resources.updateMany([bump(a3, 4), { ...b, data: { stale: true }, version: 2 }]);
           await tx.resources.get("acct_a", a.id);
         }),
-      ).rejects.toThrow();
+      ).rejects.toBeInstanceOf(StaleResourceError);
       expect((await s.inspect.resources("acct_a")).sort((x, y) => x.id.localeCompare(y.id))).toEqual([a3, b3]);
-      await expect(s.storage.transaction((tx) => tx.resources.updateMany([{ ...resource("acct_a", "po_01aaaaaaaaaaaaaaaaaaaaaab9", T0), version: 2 }]))).rejects.toThrow();
+      // without locks (an optimistic write), at the commit too
+      await expect(
+        s.storage.transaction(async (tx) => {
+          await tx.events.insert([event("acct_a", "evt_01aaaaaaaaaaaaaaaaaaaaaab8", T0)]);
+          await tx.resources.updateMany([{ ...b, data: { stale: true }, version: 2 }]);
+        }),
+      ).rejects.toBeInstanceOf(StaleResourceError);
+      expect(await s.inspect.events("acct_a")).toEqual([]);
+      await expect(s.storage.transaction((tx) => tx.resources.updateMany([{ ...resource("acct_a", "po_01aaaaaaaaaaaaaaaaaaaaaab9", T0), version: 2 }]))).rejects.toBeInstanceOf(StaleResourceError);
     });
 
     it("deletes a resource of the account only, and says whether there was one", async () => {

@@ -24,6 +24,7 @@ export type * from "./ledger";
 export type * from "./meta";
 export type * from "./rate-limits";
 export type * from "./resources";
+export { StaleResourceError } from "./resources";
 export type * from "./simulated-chains";
 
 /**

@@ -44,10 +44,12 @@ export interface ResourceStore {
    */
   update(record: ResourceRecord): Promise<boolean>;
   /**
-   * Replaces resources the transaction holds locks on, each stored at `record.version - 1`. The
-   * adapter may hold the writes until the transaction's next statement or its commit (one
-   * statement for many); a record whose version does not follow then fails the transaction,
-   * which rolls back: with the rows locked it is a programmer error, not a race.
+   * Replaces resources, each stored at `record.version - 1`. The adapter may hold the writes
+   * until the transaction's next statement or its commit (one statement for many); a record
+   * whose version does not follow then fails the transaction with `StaleResourceError`, and it
+   * rolls back. With the rows locked that is a programmer error; a caller that did not lock them
+   * (an optimistic write of a document it wrote itself a moment ago) catches it and tries again
+   * the locked way.
    */
   updateMany(records: readonly ResourceRecord[]): Promise<void>;
   /** One keyset page, newest first (see `KeysetQuery`). */
@@ -68,4 +70,15 @@ export interface KeysetQuery {
   search?: string;
   after?: { created: number; id: string };
   limit: number;
+}
+
+/**
+ * A resource was not at the version `ResourceStore.updateMany` expected: someone else updated it
+ * first. The transaction has rolled back.
+ */
+export class StaleResourceError extends Error {
+  constructor(readonly accountId: string, readonly ids: readonly string[]) {
+    super(`resource ${ids.join(", ")} changed since it was read`);
+    this.name = "StaleResourceError";
+  }
 }

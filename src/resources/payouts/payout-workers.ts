@@ -5,9 +5,11 @@ import type { ChainInfo, OutboundTransfer } from "../../ports/chain";
 import type { Job, JobHandler } from "../../workers/due-work";
 import type { WorkOutcome } from "../../workers/runner";
 import { runCommand } from "../../engine/command";
+import { causeOf } from "../../errors";
 import { carriedContext, jobContext, type EngineDeps, type RequestContext } from "../../engine/context";
 import { RECIPIENTS, type RecipientDoc } from "../recipients/recipients-service";
 import type { Stored } from "../../engine/doc-store";
+import { StaleResourceError } from "../../ports/storage/resources";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import { BatchCounts } from "./batch-counts";
 import { PAYOUTS, type LegDoc, type PayoutDoc } from "./payout-doc";
@@ -73,6 +75,7 @@ export class PayoutWorkers {
     origin: RequestContext,
     claimed: Map<string, OutboundTransfer[]>,
     recorded?: (uow: UnitOfWork, docs: PayoutDoc[]) => Promise<void>,
+    assumed?: Stored<PayoutDoc>[],
   ): Promise<{ transient: string | null }> {
     const ctx = carriedContext(origin);
     const results = new Map<string, Map<string, SendResult>>();
@@ -95,7 +98,7 @@ export class PayoutWorkers {
       }
       results.set(payoutId, byLeg);
     }
-    if (results.size) await this.settleSends(ctx, results, recorded);
+    if (results.size) await this.settleSends(ctx, results, recorded, assumed);
     return { transient };
   }
 
@@ -187,6 +190,7 @@ export class PayoutWorkers {
     ctx: RequestContext,
     results: Map<string, Map<string, SendResult>>,
     recorded?: (uow: UnitOfWork, docs: PayoutDoc[]) => Promise<void>,
+    assumed?: Stored<PayoutDoc>[],
   ): Promise<void> {
     await this.apply(
       ctx,
@@ -202,7 +206,7 @@ export class PayoutWorkers {
         });
         return { doc: { ...doc, legs }, events, changed: true };
       },
-      { startTracking: true, ...(recorded ? { recorded } : {}) },
+      { startTracking: true, ...(recorded ? { recorded } : {}), ...(assumed ? { assumed } : {}) },
     );
   }
 
@@ -216,23 +220,31 @@ export class PayoutWorkers {
    * when nothing is in flight (`finish`), so a broadcast that puts a leg in flight meanwhile
    * either is seen here or finds no tracking item and starts one.
    */
-  private async apply(
+  private async apply(ctx: RequestContext, payouts: string[], plan: PlanStep, options: ApplyOptions = {}): Promise<{ inFlight: number; delay: number }> {
+    const { assumed, ...locking } = options;
+    if (!assumed) return this.applyOnce(ctx, payouts, plan, locking);
+    try {
+      return await this.applyOnce(ctx, payouts, plan, locking, assumed);
+    } catch (e) {
+      if (!causeOf(e, StaleResourceError)) throw e;
+      return this.applyOnce(ctx, payouts, plan, locking);
+    }
+  }
+
+  private async applyOnce(
     ctx: RequestContext,
     payouts: string[],
-    plan: (uow: UnitOfWork, doc: PayoutDoc) => { doc: PayoutDoc; events?: Map<string, LegEvent> | undefined; changed?: boolean },
-    options: {
-      startTracking?: boolean;
-      finish?: Job<PayoutIds>;
-      prepare?: (uow: UnitOfWork, docs: PayoutDoc[]) => Promise<void>;
-      recorded?: (uow: UnitOfWork, docs: PayoutDoc[]) => Promise<void>;
-    } = {},
+    plan: PlanStep,
+    options: Omit<ApplyOptions, "assumed">,
+    assumed?: Stored<PayoutDoc>[],
   ): Promise<{ inFlight: number; delay: number }> {
     const { accountId, livemode } = ctx;
     const next = await runCommand(this.deps, ctx, async (uow) => {
       const changes: StatusChange[] = [];
       const inFlight: PayoutDoc[] = [];
-      const locked = await PAYOUTS.lockMany(uow.tx, accountId, payouts);
-      const stored = [...locked.keys()].sort().map((id) => locked.get(id)!);
+      const stored = assumed
+        ? assumed.filter((a) => payouts.includes(a.doc.id)).sort((a, b) => (a.doc.id < b.doc.id ? -1 : 1))
+        : await PAYOUTS.lockMany(uow.tx, accountId, payouts).then((locked) => [...locked.keys()].sort().map((id) => locked.get(id)!));
       await options.prepare?.(uow, stored.map((s) => s.doc));
       const planned = stored.map((s) => ({ stored: s, ...plan(uow, s.doc) }));
       const moving = (doc: PayoutDoc, events: Map<string, LegEvent> | undefined) =>
@@ -289,6 +301,22 @@ export class PayoutWorkers {
     }
     return Number.isFinite(delay) ? delay : 1_000;
   }
+}
+
+/** What one payout comes to in a step of `apply`: the document to save and the leg events to apply. */
+type PlanStep = (uow: UnitOfWork, doc: PayoutDoc) => { doc: PayoutDoc; events?: Map<string, LegEvent> | undefined; changed?: boolean };
+
+interface ApplyOptions {
+  startTracking?: boolean;
+  finish?: Job<PayoutIds>;
+  prepare?: (uow: UnitOfWork, docs: PayoutDoc[]) => Promise<void>;
+  recorded?: (uow: UnitOfWork, docs: PayoutDoc[]) => Promise<void>;
+  /**
+   * The payouts as the caller itself just wrote them: used as they are, neither read nor locked
+   * (no round trips). If one changed meanwhile its versioned write fails the transaction
+   * (`StaleResourceError`), and the step runs again the usual way, locked.
+   */
+  assumed?: Stored<PayoutDoc>[];
 }
 
 /** The chain transfer of a leg: its id is the leg's, so a chain answers a repeat with the first outcome. */

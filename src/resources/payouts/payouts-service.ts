@@ -12,6 +12,7 @@ import type { EngineDeps, RequestContext } from "../../engine/context";
 import { checkPolicy, policyOf } from "../accounts/policy";
 import { RECIPIENTS, type RecipientDoc } from "../recipients/recipients-service";
 import type { UnitOfWork } from "../../engine/unit-of-work";
+import type { Stored } from "../../engine/doc-store";
 import { BatchCounts } from "./batch-counts";
 import { PAYOUTS, legEntries, presentPayout, sign, type LegDoc, type PayoutDoc, type PayoutObject } from "./payout-doc";
 import { PAYOUT_EXPANDABLE } from "./payout-expansions";
@@ -59,6 +60,7 @@ export class PayoutsService {
 
     // an executing payout's legs are claimed for sending in the create's own transaction
     let claimed: OutboundTransfer[] = [];
+    let stored: Stored<PayoutDoc> | undefined;
     const created = await runCommand(this.deps, ctx, async (uow) => {
       const made = await this.open(uow, {
         asset,
@@ -74,28 +76,31 @@ export class PayoutsService {
       if (made.isErr()) return err(made.error);
       let doc = made.value.doc;
       if (doc.status === "executing") ({ doc, transfers: claimed } = this.workers.claimAtCreate(doc, uow.now, ctx.livemode));
-      await PAYOUTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
+      [stored] = await PAYOUTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
       return ok(presentPayout(this.deps.assets, doc));
     });
-    if (created.isErr() || claimed.length === 0) return created;
-    return ok(await this.sendNow(ctx, created.value, claimed));
+    if (created.isErr() || claimed.length === 0 || !stored) return created;
+    return ok(await this.sendNow(ctx, created.value, stored, claimed));
   }
 
   /**
    * The seed's create response carries an executing payout with its leg broadcast: send the legs
    * claimed at create at once (the scheduled broadcast stays as the fallback if this process dies
    * first, once the claim runs out) and answer with the payout as it then stands, saved as the
-   * idempotent response too, in the transaction that records the sends.
+   * idempotent response too, in the transaction that records the sends. That transaction starts
+   * from the payout as the create wrote it (`stored`), unread and unlocked: on a server it is one
+   * statement, unless something changed the payout meanwhile (then it reads and locks it).
    */
-  private async sendNow(ctx: RequestContext, payout: PayoutObject, claimed: OutboundTransfer[]): Promise<PayoutObject> {
+  private async sendNow(ctx: RequestContext, payout: PayoutObject, stored: Stored<PayoutDoc>, claimed: OutboundTransfer[]): Promise<PayoutObject> {
     let latest = payout;
     try {
-      await this.workers.sendClaimed(ctx, new Map([[payout.id, claimed]]), async (uow, docs) => {
+      const recorded = async (uow: UnitOfWork, docs: PayoutDoc[]) => {
         const doc = docs.find((d) => d.id === payout.id);
         if (!doc) return;
         latest = presentPayout(this.deps.assets, doc);
         if (ctx.idempotency) await replaceSavedResponse(uow.tx, ctx.idempotency, { status: 200, body: latest });
-      });
+      };
+      await this.workers.sendClaimed(ctx, new Map([[payout.id, claimed]]), recorded, [stored]);
     } catch {
       return payout; // the scheduled broadcast retries
     }
