@@ -1,0 +1,152 @@
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import pg from "pg";
+import { ManualClock } from "../adapters/clock";
+import { devPorts } from "../adapters/dev";
+import { connectPostgres } from "../adapters/postgres";
+import { systemContext } from "../src/engine/context";
+import { createEngine } from "../src/engine/engine";
+import type { Figure } from "./table";
+
+/**
+ * Scale-out: engine processes are stateless and share one PostgreSQL database, so a second
+ * process should add throughput. Single payouts created per second (each its own Idempotency-Key)
+ * by one process, then by two at once on the same schema; each process has CLIENTS callers, each
+ * paying from an account of its own (merchants side by side: one account's payouts take turns on
+ * its balance rows whatever the number of processes). Then every payout is checked to have been
+ * created once and its leg sent once. Each process is `node bench/scale-out.ts --child …`,
+ * started, set up and warmed up, then released together.
+ */
+const SECONDS = Number(process.env.BENCH_SCALE_SECONDS ?? 10);
+const CLIENTS = Number(process.env.BENCH_SCALE_CLIENTS ?? 4);
+const BASE = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
+const SELF = fileURLToPath(import.meta.url);
+
+interface ChildArgs {
+  url: string;
+  schema: string;
+  prefix: string;
+}
+
+/** One engine process: warms up, says `ready`, creates payouts for SECONDS after `go`, prints its count. */
+async function child(args: ChildArgs): Promise<void> {
+  const storage = await connectPostgres(args.url, { schema: args.schema, maxConnections: CLIENTS + 2 });
+  const engine = await createEngine({ storage, ...devPorts({ clock: new ManualClock() }) });
+  const callers: { ctx: ReturnType<typeof systemContext>; recipients: string[] }[] = [];
+  for (let c = 0; c < CLIENTS; c++) {
+    const account = await engine.accounts.create({ name: `${args.prefix}-${c}` });
+    const ctx = systemContext(account.id, false);
+    (await engine.testHelpers.fund(ctx, { asset: "USDC", chain: "base", amount: "100000000" }))._unsafeUnwrap();
+    const recipients: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      recipients.push((await engine.recipients.create(ctx, { name: `r${i}`, chain_addresses: { base: BASE } }))._unsafeUnwrap().id);
+    }
+    callers.push({ ctx, recipients });
+  }
+  let n = 0;
+  const create = async (c: number) => {
+    const { ctx, recipients } = callers[c]!;
+    const key = `${args.prefix}-${n++}`;
+    const claim = (await engine.idempotency.begin(ctx.accountId, key, "f"))._unsafeUnwrap();
+    if (claim.kind !== "proceed") throw new Error("fresh key expected");
+    const made = await engine.payouts.create(
+      { ...ctx, idempotencyKey: key, idempotency: claim.claim },
+      { amount: "1.5", asset: "USDC", recipient: recipients[n % recipients.length]! },
+    );
+    made._unsafeUnwrap();
+  };
+  for (let i = 0; i < 50; i++) await create(i % CLIENTS);
+  const lines = createInterface({ input: process.stdin });
+  process.stdout.write("ready\n");
+  for await (const line of lines) if (line === "go") break;
+  let created = 0;
+  const end = performance.now() + SECONDS * 1000;
+  await Promise.all(
+    callers.map(async (_, c) => {
+      while (performance.now() < end) {
+        await create(c);
+        created++;
+      }
+    }),
+  );
+  process.stdout.write(`created ${created}\n`);
+  lines.close();
+  await engine.close();
+}
+
+/** Runs `count` processes at once; resolves with the payouts they created per second in all. */
+async function run(count: number, args: Omit<ChildArgs, "prefix">, round: string): Promise<number> {
+  const children = Array.from({ length: count }, (_, i) => {
+    const proc = spawn(process.execPath, ["--import", "tsx", SELF, "--child", JSON.stringify({ ...args, prefix: `${round}-${i}` })], {
+      stdio: ["pipe", "pipe", "inherit"],
+    });
+    const out = createInterface({ input: proc.stdout! });
+    const lines: string[] = [];
+    const waiters: ((line: string) => void)[] = [];
+    out.on("line", (line) => (waiters.length ? waiters.shift()!(line) : lines.push(line)));
+    const next = () => new Promise<string>((resolve) => (lines.length ? resolve(lines.shift()!) : waiters.push(resolve)));
+    const exited = new Promise<number | null>((resolve) => proc.once("exit", resolve));
+    return { proc, next, exited };
+  });
+  for (const c of children) if ((await c.next()) !== "ready") throw new Error("a child did not get ready");
+  for (const c of children) c.proc.stdin!.write("go\n");
+  let created = 0;
+  for (const c of children) {
+    const line = await c.next();
+    const m = /^created (\d+)$/.exec(line);
+    if (!m) throw new Error(`a child said ${line}`);
+    created += Number(m[1]);
+  }
+  for (const c of children) {
+    c.proc.stdin!.end();
+    if ((await c.exited) !== 0) throw new Error("a child failed");
+  }
+  return created / SECONDS;
+}
+
+export async function benchScaleOut(): Promise<Figure[]> {
+  const url = process.env.DATABASE_URL;
+  if (!url) {
+    console.log("scale-out: set DATABASE_URL (two engine processes on one PostgreSQL server)");
+    return [];
+  }
+  const schema = `bench_scale_${process.pid}`;
+  try {
+    const args = { url, schema };
+    console.log(`scale-out: single payouts created by 1 and by 2 engine processes on one PostgreSQL database, ${CLIENTS} callers each, ${SECONDS} s`);
+    const one = await run(1, args, "one");
+    const two = await run(2, args, "two");
+    // no double work: every payout once, its one leg sent once
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    const { rows } = await pool.query(
+      `SELECT count(*) AS payouts,
+              count(*) FILTER (WHERE data->'legs'->0->>'status' = 'broadcast') AS broadcast,
+              count(DISTINCT data->'legs'->0->'machine'->>'txHash') AS hashes
+       FROM "${schema}".resources WHERE kind = 'payout'`,
+    );
+    await pool.end();
+    const { payouts, broadcast, hashes } = rows[0] as Record<string, string>;
+    console.log(
+      `  1 process ${one.toFixed(0)}/s, 2 processes ${two.toFixed(0)}/s (${(two / one).toFixed(2)} ×); ` +
+        `${payouts} payouts, ${broadcast} with their leg broadcast, ${hashes} distinct transaction hashes`,
+    );
+    if (payouts !== broadcast || payouts !== hashes) throw new Error("a payout was not sent exactly once");
+    return [
+      {
+        name: `single payouts created, 2 processes (${CLIENTS} callers each)`,
+        store: "postgres",
+        value: two,
+        unit: "/s",
+        floor: { value: one, what: "1 process" },
+        target: { ratio: { min: 1.6 } },
+      },
+    ];
+  } finally {
+    const pool = new pg.Pool({ connectionString: url, max: 1 });
+    await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await pool.end();
+  }
+}
+
+if (process.argv[2] === "--child") await child(JSON.parse(process.argv[3]!) as ChildArgs);
