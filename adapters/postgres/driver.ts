@@ -140,41 +140,45 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
 
   async function transaction<T>(fn: (client: TxClient) => Promise<T>): Promise<T> {
     const client = await pool.connect();
-    const session = wrap(client);
-    let open = false;
-    const begin = async () => {
-      if (open) return;
-      // explicit: a standalone read before BEGIN is only the same read at READ COMMITTED
-      await client.query("BEGIN ISOLATION LEVEL READ COMMITTED");
-      open = true;
-    };
     let broken = false;
     try {
-      const result = await fn({
-        standalone: session.query,
-        async query(text, params) {
-          await begin();
-          return session.query(text, params);
-        },
-        async exec(text) {
-          await begin();
-          await session.exec(text);
-        },
-      });
-      if (open) await client.query("COMMIT");
-      return result;
-    } catch (e) {
-      if (open) {
-        try {
-          await client.query("ROLLBACK");
-        } catch {
-          broken = true; // the session is unusable; drop it from the pool
-        }
-      }
-      throw e;
+      return await beginLazily(wrap(client), fn, () => (broken = true));
     } finally {
-      client.release(broken);
+      client.release(broken); // a session whose ROLLBACK failed is unusable: the pool drops it
     }
+  }
+}
+
+/**
+ * Runs `fn` on `session` inside a transaction that begins only at its first `query` or `exec`
+ * (see `TxClient`): COMMIT when `fn` resolves, ROLLBACK when it throws, either only if it began.
+ * `broken` hears of a ROLLBACK that failed.
+ */
+async function beginLazily<T>(session: SqlClient, fn: (client: TxClient) => Promise<T>, broken: () => void): Promise<T> {
+  let open = false;
+  const begin = async () => {
+    if (open) return;
+    // explicit: a standalone read before BEGIN is only the same read at READ COMMITTED
+    await session.exec("BEGIN ISOLATION LEVEL READ COMMITTED");
+    open = true;
+  };
+  try {
+    const result = await fn({
+      standalone: session.query,
+      async query(text, params) {
+        await begin();
+        return session.query(text, params);
+      },
+      async exec(text) {
+        await begin();
+        await session.exec(text);
+      },
+    });
+    if (open) await session.exec("COMMIT");
+    return result;
+  } catch (e) {
+    if (open) await session.exec("ROLLBACK").catch(broken);
+    throw e;
   }
 }
 
@@ -204,7 +208,8 @@ export function pgliteDriver(db: PGliteLike, options: { ownsDatabase?: boolean }
     name: "pglite",
     concurrent: false,
     query: (text, params) => mutex.run(() => wrap(db.query.bind(db))(text, params)),
-    // PGlite's own transaction (BEGIN at once): in process, BEGIN and COMMIT cost no round trip
+    // PGlite's own transaction, begun at once: in process, BEGIN costs no round trip, and
+    // statements outside it cost more (PGlite syncs its files after each; measured slower)
     transaction: (fn) =>
       mutex.run(() =>
         db.transaction((tx) => {
