@@ -8,6 +8,7 @@ import type { StorageAdapter } from "../src/ports/storage";
 import { runCommand } from "../src/engine/command";
 import { systemContext } from "../src/engine/context";
 import { devPorts } from "../adapters/dev";
+import type { Figure } from "./table";
 
 /**
  * Ledger throughput: reservations (lock balance rows, two entries, a reservation row, one
@@ -28,7 +29,7 @@ async function timed(ops: number, clients: number, op: (i: number) => Promise<un
   return ops / ((performance.now() - start) / 1000);
 }
 
-async function benchStorage(name: string, storage: StorageAdapter): Promise<string[]> {
+async function benchStorage(name: string, storage: StorageAdapter): Promise<{ lines: string[]; reserves: number }> {
   const engine = await createEngine({ storage, ...devPorts({ clock: new ManualClock() }) });
   try {
     const account = await engine.accounts.create({ name: "bench" });
@@ -46,21 +47,22 @@ async function benchStorage(name: string, storage: StorageAdapter): Promise<stri
     const funds = await timed(OPS, CLIENTS, async (i) => {
       const res = await app.request("/v1/test_helpers/balances/fund", {
         method: "POST",
-        headers: { authorization: `Bearer ${key}`, "idempotency-key": `bench-${i}` },
+        headers: { authorization: `Bearer ${key}`, "idempotency-key": `bench-${i}`, "content-type": "application/json" },
         body,
       });
       if (res.status !== 200) throw new Error(`fund answered ${res.status}`);
     });
-    return [
-      `${name.padEnd(10)} reservations/s ${reserves.toFixed(0).padStart(6)}   HTTP fund with Idempotency-Key/s ${funds.toFixed(0).padStart(6)}`,
-    ];
+    return {
+      lines: [`${name.padEnd(10)} reservations/s ${reserves.toFixed(0).padStart(6)}   HTTP fund with Idempotency-Key/s ${funds.toFixed(0).padStart(6)}`],
+      reserves,
+    };
   } finally {
     await engine.close();
   }
 }
 
 /** The same row work as a reservation, hand-written: lock, two entries, balance update, event. */
-async function rawBaseline(url: string): Promise<string> {
+async function rawBaseline(url: string): Promise<number> {
   const pool = new pg.Pool({ connectionString: url, max: CLIENTS });
   const schema = `bench_raw_${process.pid}`;
   try {
@@ -89,30 +91,35 @@ async function rawBaseline(url: string): Promise<string> {
         c.release();
       }
     });
-    return `${"raw SQL".padEnd(10)} reservations/s ${rate.toFixed(0).padStart(6)}   (same row work, hand-written, same pool size)`;
+    console.log(`${"raw SQL".padEnd(10)} reservations/s ${rate.toFixed(0).padStart(6)}   (same row work, hand-written, same pool size)`);
+    return rate;
   } finally {
     await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await pool.end();
   }
 }
 
-export async function benchLedger(): Promise<void> {
+export async function benchLedger(): Promise<Figure[]> {
   console.log(`ledger: ${OPS} operations per row, ${CLIENTS} concurrent clients`);
-  for (const line of await benchStorage("memory", createMemoryStorage())) console.log(line);
-  for (const line of await benchStorage("pglite", await openPGlite())) console.log(line);
+  for (const line of (await benchStorage("memory", createMemoryStorage())).lines) console.log(line);
+  for (const line of (await benchStorage("pglite", await openPGlite())).lines) console.log(line);
   const url = process.env.DATABASE_URL;
-  if (url) {
-    const schema = `bench_${process.pid}`;
-    const storage = await connectPostgres(url, { schema, maxConnections: CLIENTS });
-    try {
-      for (const line of await benchStorage("postgres", storage)) console.log(line);
-    } finally {
-      const pool = new pg.Pool({ connectionString: url });
-      await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await pool.end();
-    }
-    console.log(await rawBaseline(url));
-  } else {
+  if (!url) {
     console.log("postgres   (set DATABASE_URL to measure a PostgreSQL server and the raw SQL baseline)");
+    return [];
   }
+  const schema = `bench_${process.pid}`;
+  const storage = await connectPostgres(url, { schema, maxConnections: CLIENTS });
+  let reserves: number;
+  try {
+    const measured = await benchStorage("postgres", storage);
+    for (const line of measured.lines) console.log(line);
+    reserves = measured.reserves;
+  } finally {
+    const pool = new pg.Pool({ connectionString: url });
+    await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await pool.end();
+  }
+  const raw = await rawBaseline(url);
+  return [{ name: "reservations on one hot balance", store: "postgres", value: reserves, unit: "/s", floor: { value: raw, what: "the same rows by hand" } }];
 }
