@@ -1,5 +1,4 @@
 import { createHash } from "node:crypto";
-import { BackgroundLimit, PriorityMutex } from "../../src/concurrency/priority";
 
 /** The part of a database session the adapter uses: one parameterised statement at a time. */
 export interface SqlClient {
@@ -44,23 +43,8 @@ export interface PostgresDriver {
   close(): Promise<void>;
 }
 
-/** A statement as `pg` takes it: its text, or a named (prepared once per session) statement with its values. */
-export type PgStatement = string | { name: string; text: string; values: unknown[] };
-
-/** The subset of `pg.Pool` the driver uses (so the core does not depend on pg's types). */
-export interface PgPoolLike {
-  connect(): Promise<PgPoolClientLike>;
-  query(statement: PgStatement, params?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
-  end(): Promise<void>;
-}
-
-export interface PgPoolClientLike {
-  query(statement: PgStatement, params?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
-  release(error?: Error | boolean): void;
-}
-
 /** Distinct statement texts given a name at most (a schema per test makes texts many); beyond, unnamed. */
-const MAX_NAMED = 2_000;
+const MAX_NAMED = 500;
 const statementNames = new Map<string, string>();
 /** Texts whose prepared statements went stale, and how often: their next name differs. */
 const renamed = new Map<string, number>();
@@ -77,84 +61,30 @@ export function isStalePlan(e: unknown, text?: string): boolean {
 }
 
 /**
- * The statement to send for `text` with `params`: named, so each session parses and plans it
- * once and then only binds and executes it (the server's CPU per statement is what a busy
- * database spends most on), unless it has no parameters (BEGIN, COMMIT: the simple protocol).
+ * The name `text` is prepared under (the same in every session, so a session prepares it once),
+ * or null when too many texts have names already (each test's schema makes texts of its own).
  */
-function statement(text: string, params: unknown[] | undefined): PgStatement {
-  if (!params?.length) return text;
+export function statementName(text: string): string | null {
   let name = statementNames.get(text);
   if (name === undefined) {
-    if (statementNames.size >= MAX_NAMED) return text;
+    if (statementNames.size >= MAX_NAMED) return null;
     name = `payrail_${createHash("sha256").update(`${renamed.get(text) ?? 0}:${text}`).digest("base64url").slice(0, 24)}`;
     statementNames.set(text, name);
   }
-  return { name, text, values: params };
-}
-
-/** How `pgPoolDriver` uses its pool. */
-export interface PgPoolDriverOptions {
-  /** End the pool on close (default true). */
-  ownsPool?: boolean;
-  /**
-   * Transactions background work (`inBackground`: the worker runner) holds at once, so the
-   * pool's other sessions are always there for requests (default: no cap).
-   */
-  backgroundSessions?: number;
-  /**
-   * Send statements with parameters as named prepared statements, parsed and planned once per
-   * session (default true). Turn it off behind a pooler that does not keep them per client
-   * (PgBouncer before 1.21 in transaction mode).
-   */
-  namedStatements?: boolean;
-}
-
-/** Drives a `pg` Pool (see `PgPoolDriverOptions`). */
-export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}): PostgresDriver {
-  const ownsPool = options.ownsPool ?? true;
-  const named = options.namedStatements ?? true;
-  const background = options.backgroundSessions === undefined ? null : new BackgroundLimit(options.backgroundSessions);
-  const wrap = (client: { query: PgPoolLike["query"] }): SqlClient => ({
-    async query(text, params) {
-      try {
-        const r = await client.query(named ? statement(text, params) : text, params);
-        return { rows: r.rows, rowCount: r.rowCount ?? 0 };
-      } catch (e) {
-        isStalePlan(e, text); // renamed for next time; the storage runs the transaction again
-        throw e;
-      }
-    },
-    async exec(text) {
-      await client.query(text); // no parameters: pg uses the simple protocol
-    },
-  });
-  return {
-    name: "pg",
-    concurrent: true,
-    query: wrap(pool).query,
-    transaction: (fn) => (background ? background.run(() => transaction(fn)) : transaction(fn)),
-    async close() {
-      if (ownsPool) await pool.end();
-    },
-  };
-
-  async function transaction<T>(fn: (client: TxClient) => Promise<T>): Promise<T> {
-    const client = await pool.connect();
-    let broken = false;
-    try {
-      return await beginLazily(wrap(client), fn, () => (broken = true));
-    } finally {
-      client.release(broken); // a session whose ROLLBACK failed is unusable: the pool drops it
-    }
-  }
+  return name;
 }
 
 /**
  * Runs `fn` on `session` inside a transaction that begins only at its first `query` or `exec`
  * (see `TxClient`): COMMIT when `fn` resolves, ROLLBACK when it throws, either only if it began.
- * `broken` hears of a ROLLBACK that failed.
+ * `broken` hears of a ROLLBACK that failed; `standalone` runs statements before BEGIN.
  */
-async function beginLazily<T>(session: SqlClient, fn: (client: TxClient) => Promise<T>, broken: () => void): Promise<T> {
+export async function beginLazily<T>(
+  session: SqlClient,
+  fn: (client: TxClient) => Promise<T>,
+  broken: () => void,
+  standalone: SqlClient["query"] = session.query,
+): Promise<T> {
   let open = false;
   const begin = async () => {
     if (open) return;
@@ -164,7 +94,7 @@ async function beginLazily<T>(session: SqlClient, fn: (client: TxClient) => Prom
   };
   try {
     const result = await fn({
-      standalone: session.query,
+      standalone: (text, params) => (open ? session.query(text, params) : standalone(text, params)),
       async query(text, params) {
         await begin();
         return session.query(text, params);
@@ -180,51 +110,4 @@ async function beginLazily<T>(session: SqlClient, fn: (client: TxClient) => Prom
     if (open) await session.exec("ROLLBACK").catch(broken);
     throw e;
   }
-}
-
-/** The subset of PGlite the driver uses. */
-export interface PGliteLike {
-  query<R>(text: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
-  exec(text: string): Promise<unknown>;
-  transaction<T>(fn: (tx: { query: PGliteLike["query"]; exec: PGliteLike["exec"] }) => Promise<T>): Promise<T>;
-  close(): Promise<void>;
-  readonly closed?: boolean;
-}
-
-/**
- * Drives PGlite. PGlite has one session, so every statement and transaction here runs through one
- * queue: a statement outside a transaction can never slip into another caller's open one. The
- * queue serves requests before background work (`inBackground`: the worker runner's drains), so
- * a request waits at most for the one background transaction running, never for a backlog.
- */
-export function pgliteDriver(db: PGliteLike, options: { ownsDatabase?: boolean } = {}): PostgresDriver {
-  const ownsDatabase = options.ownsDatabase ?? true;
-  const mutex = new PriorityMutex({ now: () => performance.now() });
-  const wrap = (q: PGliteLike["query"]): SqlClient["query"] => async (text, params) => {
-    const r = await q(text, params);
-    return { rows: r.rows as never[], rowCount: r.affectedRows ?? 0 };
-  };
-  return {
-    name: "pglite",
-    concurrent: false,
-    query: (text, params) => mutex.run(() => wrap(db.query.bind(db))(text, params)),
-    // PGlite's own transaction, begun at once: in process, BEGIN costs no round trip, and
-    // statements outside it cost more (PGlite syncs its files after each; measured slower)
-    transaction: (fn) =>
-      mutex.run(() =>
-        db.transaction((tx) => {
-          const query = wrap(tx.query.bind(tx));
-          return fn({
-            query,
-            standalone: query,
-            exec: async (text) => {
-              await tx.exec(text);
-            },
-          });
-        }),
-      ),
-    async close() {
-      if (ownsDatabase && !db.closed) await mutex.run(() => db.close());
-    },
-  };
 }

@@ -1,18 +1,11 @@
-import { pgliteDriver, pgPoolDriver, type PGliteLike, type PgPoolLike } from "./driver";
+import { pgPoolDriver, type PgPoolLike } from "./pg-pool-driver";
+import { pgliteDriver, type PGliteLike } from "./pglite-driver";
 import { PostgresStorage, type PostgresStorageOptions } from "./postgres-storage";
 
 export { PostgresStorage, sqlState, type PostgresStorageOptions } from "./postgres-storage";
-export {
-  pgPoolDriver,
-  pgliteDriver,
-  type PostgresDriver,
-  type SqlClient,
-  type PgPoolLike,
-  type PgPoolClientLike,
-  type PgPoolDriverOptions,
-  type PgStatement,
-  type PGliteLike,
-} from "./driver";
+export { type PostgresDriver, type SqlClient, type TxClient } from "./driver";
+export { pgPoolDriver, type PgPoolLike, type PgPoolClientLike, type PgPoolDriverOptions, type PgStatement } from "./pg-pool-driver";
+export { pgliteDriver, type PGliteLike } from "./pglite-driver";
 export { MIGRATIONS, type Migration } from "./migrations";
 
 /** Storage on a driver you built (`pgPoolDriver(pool)` or `pgliteDriver(db)`). */

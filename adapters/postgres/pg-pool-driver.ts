@@ -1,0 +1,84 @@
+import { BackgroundLimit } from "../../src/concurrency/priority";
+import { beginLazily, isStalePlan, statementName, type PostgresDriver, type SqlClient, type TxClient } from "./driver";
+
+/** A statement as `pg` takes it: its text, or a named (prepared once per session) statement with its values. */
+export type PgStatement = string | { name: string; text: string; values: unknown[] };
+
+/** The subset of `pg.Pool` the driver uses (so the core does not depend on pg's types). */
+export interface PgPoolLike {
+  connect(): Promise<PgPoolClientLike>;
+  query(statement: PgStatement, params?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  end(): Promise<void>;
+}
+
+export interface PgPoolClientLike {
+  query(statement: PgStatement, params?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  release(error?: Error | boolean): void;
+}
+
+/**
+ * The statement to send for `text` with `params`: named, so each session parses and plans it
+ * once and then only binds and executes it (the server's CPU per statement is what a busy
+ * database spends most on), unless it has no parameters (BEGIN, COMMIT: the simple protocol).
+ */
+function statement(text: string, params: unknown[] | undefined): PgStatement {
+  const name = params?.length ? statementName(text) : null;
+  return name === null ? text : { name, text, values: params! };
+}
+
+/** How `pgPoolDriver` uses its pool. */
+export interface PgPoolDriverOptions {
+  /** End the pool on close (default true). */
+  ownsPool?: boolean;
+  /**
+   * Transactions background work (`inBackground`: the worker runner) holds at once, so the
+   * pool's other sessions are always there for requests (default: no cap).
+   */
+  backgroundSessions?: number;
+  /**
+   * Send statements with parameters as named prepared statements, parsed and planned once per
+   * session (default true). Turn it off behind a pooler that does not keep them per client
+   * (PgBouncer before 1.21 in transaction mode).
+   */
+  namedStatements?: boolean;
+}
+
+/** Drives a `pg` Pool (see `PgPoolDriverOptions`). */
+export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}): PostgresDriver {
+  const ownsPool = options.ownsPool ?? true;
+  const named = options.namedStatements ?? true;
+  const background = options.backgroundSessions === undefined ? null : new BackgroundLimit(options.backgroundSessions);
+  const wrap = (client: { query: PgPoolLike["query"] }): SqlClient => ({
+    async query(text, params) {
+      try {
+        const r = await client.query(named ? statement(text, params) : text, params);
+        return { rows: r.rows, rowCount: r.rowCount ?? 0 };
+      } catch (e) {
+        isStalePlan(e, text); // renamed for next time; the storage runs the transaction again
+        throw e;
+      }
+    },
+    async exec(text) {
+      await client.query(text); // no parameters: pg uses the simple protocol
+    },
+  });
+  return {
+    name: "pg",
+    concurrent: true,
+    query: wrap(pool).query,
+    transaction: (fn) => (background ? background.run(() => transaction(fn)) : transaction(fn)),
+    async close() {
+      if (ownsPool) await pool.end();
+    },
+  };
+
+  async function transaction<T>(fn: (client: TxClient) => Promise<T>): Promise<T> {
+    const client = await pool.connect();
+    let broken = false;
+    try {
+      return await beginLazily(wrap(client), fn, () => (broken = true));
+    } finally {
+      client.release(broken); // a session whose ROLLBACK failed is unusable: the pool drops it
+    }
+  }
+}
