@@ -68,8 +68,14 @@ export class PostgresStorage implements StorageAdapter {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.driver.transaction(async (client) => {
-          const tx = new PgTx(client, this.s);
-          const result = await fn(tx.view());
+          const tx = new PgTx(client, this.s, this.driver.concurrent);
+          let result: T;
+          try {
+            result = await fn(tx.view());
+          } catch (e) {
+            await tx.settle(); // an early flush still on the session goes before the rollback
+            throw e;
+          }
           await tx.flush();
           return result;
         });
