@@ -97,32 +97,30 @@ export class Ledger {
    * entries themselves. `post` is this with one posting.
    */
   async postMany(requests: readonly PostRequest[]): Promise<Result<LedgerEntryRecord[][], Refusal>> {
-    const postings: { request: PostRequest; lines: PostingLine[] }[] = [];
+    // each line's balance key, made once: a batch posts 50,000 lines in one call
+    const postings: { request: PostRequest; lines: PostingLine[]; keys: string[] }[] = [];
     const keys = new Map<string, BalanceKey>();
     for (const request of requests) {
       const lines = request.lines.filter((l) => l.amount !== 0n);
       if (lines.length && !isBalanced(lines)) throw new LedgerInvariantError("posting does not net to zero per asset");
-      postings.push({ request, lines });
-      for (const line of lines) {
-        const key: BalanceKey = { accountId: line.accountId ?? request.accountId, asset: line.asset, chain: line.chain, book: line.book };
-        keys.set(keyOf(key), key);
-      }
+      const lineKeys = lines.map((line) => {
+        const accountId = line.accountId ?? request.accountId;
+        const k = keyText(accountId, line.asset, line.chain, line.book);
+        if (!keys.has(k)) keys.set(k, { accountId, asset: line.asset, chain: line.chain, book: line.book });
+        return k;
+      });
+      postings.push({ request, lines, keys: lineKeys });
     }
     if (keys.size === 0) return ok(postings.map(() => []));
     await this.lock([...keys.values()].sort(compareKeys));
     // each key's amount as the postings leave it, checked after every posting that moves it
     const after = new Map<string, bigint>();
     for (let index = 0; index < postings.length; index++) {
-      const { request, lines } = postings[index]!;
-      const moved: string[] = [];
-      for (const line of lines) {
-        const k = keyText(line.accountId ?? request.accountId, line.asset, line.chain, line.book);
-        after.set(k, (after.get(k) ?? this.rows.get(k)!.amount) + line.amount);
-        moved.push(k);
-      }
+      const { lines, keys: lineKeys } = postings[index]!;
+      lines.forEach((line, i) => after.set(lineKeys[i]!, (after.get(lineKeys[i]!) ?? this.rows.get(lineKeys[i]!)!.amount) + line.amount));
       for (let i = 0; i < lines.length; i++) {
         const line = lines[i]!;
-        if (isCustomerBook(line.book) && after.get(moved[i]!)! < 0n) {
+        if (isCustomerBook(line.book) && after.get(lineKeys[i]!)! < 0n) {
           return err({ index, error: new ApiError("insufficient_funds", `Insufficient ${line.book} ${line.asset} on ${line.chain}`) });
         }
       }
