@@ -384,15 +384,6 @@ function keyText(accountId: string, asset: string, chain: string, book: string):
   return `${accountId}\u0000${asset}\u0000${chain}\u0000${book}`;
 }
 
-function uniqueKeys(accountId: string, lines: readonly PostingLine[]): BalanceKey[] {
-  const map = new Map<string, BalanceKey>();
-  for (const line of lines) {
-    const key: BalanceKey = { accountId: line.accountId ?? accountId, asset: line.asset, chain: line.chain, book: line.book };
-    map.set(keyOf(key), key);
-  }
-  return [...map.values()].sort(compareKeys);
-}
-
 /** The one order in which balance rows are locked, everywhere. */
 export function compareKeys(a: BalanceKey, b: BalanceKey): number {
   return (

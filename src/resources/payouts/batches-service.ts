@@ -10,7 +10,7 @@ import type { EngineDeps, RequestContext } from "../../engine/context";
 import { checkPolicy, policyOf } from "../accounts/policy";
 import { RECIPIENTS, type RecipientDoc } from "../recipients/recipients-service";
 import { BATCHES, presentBatch, type BatchDoc, type BatchObject } from "./batch-doc";
-import { PAYOUTS, type PayoutDoc } from "./payout-doc";
+import { PAYOUTS } from "./payout-doc";
 import { PayoutPlanner, type PayoutPlan } from "./payout-planner";
 import { availableByChain, checkPayable, type PayoutsService } from "./payouts-service";
 import type { PayoutTransitions } from "./payout-transitions";
