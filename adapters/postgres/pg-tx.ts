@@ -22,7 +22,10 @@ export interface PgTxContext {
   readonly s: string;
   /** Runs a statement after flushing the buffers, so it sees (and orders after) every write. */
   run(text: string, params?: unknown[]): Promise<{ rows: Row[]; rowCount: number }>;
-  /** Buffers inserts into `table`; they leave with the next flush. */
+  /**
+   * Buffers inserts into `table`; they leave with the next flush (on a server, once
+   * `EARLY_FLUSH_ROWS` rows wait, with one started at once).
+   */
   buffer<R>(table: Table<R>, records: readonly R[]): void;
   /** Buffers ledger entries and the balance deltas they make (rows the transaction locked). */
   bufferEntries(entries: readonly LedgerEntryRecord[]): void;
