@@ -17,6 +17,7 @@ import { devPorts } from "../adapters/dev";
 const SINGLES = Number(process.env.BENCH_PAYOUTS ?? 1000);
 const LEGS = Number(process.env.BENCH_BATCH_LEGS ?? 25_000);
 const CLIENTS = 4;
+const STORES = (process.env.BENCH_PAYOUTS_STORES ?? "memory,pglite,postgres").split(",");
 const BASE = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 
 async function setup(storage: StorageAdapter): Promise<{ engine: Engine; ctx: ReturnType<typeof systemContext>; recipients: string[] }> {
@@ -31,7 +32,16 @@ async function setup(storage: StorageAdapter): Promise<{ engine: Engine; ctx: Re
   return { engine, ctx, recipients };
 }
 
-async function benchStorage(name: string, storage: StorageAdapter): Promise<string> {
+/**
+ * Singles, then the batch (under an Idempotency-Key claimed beforehand, as `POST
+ * /v1/payouts/batches` does, so its response is saved with it); `beforeBatch` runs just before
+ * the batch (the raw floor copies the database as it then stands).
+ */
+async function benchStorage(
+  name: string,
+  storage: StorageAdapter,
+  beforeBatch?: () => Promise<void>,
+): Promise<{ line: string; batchId: string; acceptedMs: number }> {
   const { engine, ctx, recipients } = await setup(storage);
   try {
     let next = 0;
@@ -53,11 +63,23 @@ async function benchStorage(name: string, storage: StorageAdapter): Promise<stri
     const perSecond = SINGLES / ((performance.now() - start) / 1000);
 
     const legs = Array.from({ length: LEGS }, (_, row) => ({ row, amount: "1.25", recipient: recipients[row % recipients.length] }));
+    const claim = (await engine.idempotency.begin(ctx.accountId, "batch", "f"))._unsafeUnwrap();
+    if (claim.kind !== "proceed") throw new Error("fresh key expected");
+    await beforeBatch?.();
     start = performance.now();
-    const batch = await engine.batches.create(ctx, { reference: "bench", funding: { asset: "USDC", source: "auto" }, legs }, {});
+    const batch = await engine.batches.create(
+      { ...ctx, idempotencyKey: "batch", idempotency: claim.claim },
+      { reference: "bench", funding: { asset: "USDC", source: "auto" }, legs },
+      {},
+    );
     const accepted = performance.now() - start;
-    batch._unsafeUnwrap();
-    return `${name.padEnd(10)} payouts created/s ${perSecond.toFixed(0).padStart(6)}   ${LEGS}-leg batch accepted in ${accepted.toFixed(0).padStart(6)} ms`;
+    const made = batch._unsafeUnwrap();
+    if (!("id" in made)) throw new Error("a batch expected");
+    return {
+      line: `${name.padEnd(10)} payouts created/s ${perSecond.toFixed(0).padStart(6)}   ${LEGS}-leg batch accepted in ${accepted.toFixed(0).padStart(6)} ms`,
+      batchId: made.id,
+      acceptedMs: accepted,
+    };
   } finally {
     await engine.close();
   }
@@ -107,63 +129,120 @@ async function statementsPerCreate(url: string): Promise<string> {
   }
 }
 
-/** The rows a batch acceptance writes, as hand-written unnest inserts in one transaction. */
-async function rawBaseline(url: string): Promise<string> {
+/**
+ * The raw floor of a batch acceptance: exactly the rows the engine's acceptance transaction wrote,
+ * written by hand. `copy()` runs just before the engine's batch and clones the engine's schema,
+ * as it then stands, into a schema of the floor's own made by the adapter's migrations (same
+ * tables, indexes and constraints). `measure(batchId)` then takes every row the acceptance
+ * transaction wrote (by its transaction id, `xmin`: payouts and the batch, reservations, ledger
+ * entries, balance rows, events with their payloads, due work, the idempotency record) as JSON
+ * text, and writes them into the clone in one transaction: the balance rows locked, then one
+ * statement with one JSON parameter per table (`json_populate_recordset`): inserts for new rows,
+ * updates by primary key for rows that existed (balances, the idempotency key). The time covers
+ * joining the rows' JSON into the parameters, the statements and the commit.
+ */
+function rawFloor(url: string, engineSchema: string) {
+  const raw = `bench_raw_batch_${process.pid}`;
   const pool = new pg.Pool({ connectionString: url, max: 2 });
-  const s = `bench_raw_batch_${process.pid}`;
-  try {
-    await pool.query(`DROP SCHEMA IF EXISTS ${s} CASCADE; CREATE SCHEMA ${s};
-      CREATE TABLE ${s}.resources (account_id text, id text, kind text, created bigint, status text, reference text, data jsonb, PRIMARY KEY (account_id, id));
-      CREATE TABLE ${s}.reservations (account_id text, id text, amount numeric, remaining numeric, PRIMARY KEY (account_id, id));
-      CREATE TABLE ${s}.entries (account_id text, id text, book text, amount numeric, resource text, PRIMARY KEY (account_id, id));
-      CREATE TABLE ${s}.events (account_id text, id text, type text, data json, PRIMARY KEY (account_id, id));
-      CREATE TABLE ${s}.balances (k text PRIMARY KEY, amount numeric);
-      INSERT INTO ${s}.balances VALUES ('available', 100000000), ('reserved', 0);`);
-    const ids = Array.from({ length: LEGS }, (_, i) => `po_${i}`);
-    const doc = (i: number) =>
-      JSON.stringify({ id: `po_${i}`, status: "executing", amount: "1250000", asset: "USDC", legs: [{ id: `leg_${i}`, chain: "base", amount: "1250000", fee: "10063" }] });
-    const start = performance.now();
-    const c = await pool.connect();
-    try {
-      await c.query("BEGIN");
-      await c.query(`SELECT * FROM ${s}.balances ORDER BY k FOR UPDATE`);
-      await c.query(
-        `WITH r AS (INSERT INTO ${s}.resources SELECT 'acct', i, 'payout', 0, 'executing', NULL, d::jsonb FROM unnest($1::text[], $2::text[]) AS x(i, d)),
-              v AS (INSERT INTO ${s}.reservations SELECT 'acct', 'rsv_' || i, 1260063, 1260063 FROM unnest($1::text[]) AS x(i)),
-              e AS (INSERT INTO ${s}.entries SELECT 'acct', 'le_' || i || b, b, a, i FROM unnest($1::text[]) AS x(i),
-                      (VALUES ('available', -1260063), ('reserved', 1260063)) AS y(b, a)),
-              ev AS (INSERT INTO ${s}.events SELECT 'acct', 'evt_' || i, 'payout.created', d::json FROM unnest($1::text[], $2::text[]) AS x(i, d))
-         UPDATE ${s}.balances SET amount = amount + CASE k WHEN 'available' THEN -$3::numeric ELSE $3::numeric END`,
-        [ids, ids.map((_, i) => doc(i)), String(1260063 * LEGS)],
-      );
-      await c.query("COMMIT");
-    } finally {
-      c.release();
-    }
-    return `${"raw SQL".padEnd(10)} ${" ".repeat(25)}${LEGS}-leg batch rows written in ${(performance.now() - start).toFixed(0).padStart(6)} ms`;
-  } finally {
-    await pool.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
-    await pool.end();
-  }
+  const tablesOf = async (schema: string) =>
+    (
+      await pool.query(
+        `SELECT c.relname AS name, array_agg(a.attname::text ORDER BY array_position(i.indkey, a.attnum)) AS pk
+         FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         JOIN pg_index i ON i.indrelid = c.oid AND i.indisprimary
+         JOIN pg_attribute a ON a.attrelid = c.oid AND a.attnum = ANY(i.indkey)
+         WHERE n.nspname = $1 AND c.relkind = 'r' AND c.relname <> 'schema_migrations'
+         GROUP BY c.relname ORDER BY c.relname`,
+        [schema],
+      )
+    ).rows as { name: string; pk: string[] }[];
+  return {
+    async copy(): Promise<void> {
+      await pool.query(`DROP SCHEMA IF EXISTS ${raw} CASCADE`);
+      const storage = await connectPostgres(url, { schema: raw, maxConnections: 1 });
+      await storage.init();
+      await storage.close();
+      for (const { name } of await tablesOf(raw)) await pool.query(`INSERT INTO ${raw}.${name} SELECT * FROM "${engineSchema}".${name}`);
+    },
+    async measure(batchId: string): Promise<{ line: string; ms: number }> {
+      const xid = (await pool.query(`SELECT xmin::text AS x FROM "${engineSchema}".resources WHERE id = $1`, [batchId])).rows[0].x as string;
+      const parts: { sql: string; rows: string[] }[] = [];
+      const counts: string[] = [];
+      let lock: { account_id: string; asset: string } | null = null;
+      for (const { name, pk } of await tablesOf(raw)) {
+        const written = (
+          await pool.query(
+            `SELECT row_to_json(w)::text AS row, EXISTS (SELECT 1 FROM ${raw}.${name} r WHERE (${pk.map((c) => `r.${c}`).join(", ")}) = (${pk.map((c) => `w.${c}`).join(", ")})) AS existed
+             FROM "${engineSchema}".${name} w WHERE w.xmin::text = $1`,
+            [xid],
+          )
+        ).rows as { row: string; existed: boolean }[];
+        if (!written.length) continue;
+        counts.push(`${name} ${written.length}`);
+        if (name === "balances") lock = JSON.parse(written[0]!.row) as { account_id: string; asset: string };
+        const fresh = written.filter((w) => !w.existed).map((w) => w.row);
+        const existing = written.filter((w) => w.existed).map((w) => w.row);
+        if (fresh.length) parts.push({ sql: `INSERT INTO ${raw}.${name} SELECT * FROM json_populate_recordset(NULL::${raw}.${name}, $1::json)`, rows: fresh });
+        if (existing.length) {
+          const columns = (await pool.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`, [raw, name])).rows.map((r) => r.column_name as string);
+          parts.push({
+            sql: `UPDATE ${raw}.${name} t SET (${columns.join(", ")}) = (${columns.map((c) => `x.${c}`).join(", ")})
+              FROM json_populate_recordset(NULL::${raw}.${name}, $1::json) x WHERE (${pk.map((c) => `t.${c}`).join(", ")}) = (${pk.map((c) => `x.${c}`).join(", ")})`,
+            rows: existing,
+          });
+        }
+      }
+      const balance = lock as { account_id: string; asset: string } | null;
+      const c = await pool.connect();
+      const start = performance.now();
+      try {
+        await c.query("BEGIN");
+        if (balance) {
+          await c.query(`SELECT * FROM ${raw}.balances WHERE account_id = $1 AND asset = $2 ORDER BY account_id, asset, chain, book FOR UPDATE`, [
+            balance.account_id,
+            balance.asset,
+          ]);
+        }
+        const params = parts.map((p) => `[${p.rows.join(",")}]`);
+        const ctes = parts.map((p, i) => `w${i} AS (${p.sql.replace("$1", `$${i + 1}`)} RETURNING 1)`);
+        await c.query(`WITH ${ctes.join(",\n")} SELECT ${parts.map((_, i) => `(SELECT count(*) FROM w${i})`).join(", ")}`, params);
+        await c.query("COMMIT");
+      } finally {
+        c.release();
+      }
+      const ms = performance.now() - start;
+      return { line: `${"raw SQL".padEnd(10)} ${" ".repeat(25)}${LEGS}-leg batch rows written in ${ms.toFixed(0).padStart(6)} ms (${counts.join(", ")})`, ms };
+    },
+    async close(): Promise<void> {
+      await pool.query(`DROP SCHEMA IF EXISTS ${raw} CASCADE`);
+      await pool.end();
+    },
+  };
 }
 
 export async function benchPayouts(): Promise<void> {
   console.log(`payouts: ${SINGLES} single payouts over ${CLIENTS} clients, then one batch of ${LEGS} legs`);
-  console.log(await benchStorage("memory", createMemoryStorage()));
-  console.log(await benchStorage("pglite", await openPGlite()));
+  if (STORES.includes("memory")) console.log((await benchStorage("memory", createMemoryStorage())).line);
+  if (STORES.includes("pglite")) console.log((await benchStorage("pglite", await openPGlite())).line);
   const url = process.env.DATABASE_URL;
+  if (!STORES.includes("postgres")) return;
   if (!url) {
     console.log("postgres   (set DATABASE_URL to measure a PostgreSQL server and the raw SQL baseline)");
     return;
   }
   const schema = `bench_payouts_${process.pid}`;
+  const floor = rawFloor(url, schema);
   try {
-    console.log(await benchStorage("postgres", await connectPostgres(url, { schema, maxConnections: CLIENTS })));
+    const engine = await benchStorage("postgres", await connectPostgres(url, { schema, maxConnections: CLIENTS }), () => floor.copy());
+    console.log(engine.line);
+    const raw = await floor.measure(engine.batchId);
+    console.log(raw.line);
+    console.log(`${"postgres".padEnd(10)} ${" ".repeat(25)}${LEGS}-leg batch accepted / raw rows written: ${(engine.acceptedMs / raw.ms).toFixed(2)}`);
   } finally {
+    await floor.close();
     const pool = new pg.Pool({ connectionString: url });
     await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     await pool.end();
   }
-  console.log(await rawBaseline(url));
   console.log(await statementsPerCreate(url));
 }

@@ -24,6 +24,9 @@ const RANDOM_CHARS = 16; // 80 bits
 export class IdGenerator {
   private lastTime = -1;
   private lastRandom: number[] = [];
+  /** `lastTime` and `lastRandom` as their id characters (a batch makes 150,000 ids in one millisecond). */
+  private timeText = "";
+  private randomText = "";
 
   constructor(
     private readonly clock: Clock,
@@ -36,20 +39,25 @@ export class IdGenerator {
       this.increment();
     } else {
       this.lastTime = now;
+      this.timeText = encodeTime(now);
       const bytes = this.random(RANDOM_CHARS);
       this.lastRandom = Array.from(bytes, (b) => b & 31);
+      this.randomText = this.lastRandom.map((d) => ALPHABET[d]).join("");
     }
-    return `${prefix}_${encodeTime(now)}${this.lastRandom.map((d) => ALPHABET[d]).join("")}`;
+    return `${prefix}_${this.timeText}${this.randomText}`;
   }
 
   private increment(): void {
     for (let i = this.lastRandom.length - 1; i >= 0; i--) {
       if (this.lastRandom[i]! < 31) {
         this.lastRandom[i]! += 1;
+        // the digits after i wrapped to 0, whose character is "0"
+        this.randomText = this.randomText.slice(0, i) + ALPHABET[this.lastRandom[i]!] + "0".repeat(this.lastRandom.length - 1 - i);
         return;
       }
       this.lastRandom[i] = 0;
     }
+    this.randomText = "0".repeat(this.lastRandom.length);
   }
 }
 

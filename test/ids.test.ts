@@ -33,3 +33,17 @@ describe("ids", () => {
     expect([one.next("po"), one.next("po")]).toEqual([two.next("po"), two.next("po")]);
   });
 });
+
+describe("ids within one millisecond", () => {
+  it("count up in base32 from the random start, carrying across digits, exactly as the digits say", () => {
+    // a random start of all 31s but the last two: the increments carry through every digit
+    const start = Uint8Array.from({ length: 16 }, (_, i) => (i < 14 ? 31 : 30));
+    const ids = new IdGenerator(new ManualClock(), () => start);
+    const made = Array.from({ length: 70 }, () => ids.next("le").slice(13));
+    const alphabet = "0123456789abcdefghjkmnpqrstvwxyz";
+    const value = (text: string) => [...text].reduce((n, c) => n * 32n + BigInt(alphabet.indexOf(c)), 0n);
+    const first = value(made[0]!);
+    made.forEach((text, i) => expect(value(text)).toBe((first + BigInt(i)) % 32n ** 16n));
+    expect(made).toContain("0000000000000000");
+  });
+});

@@ -68,8 +68,14 @@ export class PostgresStorage implements StorageAdapter {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.driver.transaction(async (client) => {
-          const tx = new PgTx(client, this.s);
-          const result = await fn(tx.view());
+          const tx = new PgTx(client, this.s, { early: this.driver.concurrent });
+          let result: T;
+          try {
+            result = await fn(tx.view());
+          } catch (e) {
+            await tx.settle(); // an early flush still on the session goes before the rollback
+            throw e;
+          }
           await tx.flush(true);
           return result;
         });
@@ -85,7 +91,7 @@ export class PostgresStorage implements StorageAdapter {
   /** One session without a transaction: each statement, and each flush of buffered writes, commits alone. */
   autocommit<T>(fn: (tx: StorageTx) => Promise<T>): Promise<T> {
     return this.driver.transaction(async (client) => {
-      const tx = new PgTx(client, this.s, true);
+      const tx = new PgTx(client, this.s, { autocommit: true });
       const result = await fn(tx.view());
       await tx.flush(true);
       return result;

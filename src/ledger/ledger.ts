@@ -27,6 +27,12 @@ export interface PostRequest {
   lines: PostingLine[];
 }
 
+/** Why `postMany` or `reserveMany` changed nothing: the first request refused, by its index. */
+export interface Refusal {
+  index: number;
+  error: ApiError;
+}
+
 export interface ReserveRequest {
   accountId: string;
   asset: AssetDefinition;
@@ -79,47 +85,85 @@ export class Ledger {
   }
 
   async post(request: PostRequest): Promise<Result<LedgerEntryRecord[], ApiError>> {
-    const lines = request.lines.filter((l) => l.amount !== 0n);
-    if (lines.length === 0) return ok([]);
-    if (!isBalanced(lines)) throw new LedgerInvariantError("posting does not net to zero per asset");
-    const keys = uniqueKeys(request.accountId, lines);
-    const accountOf = (line: PostingLine) => line.accountId ?? request.accountId;
-    await this.lock(keys);
+    const posted = await this.postMany([request]);
+    return posted.isOk() ? ok(posted.value[0]!) : err(posted.error.error);
+  }
+
+  /**
+   * Posts several postings as one step, all or none: each is checked as if they were posted one
+   * after another (no customer book below zero after any of them), and the first one refused
+   * refuses them all, changing nothing, with its index. One lock and one storage call for all of
+   * them, so bulk work (the reservations of a 25,000-leg batch) pays per posting only for the
+   * entries themselves. `post` is this with one posting.
+   */
+  async postMany(requests: readonly PostRequest[]): Promise<Result<LedgerEntryRecord[][], Refusal>> {
+    // each line's balance key, made once: a batch posts 50,000 lines in one call
+    const postings: { request: PostRequest; lines: PostingLine[]; keys: string[] }[] = [];
+    const keys = new Map<string, BalanceKey>();
+    for (const request of requests) {
+      const lines = request.lines.filter((l) => l.amount !== 0n);
+      if (lines.length && !isBalanced(lines)) throw new LedgerInvariantError("posting does not net to zero per asset");
+      const lineKeys = lines.map((line) => {
+        const accountId = line.accountId ?? request.accountId;
+        const k = keyText(accountId, line.asset, line.chain, line.book);
+        if (!keys.has(k)) keys.set(k, { accountId, asset: line.asset, chain: line.chain, book: line.book });
+        return k;
+      });
+      postings.push({ request, lines, keys: lineKeys });
+    }
+    if (keys.size === 0) return ok(postings.map(() => []));
+    await this.lock([...keys.values()].sort(compareKeys));
+    // each key's amount as the postings leave it, checked after every posting that moves it
     const after = new Map<string, bigint>();
-    for (const line of lines) {
-      const k = keyOf({ ...line, accountId: accountOf(line) });
-      after.set(k, (after.get(k) ?? this.rows.get(k)!.amount) + line.amount);
-    }
-    for (const key of keys) {
-      if (isCustomerBook(key.book) && after.get(keyOf(key))! < 0n) {
-        return err(new ApiError("insufficient_funds", `Insufficient ${key.book} ${key.asset} on ${key.chain}`));
+    for (let index = 0; index < postings.length; index++) {
+      const { lines, keys: lineKeys } = postings[index]!;
+      lines.forEach((line, i) => after.set(lineKeys[i]!, (after.get(lineKeys[i]!) ?? this.rows.get(lineKeys[i]!)!.amount) + line.amount));
+      for (let i = 0; i < lines.length; i++) {
+        const line = lines[i]!;
+        if (isCustomerBook(line.book) && after.get(lineKeys[i]!)! < 0n) {
+          return err({ index, error: new ApiError("insufficient_funds", `Insufficient ${line.book} ${line.asset} on ${line.chain}`) });
+        }
       }
     }
-    const postingId = request.resource === null ? this.ids.next("pst") : derivedId("pst", request.resource, request.transition);
-    const entries: LedgerEntryRecord[] = lines.map((line, i) => ({
-      id: this.ids.next("le"),
-      accountId: accountOf(line),
-      postingId,
-      line: i,
-      asset: line.asset,
-      chain: line.chain,
-      book: line.book,
-      amount: line.amount,
-      resource: request.resource,
-      created: this.now,
-    }));
-    await this.tx.ledger.appendEntries(entries);
-    const mine = this.posted.get(request.resource);
-    if (mine) mine.push(...entries);
-    else this.posted.set(request.resource, [...entries]);
+    const out: LedgerEntryRecord[][] = [];
+    const all: LedgerEntryRecord[] = [];
+    for (const { request, lines } of postings) {
+      if (lines.length === 0) {
+        out.push([]);
+        continue;
+      }
+      const postingId = request.resource === null ? this.ids.next("pst") : derivedId("pst", request.resource, request.transition);
+      const entries: LedgerEntryRecord[] = lines.map((line, i) => ({
+        id: this.ids.next("le"),
+        accountId: line.accountId ?? request.accountId,
+        postingId,
+        line: i,
+        asset: line.asset,
+        chain: line.chain,
+        book: line.book,
+        amount: line.amount,
+        resource: request.resource,
+        created: this.now,
+      }));
+      out.push(entries);
+      all.push(...entries);
+    }
+    await this.tx.ledger.appendEntries(all);
+    postings.forEach(({ request, lines }, index) => {
+      const entries = out[index]!;
+      if (!entries.length) return;
+      const mine = this.posted.get(request.resource);
+      if (mine) mine.push(...entries);
+      else this.posted.set(request.resource, [...entries]);
+      // `balance.updated` is for the posting's account; the house account's books are the engine's.
+      for (const line of lines) {
+        if ((line.accountId ?? request.accountId) === request.accountId) {
+          this.touched.set(`${request.accountId}\u0000${line.asset}`, { accountId: request.accountId, asset: line.asset });
+        }
+      }
+    });
     for (const [k, amount] of after) this.rows.set(k, { ...this.rows.get(k)!, amount });
-    // `balance.updated` is for the posting's account; the house account's books are the engine's.
-    for (const line of lines) {
-      if (accountOf(line) === request.accountId) {
-        this.touched.set(`${request.accountId}\u0000${line.asset}`, { accountId: request.accountId, asset: line.asset });
-      }
-    }
-    return ok(entries);
+    return ok(out);
   }
 
   /** Funds from outside the system (test helpers, deposits made final elsewhere). */
@@ -144,24 +188,34 @@ export class Ledger {
 
   /** Moves `amount` from available to reserved and records the reservation. */
   async reserve(request: ReserveRequest): Promise<Result<ReservationRecord, ApiError>> {
-    const { accountId, asset, chain, amount, resource } = request;
-    const id = this.ids.next("rsv");
-    const posted = await this.post({
-      accountId,
-      resource,
-      transition: `reserve:${id}`,
-      lines: transfer(asset.code, chain, "available", "reserved", amount),
-    });
+    const reserved = await this.reserveMany([request]);
+    return reserved.isOk() ? ok(reserved.value[0]!.reservation) : err(reserved.error.error);
+  }
+
+  /**
+   * Reserves each request as `reserve` would, all or none (see `postMany`): one posting and one
+   * reservation per request, with one lock and one storage call of each kind for all of them.
+   * Returns each reservation with the entries of its posting; a shortage refuses them all with
+   * the index of the first request that does not fit after the ones before it.
+   */
+  async reserveMany(requests: readonly ReserveRequest[]): Promise<Result<{ reservation: ReservationRecord; entries: LedgerEntryRecord[] }[], Refusal>> {
+    const ids = requests.map(() => this.ids.next("rsv"));
+    const posted = await this.postMany(
+      requests.map(({ accountId, asset, chain, amount, resource }, i) => ({
+        accountId,
+        resource,
+        transition: `reserve:${ids[i]}`,
+        lines: transfer(asset.code, chain, "available", "reserved", amount),
+      })),
+    );
     if (posted.isErr()) {
-      return err(
-        new ApiError(
-          "insufficient_funds",
-          `Insufficient available ${asset.code} on ${chain} to reserve ${formatAmount(amount, asset)}`,
-        ),
-      );
+      const { index } = posted.error;
+      const { asset, chain, amount } = requests[index]!;
+      const message = `Insufficient available ${asset.code} on ${chain} to reserve ${formatAmount(amount, asset)}`;
+      return err({ index, error: new ApiError("insufficient_funds", message) });
     }
-    const reservation: ReservationRecord = {
-      id,
+    const reservations: ReservationRecord[] = requests.map(({ accountId, asset, chain, amount, resource }, i) => ({
+      id: ids[i]!,
       accountId,
       asset: asset.code,
       chain,
@@ -171,10 +225,11 @@ export class Ledger {
       resource,
       created: this.now,
       resolvedAt: null,
-    };
-    await this.tx.ledger.insertReservation(reservation);
-    this.reservations.set(reservationKey(accountId, id), reservation); // new: no one else can see it yet
-    return ok(reservation);
+    }));
+    await this.tx.ledger.insertReservations(reservations);
+    // new: no one else can see them yet
+    for (const r of reservations) this.reservations.set(reservationKey(r.accountId, r.id), r);
+    return ok(reservations.map((reservation, i) => ({ reservation, entries: posted.value[i]! })));
   }
 
   /**
@@ -322,16 +377,11 @@ function reservationKey(accountId: string, id: string): string {
 }
 
 function keyOf(key: BalanceKey): string {
-  return `${key.accountId}\u0000${key.asset}\u0000${key.chain}\u0000${key.book}`;
+  return keyText(key.accountId, key.asset, key.chain, key.book);
 }
 
-function uniqueKeys(accountId: string, lines: readonly PostingLine[]): BalanceKey[] {
-  const map = new Map<string, BalanceKey>();
-  for (const line of lines) {
-    const key: BalanceKey = { accountId: line.accountId ?? accountId, asset: line.asset, chain: line.chain, book: line.book };
-    map.set(keyOf(key), key);
-  }
-  return [...map.values()].sort(compareKeys);
+function keyText(accountId: string, asset: string, chain: string, book: string): string {
+  return `${accountId}\u0000${asset}\u0000${chain}\u0000${book}`;
 }
 
 /** The one order in which balance rows are locked, everywhere. */

@@ -40,8 +40,16 @@ export function netPerAsset(lines: readonly PostingLine[]): Map<string, bigint> 
 }
 
 export function isBalanced(lines: readonly PostingLine[]): boolean {
-  for (const sum of netPerAsset(lines).values()) if (sum !== 0n) return false;
-  return true;
+  // most postings move one asset: summed without a map
+  let sum = 0n;
+  for (const line of lines) {
+    if (line.asset !== lines[0]!.asset) {
+      for (const net of netPerAsset(lines).values()) if (net !== 0n) return false;
+      return true;
+    }
+    sum += line.amount;
+  }
+  return sum === 0n;
 }
 
 /** Two lines that move `amount` from one book to another on one asset and chain. */

@@ -64,10 +64,11 @@ export function ledgerStore(m: MemoryTx): LedgerStore {
         .sort(compare)
         .slice(0, q.limit);
     },
-    async insertReservation(reservation) {
-      const k = k2(reservation.accountId, reservation.id);
-      if (t.reservations.has(k)) throw new Error(`duplicate reservation ${reservation.id}`);
-      m.put(t.reservations, k, frozen(reservation));
+    async insertReservations(reservations) {
+      const keys = new Map(reservations.map((r) => [k2(r.accountId, r.id), r]));
+      for (const [k, r] of keys) if (t.reservations.has(k)) throw new Error(`duplicate reservation ${r.id}`);
+      if (keys.size < reservations.length) throw new Error("duplicate reservations in one insert");
+      for (const [k, r] of keys) m.put(t.reservations, k, frozen(r));
     },
     async lockReservation(accountId, id) {
       return t.reservations.get(k2(accountId, id)) ?? null;

@@ -85,8 +85,8 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
       );
       return rows.map(LEDGER_ENTRIES.fromRow);
     },
-    async insertReservation(reservation) {
-      tx.buffer(RESERVATIONS, [reservation]);
+    async insertReservations(reservations) {
+      tx.buffer(RESERVATIONS, reservations);
     },
     async lockReservation(accountId, id) {
       const { rows } = await tx.run(`SELECT * FROM ${s}.reservations WHERE account_id = $1 AND id = $2 FOR UPDATE`, [accountId, id]);

@@ -104,7 +104,7 @@ export function ledgerSuite(s: SuiteContext): void {
 
     it("stores, locks and updates reservations", async () => {
       const r = { ...reservation("rsv_01aaaaaaaaaaaaaaaaaaaaaaaa", 50n), resource: "lo_1" };
-      await s.storage.transaction((tx) => tx.ledger.insertReservation(r));
+      await s.storage.transaction((tx) => tx.ledger.insertReservations([r]));
       await s.storage.transaction(async (tx) => {
         const locked = await tx.ledger.lockReservation("acct_a", r.id);
         expect(locked).toEqual(r);
@@ -114,16 +114,27 @@ export function ledgerSuite(s: SuiteContext): void {
       expect(await s.storage.transaction((tx) => tx.ledger.lockReservation("acct_b", r.id))).toBeNull();
     });
 
+    it("inserts many reservations in one call, and refuses an id that exists (the transaction keeps nothing)", async () => {
+      const rs = Array.from({ length: 300 }, (_, i) => ({ ...reservation(`rsv_01aaaaaaaaaaaaaaaaaaaa${String(i).padStart(4, "0")}`, BigInt(i + 1)), resource: `po_${i}` }));
+      await s.storage.transaction((tx) => tx.ledger.insertReservations(rs));
+      expect((await s.inspect.reservations("acct_a")).sort((a, b) => a.id.localeCompare(b.id))).toEqual(rs);
+      const fresh = { ...reservation("rsv_01aaaaaaaaaaaaaaaaaaaaffff", 9n), resource: "po_x" };
+      await expect(
+        s.storage.transaction(async (tx) => {
+          await tx.ledger.insertReservations([fresh, rs[7]!]);
+          await tx.ledger.lockReservations("acct_a", [fresh.id]); // a statement after it: the write has left
+        }),
+      ).rejects.toThrow();
+      expect(await s.inspect.reservations("acct_a")).toHaveLength(rs.length);
+      await s.storage.transaction((tx) => tx.ledger.insertReservations([]));
+    });
+
     it("locks many reservations at once, and a read after buffered updates sees them", async () => {
       const base = reservation("rsv_01aaaaaaaaaaaaaaaaaaaaaab1", 50n);
       const r1 = base;
       const r2 = { ...base, id: "rsv_01aaaaaaaaaaaaaaaaaaaaaab2", amount: 7n, remaining: 7n };
       const other = { ...base, id: "rsv_01aaaaaaaaaaaaaaaaaaaaaab3", accountId: "acct_b" };
-      await s.storage.transaction(async (tx) => {
-        await tx.ledger.insertReservation(r1);
-        await tx.ledger.insertReservation(r2);
-        await tx.ledger.insertReservation(other);
-      });
+      await s.storage.transaction((tx) => tx.ledger.insertReservations([r1, r2, other]));
       await s.storage.transaction(async (tx) => {
         const locked = await tx.ledger.lockReservations("acct_a", [r2.id, other.id, r1.id, "rsv_missing", r2.id]);
         expect(locked).toEqual([r1, r2]);

@@ -46,6 +46,65 @@ export function transactionSuite(s: SuiteContext): void {
     expect(await s.inspect.deliveries("acct_a")).toEqual([]);
   });
 
+  it("writes a bulk transaction whole: later reads see every row, and a bad write late in it keeps nothing", async () => {
+    // 12,000 ledger entries and 6,000 reservations, the shape of a large batch's acceptance
+    // (an adapter may start writing such a transaction's rows before its commit)
+    const bulk = (accountId: string) => {
+      const lines = Array.from({ length: 6_000 }, (_, i) =>
+        entries(accountId, [["available", -1n], ["reserved", 1n]], 2 * i).map((e) => ({ ...e, postingId: `pst_bulk_${i}`, id: `le_bulk_${i}_${e.line}` })),
+      ).flat();
+      const reservations = Array.from({ length: 6_000 }, (_, i) => ({
+        id: `rsv_bulk_${String(i).padStart(5, "0")}`,
+        accountId,
+        asset: "USDC",
+        chain: "base",
+        amount: 1n,
+        remaining: 1n,
+        status: "active" as const,
+        resource: `po_${i}`,
+        created: T0,
+        resolvedAt: null,
+      }));
+      return { lines, reservations };
+    };
+    const keys = keysOf("acct_a", ["available", "reserved", "counter:external"]);
+    await s.storage.transaction(async (tx) => {
+      await tx.ledger.lockBalances(keys);
+      await tx.ledger.appendEntries(entries("acct_a", [["available", 20_000n], ["counter:external", -20_000n]], 90_000));
+    });
+    const { lines, reservations } = bulk("acct_a");
+    await s.storage.transaction(async (tx) => {
+      await tx.ledger.lockBalances(keys);
+      await tx.ledger.appendEntries(lines);
+      await tx.ledger.insertReservations(reservations);
+      await tx.resources.insert([resource("acct_a", "po_01aaaaaaaaaaaaaaaaaaaaaaaa", T0)]);
+      expect(await tx.ledger.lockReservations("acct_a", ["rsv_bulk_00000", "rsv_bulk_05999"])).toHaveLength(2);
+      expect((await tx.ledger.listBalances("acct_a")).find((b) => b.book === "reserved")?.amount).toBe(6_000n);
+    });
+    expect(await s.inspect.entries("acct_a")).toHaveLength(2 + lines.length);
+    expect(await s.inspect.reservations("acct_a")).toHaveLength(reservations.length);
+    expect((await s.inspect.balances("acct_a")).find((b) => b.book === "available")?.amount).toBe(14_000n);
+
+    const before = { entries: await s.inspect.entries("acct_a"), balances: await s.inspect.balances("acct_a") };
+    const again = bulk("acct_a");
+    const thrown = await s.storage
+      .transaction(async (tx) => {
+        await tx.ledger.lockBalances(keys);
+        await tx.ledger.appendEntries(again.lines.map((e) => ({ ...e, id: `${e.id}_2`, postingId: `${e.postingId}_2` })));
+        await tx.resources.insert([resource("acct_a", "po_01aaaaaaaaaaaaaaaaaaaaaaab", T0)]);
+        await tx.ledger.insertReservations(again.reservations); // they exist already: the transaction fails
+        await tx.ledger.lockReservations("acct_a", ["rsv_bulk_00001"]);
+      })
+      .then(
+        () => null,
+        (e: unknown) => e,
+      );
+    expect(thrown).toBeInstanceOf(Error);
+    expect(await s.inspect.entries("acct_a")).toEqual(before.entries);
+    expect(await s.inspect.balances("acct_a")).toEqual(before.balances);
+    expect((await s.inspect.resources("acct_a")).map((r) => r.id)).toEqual(["po_01aaaaaaaaaaaaaaaaaaaaaaaa"]);
+  });
+
   it(
     "serialises concurrent writers of one balance row through its lock",
     async () => {

@@ -80,7 +80,13 @@ export interface LedgerStore {
    * report builds, which walk a whole window page by page without holding a transaction open.
    */
   pageEntries(query: LedgerPageQuery): Promise<LedgerEntryRecord[]>;
-  insertReservation(reservation: ReservationRecord): Promise<void>;
+  /**
+   * Inserts new reservations (the ledger's `reserve` and `reserveMany`, in the transaction that
+   * posts their reservation entries: a whole batch's in one call). The adapter may hold the
+   * write until the transaction's next statement or its commit; an id that exists already
+   * fails the transaction.
+   */
+  insertReservations(reservations: readonly ReservationRecord[]): Promise<void>;
   /** Reads and locks a reservation for the rest of the transaction. */
   lockReservation(accountId: string, id: string): Promise<ReservationRecord | null>;
   /** Reads and locks many reservations of the account in one go, in id order; missing ids are left out. */

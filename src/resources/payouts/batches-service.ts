@@ -10,7 +10,7 @@ import type { EngineDeps, RequestContext } from "../../engine/context";
 import { checkPolicy, policyOf } from "../accounts/policy";
 import { RECIPIENTS, type RecipientDoc } from "../recipients/recipients-service";
 import { BATCHES, presentBatch, type BatchDoc, type BatchObject } from "./batch-doc";
-import { PAYOUTS, type PayoutDoc } from "./payout-doc";
+import { PAYOUTS } from "./payout-doc";
 import { PayoutPlanner, type PayoutPlan } from "./payout-planner";
 import { availableByChain, checkPayable, type PayoutsService } from "./payouts-service";
 import type { PayoutTransitions } from "./payout-transitions";
@@ -105,29 +105,26 @@ export class BatchesService {
 
     return runCommand(this.deps, ctx, async (uow) => {
       const batchId = this.deps.ids.next("bat");
-      const docs: PayoutDoc[] = [];
-      for (let i = 0; i < rows.length; i++) {
-        const row = rows[i]!;
-        const made = await this.payouts.open(
-          uow,
-          {
-            asset,
-            amount: row.amount,
-            recipient: row.recipient.id,
-            reference: row.reference,
-            batch: batchId,
-            row: row.row,
-            routing: null,
-            plan: plans[i]!,
-            requiresApproval: row.requiresApproval,
-          },
-          { deferBroadcast: true },
-        );
-        if (made.isErr()) {
-          return fail("insufficient_funds", `Insufficient available ${asset.code} for this batch (row ${row.row}): ${made.error.message}`);
-        }
-        docs.push(made.value.doc);
+      const opened = await this.payouts.openMany(
+        uow,
+        rows.map((row, i) => ({
+          asset,
+          amount: row.amount,
+          recipient: row.recipient.id,
+          reference: row.reference,
+          batch: batchId,
+          row: row.row,
+          routing: null,
+          plan: plans[i]!,
+          requiresApproval: row.requiresApproval,
+        })),
+        { deferBroadcast: true },
+      );
+      if (opened.isErr()) {
+        const { index, error } = opened.error;
+        return fail("insufficient_funds", `Insufficient available ${asset.code} for this batch (row ${rows[index]!.row}): ${error.message}`);
       }
+      const docs = opened.value.map((o) => o.doc);
       const counts: BatchDoc["counts"] = {};
       for (const doc of docs) counts[doc.status] = (counts[doc.status] ?? 0) + 1;
       const batch: BatchDoc = {

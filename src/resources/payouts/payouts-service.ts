@@ -1,7 +1,6 @@
 import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../../errors";
 import { expandObjects, itemPaths } from "../../lists/expansion";
-import { isCustomerBook } from "../../ledger/postings";
 import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-page";
 import type { PayoutStatus } from "./payout-machine";
 import type { AssetDefinition } from "../../money/assets";
@@ -13,6 +12,7 @@ import { checkPolicy, policyOf } from "../accounts/policy";
 import { RECIPIENTS, type RecipientDoc } from "../recipients/recipients-service";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import type { Stored } from "../../engine/doc-store";
+import type { Refusal } from "../../ledger/ledger";
 import { BatchCounts } from "./batch-counts";
 import { PAYOUTS, legEntries, presentPayout, sign, type LegDoc, type PayoutDoc, type PayoutObject } from "./payout-doc";
 import { PAYOUT_EXPANDABLE } from "./payout-expansions";
@@ -109,73 +109,78 @@ export class PayoutsService {
 
   /**
    * Reserves a planned payout's legs and runs its first transition, inside `uow`; the caller
-   * inserts the document. Shared by single payouts and batches.
+   * inserts the document. `openMany` with one payout.
    */
-  async open(
+  async open(uow: UnitOfWork, p: OpenPayout, options: { deferBroadcast?: boolean } = {}): Promise<Result<{ doc: PayoutDoc; change: StatusChange }, ApiError>> {
+    const opened = await this.openMany(uow, [p], options);
+    return opened.isOk() ? ok(opened.value[0]!) : err(opened.error.error);
+  }
+
+  /**
+   * Reserves the legs of planned payouts (amount plus fee per leg, with one ledger call for all
+   * of them: one lock, one posting per leg) and runs each payout's first transition, inside
+   * `uow`; the caller inserts the documents. Shared by single payouts and batches. All or none:
+   * a shortage refuses every payout (nothing is reserved) with the index of the first that did
+   * not fit after the ones before it.
+   */
+  async openMany(
     uow: UnitOfWork,
-    p: {
-      asset: AssetDefinition;
-      amount: bigint;
-      recipient: string;
-      reference: string | null;
-      batch: string | null;
-      row: number | null;
-      routing: PayoutDoc["routing"];
-      plan: PayoutPlan;
-      requiresApproval: boolean;
-    },
+    payouts: readonly OpenPayout[],
     options: { deferBroadcast?: boolean } = {},
-  ): Promise<Result<{ doc: PayoutDoc; change: StatusChange }, ApiError>> {
-    const id = this.deps.ids.next("po");
-    const legs: LegDoc[] = [];
-    for (const leg of p.plan.legs) {
-      const from = uow.ledger.postedFor(id).length;
-      const reservation = await uow.ledger.reserve({
-        accountId: uow.ctx.accountId,
-        asset: p.asset,
-        chain: leg.chain,
-        amount: leg.amount + leg.fee,
-        resource: id,
-      });
-      if (reservation.isErr()) {
-        return fail("insufficient_funds", `Insufficient available ${p.asset.code} on ${leg.chain} for this payout and its network fee`);
-      }
-      legs.push({
-        id: this.deps.ids.next("leg"),
-        chain: leg.chain,
-        address: leg.address,
-        amount: leg.amount.toString(),
-        fee: leg.fee.toString(),
-        reservation: reservation.value.id,
-        // The reservation holds amount and fee: its entries carry the whole fee.
-        entries: legEntries(uow.ctx.accountId, uow.ledger.postedFor(id).slice(from), (e) => sign(e.amount) * leg.fee),
-        status: "pending",
-        machine: { txHash: null, confirmations: 0, finality: "pending", failureCode: null },
-      });
+  ): Promise<Result<{ doc: PayoutDoc; change: StatusChange }[], Refusal>> {
+    const accountId = uow.ctx.accountId;
+    const ids = payouts.map(() => this.deps.ids.next("po"));
+    const requests = payouts.flatMap((p, i) =>
+      p.plan.legs.map((leg) => ({ accountId, asset: p.asset, chain: leg.chain, amount: leg.amount + leg.fee, resource: ids[i]! })),
+    );
+    const reserved = await uow.ledger.reserveMany(requests);
+    if (reserved.isErr()) {
+      const { asset, chain } = requests[reserved.error.index]!;
+      const index = ids.indexOf(requests[reserved.error.index]!.resource);
+      const message = `Insufficient available ${asset.code} on ${chain} for this payout and its network fee`;
+      return err({ index, error: new ApiError("insufficient_funds", message) });
     }
-    const draft: PayoutDoc = {
-      id,
-      status: "created",
-      machine: { requiresApproval: p.requiresApproval },
-      asset: p.asset.code,
-      amount: p.amount.toString(),
-      fee: p.plan.fee.toString(),
-      recipient: p.recipient,
-      reference: p.reference,
-      batch: p.batch,
-      row: p.row,
-      routing: p.routing,
-      approximateRoute: p.plan.approximate,
-      legs,
-      ledgerEntries: uow.ledger
-        .postedFor(id)
-        .filter((e) => isCustomerBook(e.book))
-        .map((e) => e.id),
-      created: uow.now,
-      canceledAt: null,
-      settledAt: null,
-    };
-    return ok(this.transitions.start(uow, draft, p.requiresApproval, options));
+    let next = 0;
+    return ok(
+      payouts.map((p, i) => {
+        const legs: LegDoc[] = p.plan.legs.map((leg) => {
+          const { reservation, entries } = reserved.value[next++]!;
+          return {
+            id: this.deps.ids.next("leg"),
+            chain: leg.chain,
+            address: leg.address,
+            amount: leg.amount.toString(),
+            fee: leg.fee.toString(),
+            reservation: reservation.id,
+            // The reservation holds amount and fee: its entries carry the whole fee.
+            entries: legEntries(accountId, entries, (e) => sign(e.amount) * leg.fee),
+            status: "pending",
+            machine: { txHash: null, confirmations: 0, finality: "pending", failureCode: null },
+          };
+        });
+        const draft: PayoutDoc = {
+          id: ids[i]!,
+          status: "created",
+          machine: { requiresApproval: p.requiresApproval },
+          asset: p.asset.code,
+          amount: p.amount.toString(),
+          fee: p.plan.fee.toString(),
+          recipient: p.recipient,
+          reference: p.reference,
+          batch: p.batch,
+          row: p.row,
+          routing: p.routing,
+          approximateRoute: p.plan.approximate,
+          legs,
+          // the payout is new: its reservations' entries are all it has posted
+          ledgerEntries: legs.flatMap((leg) => leg.entries!.map((e) => e.id)),
+          created: uow.now,
+          canceledAt: null,
+          settledAt: null,
+        };
+        return this.transitions.start(uow, draft, p.requiresApproval, options);
+      }),
+    );
   }
 
   async retrieve(ctx: RequestContext, id: string, params: RetrievePayoutParams = {}): Promise<Result<PayoutObject, ApiError>> {
@@ -237,6 +242,19 @@ export class PayoutsService {
     });
   }
 
+}
+
+/** A planned payout to open (`PayoutsService.open`, `openMany`). */
+export interface OpenPayout {
+  asset: AssetDefinition;
+  amount: bigint;
+  recipient: string;
+  reference: string | null;
+  batch: string | null;
+  row: number | null;
+  routing: PayoutDoc["routing"];
+  plan: PayoutPlan;
+  requiresApproval: boolean;
 }
 
 /** A recipient can be paid unless screening flagged it. */
