@@ -1,18 +1,20 @@
 import pg from "pg";
 import { ManualClock } from "../adapters/clock";
 import { createMemoryStorage } from "../adapters/memory";
-import { connectPostgres, createPostgresStorage, openPGlite, pgPoolDriver, type PgPoolLike } from "../adapters/postgres";
+import { connectPostgres, createPostgresStorage, openPGlite, pgPoolDriver, type PgPoolLike, type PgStatement } from "../adapters/postgres";
 import { createEngine, type Engine } from "../src/engine/engine";
 import type { StorageAdapter } from "../src/ports/storage";
 import { systemContext } from "../src/engine/context";
 import { devPorts } from "../adapters/dev";
+import { payoutTemplate, rawPayoutFloor } from "./payout-floor";
+import type { Figure } from "./table";
 
 /**
  * Payouts: single payouts created per second (4 concurrent clients, each its own Idempotency-Key
- * as through HTTP), and the acceptance time of a 25,000-leg batch (validation, planning, 25,000
- * reservations, payouts and events in one transaction), on memory, PGlite and (DATABASE_URL) a
- * PostgreSQL server, beside a raw-SQL baseline that writes the same rows with hand-written
- * `unnest` inserts in one transaction.
+ * as through HTTP, on one account), and the acceptance time of a 25,000-leg batch (validation,
+ * planning, 25,000 reservations, payouts and events in one transaction), on memory, PGlite and
+ * (DATABASE_URL) a PostgreSQL server, beside raw floors measured in the same run: the nine
+ * writes of a payout by hand (`payout-floor.ts`) and the batch's rows by hand (`rawFloor`).
  */
 const SINGLES = Number(process.env.BENCH_PAYOUTS ?? 1000);
 const LEGS = Number(process.env.BENCH_BATCH_LEGS ?? 25_000);
@@ -41,7 +43,7 @@ async function benchStorage(
   name: string,
   storage: StorageAdapter,
   beforeBatch?: () => Promise<void>,
-): Promise<{ line: string; batchId: string; acceptedMs: number }> {
+): Promise<{ line: string; batchId: string; acceptedMs: number; perSecond: number }> {
   const { engine, ctx, recipients } = await setup(storage);
   try {
     let next = 0;
@@ -79,6 +81,7 @@ async function benchStorage(
       line: `${name.padEnd(10)} payouts created/s ${perSecond.toFixed(0).padStart(6)}   ${LEGS}-leg batch accepted in ${accepted.toFixed(0).padStart(6)} ms`,
       batchId: made.id,
       acceptedMs: accepted,
+      perSecond,
     };
   } finally {
     await engine.close();
@@ -94,10 +97,10 @@ async function statementsPerCreate(url: string): Promise<string> {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   const seen: string[] = [];
   let counting = false;
-  const count = <Q extends (text: string, params?: unknown[]) => Promise<any>>(query: Q) =>
-    ((text: string, params?: unknown[]) => {
-      if (counting) seen.push(text);
-      return query(text, params);
+  const count = <Q extends (statement: PgStatement, params?: unknown[]) => Promise<any>>(query: Q) =>
+    ((statement: PgStatement, params?: unknown[]) => {
+      if (counting) seen.push(typeof statement === "string" ? statement : statement.text);
+      return query(statement, params);
     }) as Q;
   const counted: PgPoolLike = {
     async connect() {
@@ -118,9 +121,8 @@ async function statementsPerCreate(url: string): Promise<string> {
       (await engine.payouts.create({ ...ctx, idempotencyKey: `count-${i}`, idempotency: claim.claim }, { amount: "1.5", asset: "USDC", recipient: recipients[0] }))._unsafeUnwrap();
       counting = false;
     }
-    const transactions = seen.filter((t) => t === "BEGIN").length;
-    const statements = seen.filter((t) => t !== "BEGIN" && t !== "COMMIT").length;
-    return `${"postgres".padEnd(10)} one payout create (the second; caches warm): ${statements} statements in ${transactions} transactions`;
+    const transactions = seen.filter((t) => t.startsWith("BEGIN")).length;
+    return `${"postgres".padEnd(10)} one payout create (the second; caches warm): ${seen.length} statements, BEGIN and COMMIT of ${transactions} transaction${transactions === 1 ? "" : "s"} included`;
   } finally {
     await engine.close();
     const admin = new pg.Pool({ connectionString: url, max: 1 });
@@ -220,24 +222,53 @@ function rawFloor(url: string, engineSchema: string) {
   };
 }
 
-export async function benchPayouts(): Promise<void> {
+export async function benchPayouts(): Promise<Figure[]> {
   console.log(`payouts: ${SINGLES} single payouts over ${CLIENTS} clients, then one batch of ${LEGS} legs`);
-  if (STORES.includes("memory")) console.log((await benchStorage("memory", createMemoryStorage())).line);
-  if (STORES.includes("pglite")) console.log((await benchStorage("pglite", await openPGlite())).line);
+  const figures: Figure[] = [];
+  const singles = (store: string, perSecond: number, floor?: Figure["floor"]): Figure => ({
+    name: `single payouts created (${CLIENTS} callers)`,
+    store,
+    value: perSecond,
+    unit: "/s",
+    ...(floor ? { floor, target: { ratio: { min: 0.5 } } } : {}),
+  });
+  const accepted = (store: string, ms: number, floor?: Figure["floor"]): Figure => ({
+    name: `${LEGS.toLocaleString("en-US")}-leg batch accepted`,
+    store,
+    value: ms / 1000,
+    unit: "s",
+    ...(floor ? { floor, target: { ratio: { max: 2 } } } : {}),
+  });
+  for (const store of ["memory", "pglite"] as const) {
+    if (!STORES.includes(store)) continue;
+    const run = await benchStorage(store, store === "memory" ? createMemoryStorage() : await openPGlite());
+    console.log(run.line);
+    figures.push(singles(store, run.perSecond), accepted(store, run.acceptedMs));
+  }
   const url = process.env.DATABASE_URL;
-  if (!STORES.includes("postgres")) return;
+  if (!STORES.includes("postgres")) return figures;
   if (!url) {
     console.log("postgres   (set DATABASE_URL to measure a PostgreSQL server and the raw SQL baseline)");
-    return;
+    return figures;
   }
   const schema = `bench_payouts_${process.pid}`;
   const floor = rawFloor(url, schema);
   try {
     const engine = await benchStorage("postgres", await connectPostgres(url, { schema, maxConnections: CLIENTS }), () => floor.copy());
     console.log(engine.line);
+    const template = await payoutTemplate();
+    const nine = await rawPayoutFloor(url, template, { clients: CLIENTS, ops: SINGLES, shape: "statements" });
+    const one = await rawPayoutFloor(url, template, { clients: CLIENTS, ops: SINGLES, shape: "one" });
+    console.log(`${"raw SQL".padEnd(10)} payouts created/s ${nine.toFixed(0).padStart(6)}   (the nine writes, a statement each, BEGIN … COMMIT: 11 round trips)`);
+    console.log(`${"raw SQL".padEnd(10)} payouts created/s ${one.toFixed(0).padStart(6)}   (the nine writes as one statement: 1 round trip)`);
     const raw = await floor.measure(engine.batchId);
     console.log(raw.line);
     console.log(`${"postgres".padEnd(10)} ${" ".repeat(25)}${LEGS}-leg batch accepted / raw rows written: ${(engine.acceptedMs / raw.ms).toFixed(2)}`);
+    figures.push(
+      singles("postgres", engine.perSecond, { value: nine, what: "9 writes by hand" }),
+      { ...singles("postgres", engine.perSecond, { value: one, what: "9 writes as one statement" }), target: {} },
+      accepted("postgres", engine.acceptedMs, { value: raw.ms / 1000, what: "its rows by hand" }),
+    );
   } finally {
     await floor.close();
     const pool = new pg.Pool({ connectionString: url });
@@ -245,4 +276,5 @@ export async function benchPayouts(): Promise<void> {
     await pool.end();
   }
   console.log(await statementsPerCreate(url));
+  return figures;
 }
