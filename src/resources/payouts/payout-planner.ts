@@ -27,7 +27,8 @@ export interface RoutingOptions {
  * Routes payouts of one asset for one account, one request or batch at a time: it reads each
  * chain's fee schedule and hot-wallet liquidity once, knows what the account holds per chain,
  * and takes what each planned payout uses off both, so the payouts of a batch never count the
- * same liquidity or funds twice. Calls to chain adapters happen here, outside any transaction.
+ * same liquidity or funds twice. Calls to chain adapters happen here, outside any transaction:
+ * `prepare` makes them ahead, so that `plan` can run inside one, on funds read under its locks.
  */
 export class PayoutPlanner {
   private readonly schedules = new Map<string, FeeSchedule | null>();
@@ -38,8 +39,18 @@ export class PayoutPlanner {
     private readonly livemode: boolean,
     private readonly asset: AssetDefinition,
     /** The account's available balance per chain (base units); planning takes from it. */
-    private readonly funds: Map<string, bigint>,
+    private funds: Map<string, bigint> = new Map(),
   ) {}
+
+  /** Reads the chains `recipient` could be paid on (fee schedules, liquidity) now, so `plan` calls no adapter. */
+  async prepare(recipient: RecipientDoc): Promise<void> {
+    for (const chain of this.asset.chains) if (recipient.chainAddresses[chain] !== undefined) await this.schedule(chain);
+  }
+
+  /** Plans from now on against these funds (per chain, base units): what a transaction read under its locks. */
+  useFunds(funds: Map<string, bigint>): void {
+    this.funds = funds;
+  }
 
   async plan(recipient: RecipientDoc, amount: bigint, options: RoutingOptions): Promise<Result<PayoutPlan, ApiError>> {
     const chains = this.asset.chains.filter((chain) => recipient.chainAddresses[chain] !== undefined);

@@ -45,23 +45,26 @@ export class PayoutsService {
     const options = routingOptions(asset, routing, (v) => parseAmount(v, asset, "routing.max_network_fee", { allowZero: true }));
     if (options.isErr()) return err(options.error);
 
-    const { recipient, policy, funds } = await this.deps.storage.transaction(async (tx) => ({
+    const { recipient, policy } = await this.deps.storage.transaction(async (tx) => ({
       recipient: await RECIPIENTS.get(tx, ctx.accountId, recipientId),
       policy: policyOf((await tx.accounts.getAccount(ctx.accountId))?.settings),
-      funds: await availableByChain(tx, ctx.accountId, asset),
     }));
     if (!recipient) return fail("resource_missing", `No such recipient: ${recipientId}`, { param: "recipient" });
     const payable = checkPayable(recipient.doc);
     if (payable.isErr()) return err(payable.error);
     const approval = checkPolicy(policy, asset, amount.value);
     if (approval.isErr()) return err(approval.error);
-    const plan = await new PayoutPlanner(this.deps, ctx.livemode, asset, funds).plan(recipient.doc, amount.value, options.value);
-    if (plan.isErr()) return err(plan.error);
+    // the chains are asked before the transaction; the plan is made in it, on the funds it locked
+    const planner = new PayoutPlanner(this.deps, ctx.livemode, asset);
+    await planner.prepare(recipient.doc);
 
     // an executing payout's legs are claimed for sending in the create's own transaction
     let claimed: OutboundTransfer[] = [];
     let stored: Stored<PayoutDoc> | undefined;
     const created = await runCommand(this.deps, ctx, async (uow) => {
+      planner.useFunds(await uow.ledger.availableByChain(ctx.accountId, asset));
+      const plan = await planner.plan(recipient.doc, amount.value, options.value);
+      if (plan.isErr()) return err(plan.error);
       const made = await this.open(uow, {
         asset,
         amount: amount.value,
