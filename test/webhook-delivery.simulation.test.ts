@@ -47,7 +47,7 @@ const endpointArb = fc.record({
     .filter((s) => s.filter((b) => b !== ok).length <= 4),
 });
 
-type Crash = { at: number; kind: "fanout-claimed" | "delivery-claimed" | "delivery-sent" };
+type Crash = { at: number; kind: "fanout-claimed" | "delivery-claimed" | "delivery-sent"; sent: number };
 
 const scenarioArb = fc.record({
   endpoints: fc.array(endpointArb, { minLength: 1, maxLength: 3 }),
@@ -56,7 +56,11 @@ const scenarioArb = fc.record({
     maxLength: 6,
   }),
   crashes: fc.array(
-    fc.record({ at: fc.integer({ min: 0, max: 12 }), kind: fc.constantFrom<Crash["kind"]>("fanout-claimed", "delivery-claimed", "delivery-sent") }),
+    fc.record({
+      at: fc.integer({ min: 0, max: 12 }),
+      kind: fc.constantFrom<Crash["kind"]>("fanout-claimed", "delivery-claimed", "delivery-sent"),
+      sent: fc.integer({ min: 1, max: 6 }),
+    }),
     { maxLength: 2 },
   ),
   seed: fc.integer(),
@@ -139,8 +143,10 @@ async function simulate(kind: ReturnType<typeof storageKinds>[number], scenario:
         const onlyKinds = [crash.kind === "fanout-claimed" ? "webhook.fanout" : "webhook.deliver"];
         const [job] = await w.engine.storage.claimDueWork({ now: w.clock.now(), limit: 1, leaseMs: LEASE_MS, owner, onlyKinds, groupLimit: 1 });
         if (job && crash.kind === "delivery-sent") {
-          const prepared = await w.engine.webhookDeliveries.prepare(toJob(WEBHOOK_DELIVERY, job, { assets: w.engine.assets }));
-          if (prepared) {
+          // it sends the first `sent` of the item's attempts, then dies before recording them
+          const delivery = await w.engine.webhookDeliveries.prepare(toJob(WEBHOOK_DELIVERY, job, { assets: w.engine.assets }));
+          for (const event of delivery?.events.slice(0, crash.sent) ?? []) {
+            const prepared = w.engine.webhookDeliveries.attempt(delivery!, event);
             lostToCrashes.add(prepared.deliveryId);
             await createHttpDelivery({ allowPrivateNetworks: true }).send(prepared.request);
           }
