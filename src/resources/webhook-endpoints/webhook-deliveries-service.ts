@@ -149,8 +149,14 @@ function presentDelivery(d: DeliveryLogRecord): WebhookDeliveryObject {
 
 const ENDPOINT_PAGE = 200;
 const REPLAY_PAGE = 1000;
-/** Items read, or recorded, together in one transaction at most; and such transactions at once. */
-const GROUP_COMMIT = { maxBatch: 64, parallel: 2 };
+/**
+ * Items read, or recorded, or fan-outs run, together in one transaction at most (on a server; on
+ * storage that runs one transaction at a time, few enough that a request never waits long behind
+ * one: an item records up to 32 attempts), and such transactions at once.
+ */
+function groupCommit(deps: EngineDeps, oneAtATime: number): { maxBatch: number; parallel: number } {
+  return { maxBatch: deps.storage.capabilities.concurrentTransactions ? 64 : oneAtATime, parallel: 2 };
+}
 /**
  * Of an item's lease, what is kept for recording its attempts after the last one: an item starts
  * no attempt that could end later than its lease minus this (the lane's lease is at least the
@@ -202,11 +208,11 @@ export interface DeliveryOptions {
  */
 export class WebhookDeliveriesService {
   /** Items about to send read their endpoint and events together (group commit). */
-  private readonly reads = new Batcher((jobs: DeliveryJob[]) => this.readAll(jobs), GROUP_COMMIT);
+  private readonly reads: Batcher<DeliveryJob, Read>;
   /** Fan-outs that run at the same moment share one transaction. */
-  private readonly fanOuts = new Batcher((jobs: Job<FanoutPayload>[]) => this.fanOutAll(jobs), GROUP_COMMIT);
+  private readonly fanOuts: Batcher<Job<FanoutPayload>, void>;
   /** Items that finished sending are recorded together, one transaction for many. */
-  private readonly writes = new Batcher((records: RecordRequest[]) => this.recordAll(records), GROUP_COMMIT);
+  private readonly writes: Batcher<RecordRequest, Recorded>;
   /** Endpoints that answered 410 to this process: nothing more is sent to them from here. */
   private readonly gone = new Set<string>();
   /** Events read lately (see `readItems`), and the bodies of those still held. */
@@ -219,7 +225,11 @@ export class WebhookDeliveriesService {
     private readonly deps: EngineDeps,
     private readonly endpoints: WebhookEndpointsService,
     private readonly options: DeliveryOptions,
-  ) {}
+  ) {
+    this.reads = new Batcher((jobs) => this.readAll(jobs), groupCommit(deps, 4));
+    this.fanOuts = new Batcher((jobs) => this.fanOutAll(jobs), groupCommit(deps, 8));
+    this.writes = new Batcher((records) => this.recordAll(records), groupCommit(deps, 2));
+  }
 
   /** `GET /v1/webhook_endpoints/{id}/deliveries`: the attempts of the last 7 days, newest first. */
   list(ctx: RequestContext, endpointId: string, params: ListDeliveriesParams = {}): PagedList<WebhookDeliveryObject> {
