@@ -374,7 +374,7 @@ export class WebhookDeliveriesService {
       const prepared = this.attempt(delivery, events[i]!);
       const result = await this.deps.delivery.send(prepared.request);
       const at = this.deps.clock.now();
-      const outcome = attemptOutcome(result, prepared.attempt, delivery.first, at, () => this.jitter());
+      const outcome = attemptOutcome(result, prepared.attempt, delivery.first, at, this.jitter);
       sent.push({ prepared, result, outcome, at });
       if (outcome.gone) {
         this.gone.add(endpoint.id);
@@ -528,10 +528,10 @@ export class WebhookDeliveriesService {
   }
 
   /** A uniform draw in [0, 1) from the engine's randomness (seeded in simulations). */
-  private jitter(): number {
+  private readonly jitter = (): number => {
     const [a = 0, b = 0] = this.deps.random(2);
     return (a * 256 + b) / 65_536;
-  }
+  };
 }
 
 /** An item's endpoint as stored (null when deleted) and its events that are still kept, by id. */
