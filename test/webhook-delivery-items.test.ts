@@ -112,10 +112,12 @@ for (const kind of storageKinds()) {
     it("sends again what a worker sent but died before recording, under the next attempt number", async () => {
       const ep = await registerEndpoint(w, receiver.url());
       const ids = await emitTogether(w, ["payout.created", "payout.settled", "swap.settled"]);
-      const [fanout] = await w.engine.storage.claimDueWork({ now: w.clock.now(), limit: 1, leaseMs: 60_000, owner: "wrk_fan", onlyKinds: [WEBHOOK_FANOUT.kind] });
+      const claim = (owner: string, kind: string, leaseMs = 60_000) =>
+        w.engine.storage.claimDueWork({ now: w.clock.now(), limit: 1, leaseMs, owner, onlyKinds: [kind], groupLimit: 16 });
+      const [fanout] = await claim("wrk_fan", WEBHOOK_FANOUT.kind);
       await w.engine.webhookDeliveries.fanOut(toJob(WEBHOOK_FANOUT, fanout!, { assets: w.engine.assets }));
       // a worker claims the item, sends every attempt, and dies before it records them
-      const [job] = await w.engine.storage.claimDueWork({ now: w.clock.now(), limit: 1, leaseMs: 60_000, owner: "wrk_dead", onlyKinds: [WEBHOOK_DELIVERY.kind] });
+      const [job] = await claim("wrk_dead", WEBHOOK_DELIVERY.kind);
       const delivery = (await w.engine.webhookDeliveries.prepare(toJob(WEBHOOK_DELIVERY, job!, { assets: w.engine.assets })))!;
       const dying = createHttpDelivery({ allowPrivateNetworks: true });
       for (const event of delivery.events) await dying.send(w.engine.webhookDeliveries.attempt(delivery, event).request);
@@ -156,7 +158,14 @@ for (const kind of storageKinds()) {
       };
       await w.engine.storage.transaction((tx) => tx.work.enqueue([old]));
       // a worker of the old engine claimed it once and died
-      await w.engine.storage.claimDueWork({ now: w.clock.now(), limit: 1, leaseMs: 1_000, owner: "wrk_old", onlyKinds: [WEBHOOK_DELIVERY.kind], groupLimit: 16 });
+      await w.engine.storage.claimDueWork({
+        now: w.clock.now(),
+        limit: 1,
+        leaseMs: 1_000,
+        owner: "wrk_old",
+        onlyKinds: [WEBHOOK_DELIVERY.kind],
+        groupLimit: 16,
+      });
       w.clock.advance(1_000);
       await w.engine.worker.runDue();
       const replayed = receiver.requests.filter((r) => r.headers["service-attempt"] === "2" && eventOf(r) === event.id);

@@ -55,10 +55,10 @@ type Crash = { at: number; kind: "fanout-claimed" | "delivery-claimed" | "delive
 const scenarioArb = fc.record({
   endpoints: fc.array(endpointArb, { minLength: 1, maxLength: 3 }),
   // each entry is one transaction: its events share a fan-out, so they travel in one item per endpoint
-  events: fc.array(fc.record({ types: fc.array(fc.constantFrom(...TYPES), { minLength: 1, maxLength: 3 }), gapMs: fc.integer({ min: 0, max: 120_000 }) }), {
-    minLength: 1,
-    maxLength: 6,
-  }),
+  events: fc.array(
+    fc.record({ types: fc.array(fc.constantFrom(...TYPES), { minLength: 1, maxLength: 3 }), gapMs: fc.integer({ min: 0, max: 120_000 }) }),
+    { minLength: 1, maxLength: 6 },
+  ),
   crashes: fc.array(
     fc.record({
       at: fc.integer({ min: 0, max: 12 }),

@@ -330,9 +330,8 @@ export class WebhookDeliveriesService {
             for (const endpoint of endpoints) {
               const events = payload.events.filter((event) => subscribes(endpoint.enabledEvents, event.type)).map((event) => event.id);
               for (const chunk of deliveryChunks(events)) {
-                work.push(
-                  newDueWork(this.deps.ids, now, WEBHOOK_DELIVERY, { endpoint: endpoint.id, events: chunk, trigger: "scheduled" }, { accountId, livemode }, { group: endpoint.id }),
-                );
+                const payload = { endpoint: endpoint.id, events: chunk, trigger: "scheduled" as const };
+                work.push(newDueWork(this.deps.ids, now, WEBHOOK_DELIVERY, payload, { accountId, livemode }, { group: endpoint.id }));
               }
             }
           }
@@ -521,7 +520,9 @@ export class WebhookDeliveriesService {
         runAt,
         group: endpoint.id,
       });
-    const out = sent.flatMap(({ prepared, outcome }) => (outcome.next === null ? [] : [item([prepared.event.id], prepared.attempt + 1, outcome.next)]));
+    const out = sent.flatMap(({ prepared, outcome }) =>
+      outcome.next === null ? [] : [item([prepared.event.id], prepared.attempt + 1, outcome.next)],
+    );
     // an endpoint that answered 410 gets nothing more; the rest of another endpoint's item goes on
     if (rest.length && !sent.some((s) => s.outcome.gone)) out.push(item(rest, delivery.attempt, now));
     return out;
