@@ -181,6 +181,32 @@ for (const kind of storageKinds()) {
       ]);
     });
 
+    it("refills a lane as soon as refillAt of its slots are free, while its other items still run", async () => {
+      const gates = new Map<number, () => void>();
+      const started: number[] = [];
+      w.engine.worker.addLane({ kinds: ["test.long"], concurrency: 4, refillAt: 1 });
+      w.engine.worker.register("test.long", async (job) => {
+        const { n } = job.payload as { n: number };
+        started.push(n);
+        await new Promise<void>((r) => gates.set(n, r));
+      });
+      for (let n = 0; n < 6; n++) await schedule(w, "test.long", { n }, n);
+      w.clock.advance(10);
+      const drained = w.engine.worker.runDue();
+      const until = async (count: number) => {
+        while (started.length < count || gates.size < count) await new Promise((r) => setImmediate(r));
+      };
+      await until(4);
+      expect(started).toEqual([0, 1, 2, 3]);
+      gates.get(0)!(); // one slot frees while three items still run: the lane claims for it at once
+      await until(5);
+      expect(started).toEqual([0, 1, 2, 3, 4]);
+      for (const n of [1, 2, 3, 4]) gates.get(n)!();
+      await until(6);
+      gates.get(5)!();
+      expect(await drained).toBe(6);
+    });
+
     it("regression: work scheduled while another lane claims does not end the drain early", async () => {
       // Claims that answer a beat late: the item finishes (and schedules more) in between.
       const storage = w.engine.storage;

@@ -35,6 +35,12 @@ export interface WorkLane {
   groupLimit?: number;
   /** Lease of this lane's items; must outlast its slowest handler (default the runner's). */
   leaseMs?: number;
+  /**
+   * While items of the lane run, it claims again once this many of its slots are free (default
+   * half a batch, so a claim's round trips serve several items). A lane whose items run long,
+   * or hand their slots on, sets 1: a freed slot then does not sit idle waiting for others.
+   */
+  refillAt?: number;
 }
 
 interface LaneState extends WorkLane {
@@ -279,9 +285,9 @@ export class WorkerRunner {
       lane.finished = 0;
       lane.dry = false;
     }
-    // A lane with work in hand claims again once half a batch is free, not for every single
-    // slot: one claim per finished item would cost a claim's round trips per item.
-    const room = (lane: LaneState) => Math.max(1, Math.floor(Math.min(this.opts.batchSize, lane.concurrency) / 2));
+    // A lane with work in hand claims again once half a batch is free (or its `refillAt`), not
+    // for every single slot: one claim per finished item would cost a claim's round trips per item.
+    const room = (lane: LaneState) => lane.refillAt ?? Math.max(1, Math.floor(Math.min(this.opts.batchSize, lane.concurrency) / 2));
     const claimable = (lane: LaneState) =>
       (!lane.dry || lane.dryAt !== this.wakes) &&
       !this.stopping?.signal.aborted &&

@@ -34,6 +34,8 @@ export const webhooksModule = defineModule({
           concurrency: deps.config.webhookConcurrency,
           groupLimit: deps.config.webhookEndpointConcurrency,
           leaseMs,
+          // an item holds its slot for many attempts, then mostly hands it on: refill at once
+          refillAt: 1,
         }),
       ],
     };
