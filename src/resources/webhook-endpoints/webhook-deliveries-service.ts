@@ -222,7 +222,7 @@ export class WebhookDeliveriesService {
     private readonly endpoints: WebhookEndpointsService,
     private readonly options: DeliveryOptions,
   ) {
-    this.reads = new Batcher((jobs) => this.readAll(jobs), groupCommit(deps, 4));
+    this.reads = new Batcher((jobs) => this.readAll(jobs), groupCommit(deps, 2));
     this.fanOuts = new Batcher((jobs) => this.fanOutAll(jobs), groupCommit(deps, 8));
     this.writes = new Batcher((records) => this.recordAll(records), groupCommit(deps, 2));
   }
