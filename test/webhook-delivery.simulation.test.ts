@@ -8,7 +8,7 @@ import type { DeliveryLogRecord } from "../src/ports/storage";
 import { testWorld, type TestWorld } from "./support/engine";
 import { TestReceiver, hang, ok, reset, status, type Behaviour } from "./support/receiver";
 import { closeSharedStorage, storageKinds } from "./support/storage";
-import { registerEndpoint, trigger } from "./support/webhooks";
+import { emitTogether, registerEndpoint } from "./support/webhooks";
 import { toJob } from "../src/workers/due-work";
 import { WEBHOOK_DELIVERY } from "../src/events/delivery-work";
 
@@ -24,7 +24,10 @@ import { WEBHOOK_DELIVERY } from "../src/events/delivery-work";
  * 3. the log records every attempt a live worker made, exactly as the receiver saw it (id,
  *    attempt number, event, outcome), and nothing else; attempts cut short by a dead worker are
  *    the only ones missing, and their attempt numbers are never reused;
- * 4. every request is signed with the endpoint's secret and carries a real, subscribed event.
+ * 4. every request is signed with the endpoint's secret and carries a real, subscribed event;
+ * 5. attempt numbers run 1, 2, 3… per event and endpoint, as sent and as logged, except that a
+ *    dead worker's item skips one (never reuses one).
+ * Events come in transactions of one to three, so delivery items carry several.
  */
 
 const TYPES = ["payout.created", "payout.settled", "swap.settled", "balance.updated"] as const;
@@ -47,16 +50,21 @@ const endpointArb = fc.record({
     .filter((s) => s.filter((b) => b !== ok).length <= 4),
 });
 
-type Crash = { at: number; kind: "fanout-claimed" | "delivery-claimed" | "delivery-sent" };
+type Crash = { at: number; kind: "fanout-claimed" | "delivery-claimed" | "delivery-sent"; sent: number };
 
 const scenarioArb = fc.record({
   endpoints: fc.array(endpointArb, { minLength: 1, maxLength: 3 }),
-  events: fc.array(fc.record({ type: fc.constantFrom(...TYPES), gapMs: fc.integer({ min: 0, max: 120_000 }) }), {
-    minLength: 1,
-    maxLength: 6,
-  }),
+  // each entry is one transaction: its events share a fan-out, so they travel in one item per endpoint
+  events: fc.array(
+    fc.record({ types: fc.array(fc.constantFrom(...TYPES), { minLength: 1, maxLength: 3 }), gapMs: fc.integer({ min: 0, max: 120_000 }) }),
+    { minLength: 1, maxLength: 6 },
+  ),
   crashes: fc.array(
-    fc.record({ at: fc.integer({ min: 0, max: 12 }), kind: fc.constantFrom<Crash["kind"]>("fanout-claimed", "delivery-claimed", "delivery-sent") }),
+    fc.record({
+      at: fc.integer({ min: 0, max: 12 }),
+      kind: fc.constantFrom<Crash["kind"]>("fanout-claimed", "delivery-claimed", "delivery-sent"),
+      sent: fc.integer({ min: 1, max: 6 }),
+    }),
     { maxLength: 2 },
   ),
   seed: fc.integer(),
@@ -126,11 +134,13 @@ async function simulate(kind: ReturnType<typeof storageKinds>[number], scenario:
     const events: { id: string; type: string; created: number }[] = [];
     for (const e of scenario.events) {
       w.clock.advance(e.gapMs);
-      const event = await trigger(w, e.type);
-      events.push({ id: event.id, type: e.type, created: w.clock.now() });
+      const ids = await emitTogether(w, e.types);
+      ids.forEach((id, i) => events.push({ id, type: e.types[i]!, created: w.clock.now() }));
     }
 
     const lostToCrashes = new Set<string>();
+    /** `endpoint/event` of the events in items a dead worker held: their next attempt number skips one. */
+    const crashedPairs = new Set<string>();
     const pending = async () => (await w.harness.inspect.work()).filter((j) => j.kind.startsWith("webhook."));
     for (let step = 0; step < 500; step++) {
       for (const crash of scenario.crashes.filter((c) => c.at === step)) {
@@ -138,9 +148,15 @@ async function simulate(kind: ReturnType<typeof storageKinds>[number], scenario:
         const owner = `wrk_dead_${step}_${crash.kind}`;
         const onlyKinds = [crash.kind === "fanout-claimed" ? "webhook.fanout" : "webhook.deliver"];
         const [job] = await w.engine.storage.claimDueWork({ now: w.clock.now(), limit: 1, leaseMs: LEASE_MS, owner, onlyKinds, groupLimit: 1 });
+        if (job && crash.kind !== "fanout-claimed") {
+          const { endpoint, events: ids, event } = job.payload as { endpoint: string; events?: string[]; event?: string };
+          for (const id of ids ?? [event!]) crashedPairs.add(`${endpoint}/${id}`);
+        }
         if (job && crash.kind === "delivery-sent") {
-          const prepared = await w.engine.webhookDeliveries.prepare(toJob(WEBHOOK_DELIVERY, job, { assets: w.engine.assets }));
-          if (prepared) {
+          // it sends the first `sent` of the item's attempts, then dies before recording them
+          const delivery = await w.engine.webhookDeliveries.prepare(toJob(WEBHOOK_DELIVERY, job, { assets: w.engine.assets }));
+          for (const event of delivery?.events.slice(0, crash.sent) ?? []) {
+            const prepared = w.engine.webhookDeliveries.attempt(delivery!, event);
             lostToCrashes.add(prepared.deliveryId);
             await createHttpDelivery({ allowPrivateNetworks: true }).send(prepared.request);
           }
@@ -198,6 +214,20 @@ async function simulate(kind: ReturnType<typeof storageKinds>[number], scenario:
       attemptsOf.set(key, [...(attemptsOf.get(key) ?? []), s.attempt]);
     }
     for (const attempts of attemptsOf.values()) expect(new Set(attempts).size).toBe(attempts.length);
+    // 5. attempt numbers are consecutive from 1 per event and endpoint, as sent and as logged, unless
+    // a dead worker held the event's item (its number is skipped); either way they only grow
+    const loggedOf = new Map<string, number[]>();
+    for (const l of [...log].sort((a, b) => a.created - b.created || a.attempt - b.attempt)) {
+      const key = `${endpointIndex.get(l.endpointId)}/${l.eventId}`;
+      loggedOf.set(key, [...(loggedOf.get(key) ?? []), l.attempt]);
+    }
+    for (const [key, attempts] of attemptsOf) {
+      const [index, eventId] = key.split("/") as [string, string];
+      expect([...attempts].sort((a, b) => a - b)).toEqual(attempts);
+      if (crashedPairs.has(`${endpoints[Number(index)]!.id}/${eventId}`)) continue;
+      expect(attempts, key).toEqual(attempts.map((_, i) => i + 1));
+      expect(loggedOf.get(key) ?? [], key).toEqual(attempts.map((_, i) => i + 1));
+    }
 
     for (const [i, spec] of scenario.endpoints.entries()) {
       const mine = seen.filter((s) => s.endpoint === i);

@@ -181,6 +181,32 @@ for (const kind of storageKinds()) {
       ]);
     });
 
+    it("refills a lane as soon as refillAt of its slots are free, while its other items still run", async () => {
+      const gates = new Map<number, () => void>();
+      const started: number[] = [];
+      w.engine.worker.addLane({ kinds: ["test.long"], concurrency: 4, refillAt: 1 });
+      w.engine.worker.register("test.long", async (job) => {
+        const { n } = job.payload as { n: number };
+        started.push(n);
+        await new Promise<void>((r) => gates.set(n, r));
+      });
+      for (let n = 0; n < 6; n++) await schedule(w, "test.long", { n }, n);
+      w.clock.advance(10);
+      const drained = w.engine.worker.runDue();
+      const until = async (count: number) => {
+        while (started.length < count || gates.size < count) await new Promise((r) => setImmediate(r));
+      };
+      await until(4);
+      expect(started).toEqual([0, 1, 2, 3]);
+      gates.get(0)!(); // one slot frees while three items still run: the lane claims for it at once
+      await until(5);
+      expect(started).toEqual([0, 1, 2, 3, 4]);
+      for (const n of [1, 2, 3, 4]) gates.get(n)!();
+      await until(6);
+      gates.get(5)!();
+      expect(await drained).toBe(6);
+    });
+
     it("regression: work scheduled while another lane claims does not end the drain early", async () => {
       // Claims that answer a beat late: the item finishes (and schedules more) in between.
       const storage = w.engine.storage;
@@ -220,6 +246,47 @@ for (const kind of storageKinds()) {
       expect(await w.engine.worker.runDue()).toBe(1);
       const [job] = (await w.harness.inspect.work()).filter((j) => j.kind === "test.settle");
       expect(job).toMatchObject({ runAt: w.clock.now() + 60_000, lastError: "own", leaseOwner: null, attempts: 1 });
+    });
+
+    it("runs an item a settled handler handed its slot on to, in that slot, without a claim; gives it back when stopping", async () => {
+      const ran: { id: string; attempts: number }[] = [];
+      let stopAfter = Number.POSITIVE_INFINITY;
+      let stopped: Promise<unknown> | null = null;
+      w.engine.worker.addLane({ kinds: ["test.chain"], concurrency: 1, groupLimit: 1 });
+      w.engine.worker.register("test.chain", async (job) => {
+        ran.push({ id: job.id, attempts: job.attempts });
+        if (ran.length === stopAfter) stopped = w.engine.worker.stop();
+        const next = await w.engine.storage.transaction(async (tx) => {
+          expect(await tx.work.complete(job.id, job.leaseOwner!)).toBe(true);
+          const now = w.clock.now();
+          return tx.work.takeNext({ kind: "test.chain", groups: ["g"], owner: job.leaseOwner!, now, leaseUntil: now + 30_000 });
+        });
+        return next[0] ? { kind: "settled", next: next[0] } : { kind: "settled" };
+      });
+      for (let i = 0; i < 3; i++) await schedule(w, "test.chain", { i }, 0, undefined, "g");
+      const claims: number[] = [];
+      const claim = w.engine.storage.claimDueWork.bind(w.engine.storage);
+      w.engine.storage.claimDueWork = async (request) => {
+        const got = await claim(request);
+        if (request.onlyKinds?.includes("test.chain")) claims.push(got.length);
+        return got;
+      };
+      expect(await w.engine.worker.runDue()).toBe(3); // the items handed on count
+      expect(ran.map((r) => r.attempts)).toEqual([1, 1, 1]);
+      expect(claims[0]).toBe(1); // one claim started the chain; the slot went on by itself
+      expect((await w.harness.inspect.work()).filter((j) => j.kind === "test.chain")).toEqual([]);
+
+      // a runner that stops mid-chain gives the lease of the item handed on back at once
+      ran.length = 0;
+      stopAfter = 1;
+      for (let i = 0; i < 2; i++) await schedule(w, "test.chain", { i }, 0, undefined, "g");
+      w.engine.worker.start();
+      while (!stopped) await new Promise((r) => setTimeout(r, 5));
+      await stopped;
+      expect(ran).toHaveLength(1);
+      const [left] = (await w.harness.inspect.work()).filter((j) => j.kind === "test.chain");
+      expect(left).toMatchObject({ leaseOwner: null, leaseUntil: null, attempts: 1 });
+      expect(left!.lastError).toMatch(/lease given back/);
     });
 
     it("hands a typed handler the parsed payload with the account and mode as fields", async () => {

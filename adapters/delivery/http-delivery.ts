@@ -1,10 +1,13 @@
 import { lookup as dnsLookup } from "node:dns/promises";
+import { EventEmitter } from "node:events";
 import type { LookupFunction } from "node:net";
-import { Agent, request } from "undici";
+import { Agent } from "undici";
 import type { Clock } from "../../src/ports/clock";
 import type { DeliveryAdapter, DeliveryRequest, DeliveryResult } from "../../src/ports/delivery";
 import { SystemClock } from "../clock/system-clock";
 import { addressLiteral, refusedAddress, refusedName } from "./address-guard";
+import { Deadlines } from "./deadlines";
+import { BoundedMap } from "../../src/collections/bounded-map";
 
 export interface ResolvedAddress {
   address: string;
@@ -73,6 +76,8 @@ export function createHttpDelivery(options: HttpDeliveryOptions = {}): DeliveryA
     connect: { lookup },
   });
 
+  const deadlines = new Deadlines(clock);
+
   const checkUrl = (url: URL): string | null => {
     if (url.protocol !== "https:" && !(allowPrivate && url.protocol === "http:")) {
       return allowPrivate ? "the URL must use https or http" : "the URL must use https";
@@ -84,37 +89,52 @@ export function createHttpDelivery(options: HttpDeliveryOptions = {}): DeliveryA
     return refusedName(url.hostname);
   };
 
+  // Receivers are few and their URLs repeat: each is parsed and judged once, not per attempt.
+  const targets = new BoundedMap<string, { origin: string; path: string } | string>(1024);
+  /** Where an attempt to `text` goes, or why it may not go there. */
+  const targetOf = (text: string): { origin: string; path: string } | string => {
+    let target = targets.get(text);
+    if (target === undefined) {
+      let url: URL | null = null;
+      try {
+        url = new URL(text);
+      } catch {
+        target = "invalid URL";
+      }
+      if (url) {
+        const refused = checkUrl(url);
+        target = refused ? `address refused: ${refused}` : { origin: url.origin, path: `${url.pathname}${url.search}` };
+      }
+      targets.set(text, target!);
+    }
+    return target!;
+  };
+
   return {
     name: "http",
     checkUrl,
     async send(req: DeliveryRequest): Promise<DeliveryResult> {
       const started = performance.now();
       const latency = () => Math.round(performance.now() - started);
-      let url: URL;
-      try {
-        url = new URL(req.url);
-      } catch {
-        return { kind: "error", error: "invalid URL", latencyMs: 0 };
-      }
-      const refused = checkUrl(url);
-      if (refused) return { kind: "error", error: `address refused: ${refused}`, latencyMs: 0 };
-      const abort = new AbortController();
-      const stopTimer = new AbortController();
+      const target = targetOf(req.url);
+      if (typeof target === "string") return { kind: "error", error: target, latencyMs: 0 };
+      // undici takes an emitter as the signal too: far cheaper than an AbortController per attempt
+      const abort: EventEmitter & { aborted?: boolean; reason?: unknown } = new EventEmitter();
       let timedOut = false;
-      clock.sleep(req.timeoutMs, stopTimer.signal).then(
-        () => {
-          timedOut = true;
-          abort.abort(new Error(`timeout after ${req.timeoutMs} ms`));
-        },
-        () => undefined,
-      );
+      const answered = deadlines.add(req.timeoutMs, () => {
+        timedOut = true;
+        abort.aborted = true;
+        abort.reason = new Error(`timeout after ${req.timeoutMs} ms`);
+        abort.emit("abort");
+      });
       try {
-        const res = await request(url, {
+        const res = await agent.request({
+          origin: target.origin,
+          path: target.path,
           method: "POST",
           headers: { "user-agent": USER_AGENT, ...req.headers },
           body: req.body,
-          dispatcher: agent,
-          signal: abort.signal,
+          signal: abort,
         });
         await res.body.dump({ limit: MAX_RESPONSE_BYTES });
         return {
@@ -126,10 +146,11 @@ export function createHttpDelivery(options: HttpDeliveryOptions = {}): DeliveryA
       } catch (e) {
         return { kind: "error", error: timedOut ? `timeout after ${req.timeoutMs} ms` : describe(e), latencyMs: latency() };
       } finally {
-        stopTimer.abort();
+        answered();
       }
     },
     async close() {
+      deadlines.close();
       await agent.close();
     },
   };

@@ -387,4 +387,13 @@ CREATE INDEX api_keys_by_account ON {s}.api_keys (account_id, created DESC, id D
 CREATE UNIQUE INDEX api_keys_id ON {s}.api_keys (account_id, id);
 `,
   },
+  {
+    version: 12,
+    name: "due work by group",
+    sql: `
+-- The next due items of one group (a webhook endpoint's deliveries), oldest first: a handler
+-- hands its slot in the group on to them (WorkStore.takeNext).
+CREATE INDEX due_work_group_ready ON {s}.due_work (group_key, run_at, id) WHERE status = 'ready' AND group_key IS NOT NULL;
+`,
+  },
 ];

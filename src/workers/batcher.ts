@@ -41,3 +41,24 @@ export class Batcher<I, O> {
     }
   }
 }
+
+/**
+ * A `Batcher` run for items that share one transaction: `write` runs them together; if that
+ * fails, each runs again alone, so one bad item fails only itself. `write` yields one output per
+ * item, in order.
+ */
+export async function togetherOrApart<I, O>(items: I[], write: (items: I[]) => Promise<O[]>): Promise<PromiseSettledResult<O>[]> {
+  try {
+    return (await write(items)).map((value) => ({ status: "fulfilled", value }));
+  } catch (e) {
+    if (items.length === 1) return [{ status: "rejected", reason: e }];
+    return Promise.all(
+      items.map((item) =>
+        write([item]).then(
+          ([value]): PromiseSettledResult<O> => ({ status: "fulfilled", value: value! }),
+          (reason: unknown): PromiseSettledResult<O> => ({ status: "rejected", reason }),
+        ),
+      ),
+    );
+  }
+}

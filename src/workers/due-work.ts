@@ -49,6 +49,8 @@ export interface Job<P, S extends WorkScope = "account"> {
   readonly attempts: number;
   /** Who holds the lease: pass it to `tx.work.complete/release` to settle the item yourself. */
   readonly leaseOwner: string;
+  /** When this claim's lease ends: a handler that runs long starts nothing it cannot finish by then. */
+  readonly leaseUntil: number;
   /** When the item was first scheduled. */
   readonly created: number;
 }
@@ -83,6 +85,7 @@ export function toJob<P, S extends WorkScope>(def: WorkKind<P, S>, record: DueWo
     request: def.scope === "account" ? (record.request ?? null) : null,
     attempts: record.attempts,
     leaseOwner: record.leaseOwner ?? "",
+    leaseUntil: record.leaseUntil ?? 0,
     created: record.created,
   };
 }

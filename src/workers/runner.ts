@@ -11,13 +11,15 @@ import { PermanentWorkError, toJob, type JobHandler, type WorkKind, type WorkSco
  * that counts as a failed attempt), reschedule (recurring work; attempts start over), or
  * settled: the handler completed or released its own item (`tx.work.complete/release` with
  * `job.leaseOwner`) in the transaction that recorded its effect, so the effect and the queue
- * can never disagree, and the runner has nothing left to do.
+ * can never disagree, and the runner has nothing left to do. A settled handler may hand its
+ * slot on in that same transaction (`tx.work.takeNext` with `job.leaseOwner`): the runner then
+ * runs `next` at once in the same slot, without a claim, or gives its lease back if it is stopping.
  */
 export type WorkOutcome =
   | { kind: "done" }
   | { kind: "retry"; at: number; error: string }
   | { kind: "reschedule"; at: number }
-  | { kind: "settled" };
+  | { kind: "settled"; next?: DueWorkRecord };
 
 /**
  * A lane: kinds that run in their own pool, so slow work (webhook deliveries waiting on
@@ -33,6 +35,12 @@ export interface WorkLane {
   groupLimit?: number;
   /** Lease of this lane's items; must outlast its slowest handler (default the runner's). */
   leaseMs?: number;
+  /**
+   * While items of the lane run, it claims again once this many of its slots are free (default
+   * half a batch, so a claim's round trips serve several items). A lane whose items run long,
+   * or hand their slots on, sets 1: a freed slot then does not sit idle waiting for others.
+   */
+  refillAt?: number;
 }
 
 interface LaneState extends WorkLane {
@@ -244,17 +252,17 @@ export class WorkerRunner {
     }
     this.loop = null;
     if (done || this.running.size === 0) return { released: 0 };
-    const stuck = [...this.running.values()];
+    return { released: await this.giveBack([...this.running.values()], "the worker stopped before the item finished") };
+  }
+
+  /** Ends this runner's leases of `jobs` so they can be claimed at once; returns how many it ended. */
+  private giveBack(jobs: readonly DueWorkRecord[], why: string): Promise<number> {
     const now = this.clock.now();
-    const released = await this.storage
+    return this.storage
       .transaction(async (tx) => {
         let n = 0;
-        for (const job of stuck) {
-          const ok = await tx.work.release(job.id, this.owner, {
-            runAt: now,
-            lastError: "lease given back: the worker stopped before the item finished",
-          });
-          if (ok) n++;
+        for (const job of jobs) {
+          if (await tx.work.release(job.id, this.owner, { runAt: now, lastError: `lease given back: ${why}` })) n++;
         }
         return n;
       })
@@ -262,7 +270,6 @@ export class WorkerRunner {
         this.opts.onError?.(e);
         return 0;
       });
-    return { released };
   }
 
   private async drain(): Promise<number> {
@@ -278,9 +285,9 @@ export class WorkerRunner {
       lane.finished = 0;
       lane.dry = false;
     }
-    // A lane with work in hand claims again once half a batch is free, not for every single
-    // slot: one claim per finished item would cost a claim's round trips per item.
-    const room = (lane: LaneState) => Math.max(1, Math.floor(Math.min(this.opts.batchSize, lane.concurrency) / 2));
+    // A lane with work in hand claims again once half a batch is free (or its `refillAt`), not
+    // for every single slot: one claim per finished item would cost a claim's round trips per item.
+    const room = (lane: LaneState) => lane.refillAt ?? Math.max(1, Math.floor(Math.min(this.opts.batchSize, lane.concurrency) / 2));
     const claimable = (lane: LaneState) =>
       (!lane.dry || lane.dryAt !== this.wakes) &&
       !this.stopping?.signal.aborted &&
@@ -306,7 +313,9 @@ export class WorkerRunner {
         lane.dryAt = wakes;
         for (const job of jobs) {
           lane.running++;
-          const running: Promise<void> = this.runOne(job).finally(() => {
+          const running: Promise<void> = this.runOne(job).then((n) => {
+            ran += n - 1; // items handed on to this slot ran too
+          }).finally(() => {
             inflight.delete(running);
             lane.running--;
             lane.finished++;
@@ -322,20 +331,31 @@ export class WorkerRunner {
     }
   }
 
-  private async runOne(job: DueWorkRecord): Promise<void> {
-    this.running.set(job.id, job);
-    const started = this.clock.now();
-    let observed: WorkOutcomeKind = "retry";
-    try {
-      observed = await this.execute(job);
-    } finally {
-      this.running.delete(job.id);
-      this.observer.workCompleted({ kind: job.kind, outcome: observed, durationMs: this.clock.now() - started, attempt: job.attempts });
+  /** Runs `first`, then every item handed on to its slot (see `WorkOutcome`); returns how many ran. */
+  private async runOne(first: DueWorkRecord): Promise<number> {
+    let ran = 0;
+    for (let job: DueWorkRecord | undefined = first; job; ran++) {
+      this.running.set(job.id, job);
+      const started = this.clock.now();
+      let observed: WorkOutcomeKind = "retry";
+      let next: DueWorkRecord | undefined;
+      try {
+        ({ observed, next } = await this.execute(job));
+      } finally {
+        this.running.delete(job.id);
+        this.observer.workCompleted({ kind: job.kind, outcome: observed, durationMs: this.clock.now() - started, attempt: job.attempts });
+      }
+      if (next && this.stopping?.signal.aborted) {
+        await this.giveBack([next], "the worker stopped before the item ran");
+        next = undefined;
+      }
+      job = next;
     }
+    return ran;
   }
 
-  /** Runs the item's handler and settles the item as it says; returns what it decided. */
-  private async execute(job: DueWorkRecord): Promise<WorkOutcomeKind> {
+  /** Runs the item's handler and settles the item as it says; returns what it decided, and the item handed on to its slot. */
+  private async execute(job: DueWorkRecord): Promise<{ observed: WorkOutcomeKind; next?: DueWorkRecord }> {
     const handler = this.handlers.get(job.kind);
     let outcome: WorkOutcome;
     let dead = false;
@@ -354,7 +374,7 @@ export class WorkerRunner {
     }
     dead ||= outcome.kind === "retry" && job.attempts >= this.opts.maxAttempts;
     try {
-      if (outcome.kind === "settled") return "settled";
+      if (outcome.kind === "settled") return outcome.next ? { observed: "settled", next: outcome.next } : { observed: "settled" };
       if (outcome.kind === "done") {
         await this.storage.transaction((tx) => tx.work.complete(job.id, this.owner));
       } else {
@@ -371,7 +391,7 @@ export class WorkerRunner {
       // The lease expires and the item runs again: at-least-once.
       this.opts.onError?.(e, job);
     }
-    return dead ? "dead" : outcome.kind;
+    return { observed: dead ? "dead" : outcome.kind };
   }
 
   private failure(job: DueWorkRecord, error: string): WorkOutcome {

@@ -1,4 +1,10 @@
+import { ok } from "neverthrow";
 import { expect } from "vitest";
+import { runCommand } from "../../src/engine/command";
+import { engineDeps } from "../../src/engine/engine";
+import type { EventType } from "../../src/events/catalogue";
+import type { Json } from "../../src/ports/storage";
+import { sampleObject } from "../../src/resources/events/event-samples";
 import type { TestWorld } from "./engine";
 
 /** Registers an endpoint through the API and returns it with its secret. */
@@ -40,4 +46,13 @@ export async function runNext(w: TestWorld, maxMs = Number.POSITIVE_INFINITY): P
   const next = await w.engine.storage.transaction((tx) => tx.work.nextRunAt());
   if (next !== null && next > w.clock.now() && next - w.clock.now() <= maxMs) w.clock.set(next);
   return w.engine.worker.runDue();
+}
+
+/** Emits sample events of `types` in ONE transaction (so they share one fan-out); returns their ids in order. */
+export async function emitTogether(w: TestWorld, types: readonly string[]): Promise<string[]> {
+  const deps = engineDeps(w.engine);
+  const emitted = await runCommand(deps, w.ctx, async (uow) =>
+    ok(types.map((type) => uow.emit(type as EventType, sampleObject(type as EventType, deps.ids, deps.assets, uow.now) as Json))),
+  );
+  return emitted._unsafeUnwrap();
 }

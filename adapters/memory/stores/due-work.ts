@@ -72,6 +72,31 @@ export function workStore(m: MemoryTx): WorkStore {
       }
       return released;
     },
+    async takeNext({ kind, groups, owner, now, leaseUntil }) {
+      const wanted = new Map<string, number>();
+      for (const g of groups) wanted.set(g, (wanted.get(g) ?? 0) + 1);
+      const due = [...t.work.values()]
+        .filter(
+          (w) =>
+            w.kind === kind &&
+            w.group != null &&
+            wanted.has(w.group) &&
+            w.status === "ready" &&
+            w.runAt <= now &&
+            (w.leaseUntil === null || w.leaseUntil <= now),
+        )
+        .sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : 1));
+      const taken: DueWorkRecord[] = [];
+      for (const w of due) {
+        const left = wanted.get(w.group!)!;
+        if (left === 0) continue;
+        wanted.set(w.group!, left - 1);
+        const leased = frozen({ ...w, leaseOwner: owner, leaseUntil, attempts: w.attempts + 1 });
+        save(leased);
+        taken.push(leased);
+      }
+      return taken;
+    },
     async get(id) {
       return t.work.get(id) ?? null;
     },

@@ -44,6 +44,27 @@ export function workStore(tx: PgTxContext): WorkStore {
       );
       return r.rows.map((row) => String(row.id));
     },
+    async takeNext({ kind, groups, owner, now, leaseUntil }) {
+      if (!groups.length) return [];
+      const { rows } = await tx.run(
+        `WITH wanted AS (SELECT g, count(*)::int AS n FROM unnest($1::text[]) AS g GROUP BY g),
+         picked AS (
+           SELECT next.id FROM wanted CROSS JOIN LATERAL (
+             SELECT d.id FROM ${s}.due_work d
+             WHERE d.group_key = wanted.g AND d.status = 'ready' AND d.kind = $2 AND d.run_at <= $3
+               AND (d.lease_until IS NULL OR d.lease_until <= $3)
+             ORDER BY d.run_at, d.id
+             LIMIT wanted.n
+             FOR UPDATE SKIP LOCKED
+           ) next
+         )
+         UPDATE ${s}.due_work w SET lease_owner = $4, lease_until = $5, attempts = w.attempts + 1
+         FROM picked WHERE w.id = picked.id
+         RETURNING w.*`,
+        [groups, kind, now, owner, leaseUntil],
+      );
+      return rows.map(DUE_WORK.fromRow).sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : 1));
+    },
     async get(id) {
       const { rows } = await tx.read(`SELECT * FROM ${s}.due_work WHERE id = $1`, [id]);
       return rows[0] ? DUE_WORK.fromRow(rows[0]) : null;

@@ -195,6 +195,61 @@ export function dueWorkSuite(s: SuiteContext): void {
       expect(groupsOf(later)).toEqual(["-", "-", "we_a", "we_a", "we_b", "we_b"]);
     });
 
+    it("hands slots on: takeNext leases each group's oldest due, unheld item of the kind, as a claim would", async () => {
+      const items: DueWorkRecord[] = [
+        { ...work("job_01aaaaaaaaaaaaaaaaaaaaaaa1", T0 + 3), kind: "a", group: "we_a" },
+        { ...work("job_01aaaaaaaaaaaaaaaaaaaaaaa2", T0 + 1), kind: "a", group: "we_a" },
+        { ...work("job_01aaaaaaaaaaaaaaaaaaaaaaa3", T0 + 2), kind: "a", group: "we_a" },
+        { ...work("job_01aaaaaaaaaaaaaaaaaaaaaaa4", T0 + 500), kind: "a", group: "we_b" }, // not due yet
+        { ...work("job_01aaaaaaaaaaaaaaaaaaaaaaa5", T0), kind: "b", group: "we_b" }, // another kind
+        { ...work("job_01aaaaaaaaaaaaaaaaaaaaaaa6", T0), kind: "a", group: "we_c" },
+        { ...work("job_01aaaaaaaaaaaaaaaaaaaaaaa7", T0), kind: "a" }, // no group
+      ];
+      await s.storage.transaction((tx) => tx.work.enqueue(items));
+      // someone holds the oldest of we_a; an expired lease of we_c's item holds nothing
+      const [held] = await s.storage.claimDueWork({ now: T0 + 1, limit: 1, leaseMs: 1000, owner: "w2", onlyKinds: ["a"], groupLimit: 1 });
+      expect(held?.id).toBe("job_01aaaaaaaaaaaaaaaaaaaaaaa6");
+      const [heldA] = await s.storage.claimDueWork({ now: T0 + 10, limit: 1, leaseMs: 1000, owner: "w2", onlyKinds: ["a"] });
+      expect(heldA?.id).toBe("job_01aaaaaaaaaaaaaaaaaaaaaaa7");
+      await s.storage.claimDueWork({ now: T0 + 10, limit: 1, leaseMs: 1000, owner: "w2", onlyKinds: ["a"] }); // job_…2, we_a's oldest
+      const take = (groups: string[], now: number) =>
+        s.storage.transaction((tx) => tx.work.takeNext({ kind: "a", groups, owner: "w1", now, leaseUntil: now + 1000 }));
+      const taken = await take(["we_a", "we_a", "we_a", "we_b"], T0 + 10);
+      expect(taken.map((w) => w.id)).toEqual(["job_01aaaaaaaaaaaaaaaaaaaaaaa3", "job_01aaaaaaaaaaaaaaaaaaaaaaa1"]);
+      expect(taken.every((w) => w.leaseOwner === "w1" && w.leaseUntil === T0 + 1010 && w.attempts === 1)).toBe(true);
+      expect(await take(["we_a"], T0 + 20)).toEqual([]); // held, all of them
+      const [again] = await take(["we_c"], T0 + 1001); // w2's lease ran out
+      expect(again).toMatchObject({ id: "job_01aaaaaaaaaaaaaaaaaaaaaaa6", leaseOwner: "w1", attempts: 2 });
+      expect(await take([], T0 + 2000)).toEqual([]);
+      const stored = new Map((await s.inspect.work()).map((w) => [w.id, w]));
+      expect(stored.get("job_01aaaaaaaaaaaaaaaaaaaaaaa1")).toMatchObject({ leaseOwner: "w1", leaseUntil: T0 + 1010, attempts: 1 });
+      expect(stored.get("job_01aaaaaaaaaaaaaaaaaaaaaaa4")).toMatchObject({ leaseOwner: null, attempts: 0 });
+      expect(stored.get("job_01aaaaaaaaaaaaaaaaaaaaaaa5")).toMatchObject({ leaseOwner: null, attempts: 0 });
+    });
+
+    it(
+      "never hands one item to two concurrent takers, nor one a claimer holds",
+      async () => {
+        const items = Array.from({ length: 40 }, (_, i) => ({
+          ...work(`job_01aaaaaaaaaaaaaaaaaaaaaa${String(i).padStart(2, "0")}`, T0 + i),
+          group: `we_${i % 2}`,
+        }));
+        await s.storage.transaction((tx) => tx.work.enqueue(items));
+        const results = await Promise.all([
+          ...Array.from({ length: 6 }, (_, i) =>
+            s.storage.transaction((tx) =>
+              tx.work.takeNext({ kind: "test.work", groups: ["we_0", "we_1", "we_0"], owner: `t${i}`, now: T0 + 100, leaseUntil: T0 + 60_000 }),
+            ),
+          ),
+          ...Array.from({ length: 3 }, (_, i) => s.storage.claimDueWork({ now: T0 + 100, limit: 4, leaseMs: 60_000, owner: `c${i}` })),
+        ]);
+        const ids = results.flat().map((w) => w.id);
+        expect(new Set(ids).size).toBe(ids.length);
+        const leased = (await s.inspect.work()).filter((w) => w.leaseOwner !== null);
+        expect(leased.map((w) => w.id).sort()).toEqual([...ids].sort());
+      },
+    );
+
     // Concurrent claimers: adapters that run transactions one at a time must hold this too.
     it(
       "keeps groups under groupLimit with concurrent claimers",

@@ -59,6 +59,15 @@ export interface ClaimRequest {
   groupLimit?: number;
 }
 
+/** See `WorkStore.takeNext`. */
+export interface TakeNextRequest {
+  kind: string;
+  groups: readonly string[];
+  owner: string;
+  now: number;
+  leaseUntil: number;
+}
+
 /** How the due work of one kind stands at a moment (see `WorkStore.stats`). */
 export interface DueWorkKindStats {
   kind: string;
@@ -96,6 +105,16 @@ export interface WorkStore {
    * statement; returns the ids it released.
    */
   releaseMany(owner: string, items: readonly { id: string; runAt: number; lastError: string | null }[]): Promise<string[]>;
+  /**
+   * Hands slots of groups on without a claim: leases to `owner`, until `leaseUntil`, for each
+   * entry of `groups` (a group named twice gets two) the oldest ready item of `kind` in that
+   * group that is due at `now` and that no unexpired lease holds, skipping rows another
+   * transaction holds, and counts a claim on each (`attempts`, as `claimDueWork` does). Called
+   * by a handler in the transaction that completes, for each entry, one item of that group it
+   * holds: the group's live leases then never outnumber what a claim's `groupLimit` allowed.
+   * Returns what it leased (fewer when a group has nothing due), oldest `runAt` first.
+   */
+  takeNext(request: TakeNextRequest): Promise<DueWorkRecord[]>;
   get(id: string): Promise<DueWorkRecord | null>;
   /**
    * Ends every lease still running at `now`, whoever holds it, so the items are claimable at

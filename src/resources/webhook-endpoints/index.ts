@@ -1,32 +1,27 @@
 import { WEBHOOK_DELIVERY, WEBHOOK_FANOUT } from "../../events/delivery-work";
 import { defineModule, work } from "../../engine/resource-module";
 import { webhookEndpointRoutes } from "./routes";
-import { WebhookDeliveriesService, type AttemptOutcome } from "./webhook-deliveries-service";
-import type { DeliveryOutcomeKind } from "../../ports/observer";
-
-/** An attempt's outcome as the observer port names it. */
-function deliveryOutcome(outcome: AttemptOutcome): DeliveryOutcomeKind {
-  if (outcome.status === "succeeded") return "succeeded";
-  if (outcome.gone) return "gone";
-  return outcome.responseStatus !== null ? "http_error" : "network_error";
-}
+import { RECORD_MARGIN_MS, WebhookDeliveriesService } from "./webhook-deliveries-service";
 import { WebhookEndpointsService } from "./webhook-endpoints-service";
 
 /**
  * Webhook endpoints, their signed at-least-once deliveries, the delivery log and replay.
- * Fan-out items run in the default lane; attempts run in a lane of their own, grouped by
+ * Fan-out items run in the default lane; delivery items run in a lane of their own, grouped by
  * endpoint, so receivers that hang for the full timeout hold only their own endpoint's slots and
- * never the engine's other work. One attempt: read and sign (one short transaction), POST outside
- * any transaction, then record the outcome and settle the item (one transaction). A worker that
- * dies in between leaves a lease that expires; the next worker sends the attempt again (at least
- * once) under the next attempt number.
+ * never the engine's other work. An item is one slot: read (one short transaction shared with
+ * the items that start with it), then its events POSTed one after the other outside any
+ * transaction, each signed afresh, then every outcome recorded and the item settled (one
+ * transaction). A worker that dies in between leaves a lease that expires; the next worker sends
+ * the item's events again (at least once) under the next attempt number.
  */
 export const webhooksModule = defineModule({
   name: "webhook_endpoints",
   routes: webhookEndpointRoutes,
   setup: ({ deps, worker }) => {
     const webhookEndpoints = new WebhookEndpointsService(deps);
-    const webhookDeliveries = new WebhookDeliveriesService(deps, webhookEndpoints);
+    // the lease outlasts an attempt's timeout by the time its record may take
+    const leaseMs = Math.max(worker.leaseMs, deps.config.webhookTimeoutMs + RECORD_MARGIN_MS);
+    const webhookDeliveries = new WebhookDeliveriesService(deps, webhookEndpoints, { leaseMs });
     return {
       services: { webhookEndpoints, webhookDeliveries },
       work: [
@@ -34,30 +29,14 @@ export const webhooksModule = defineModule({
           await webhookDeliveries.fanOut(job);
           return { kind: "settled" };
         }),
-        work(
-          WEBHOOK_DELIVERY,
-          async (job) => {
-            const prepared = await webhookDeliveries.prepare(job);
-            if (!prepared) return { kind: "done" };
-            const result = await deps.delivery.send(prepared.request);
-            const outcome = await webhookDeliveries.record(job, prepared, result);
-            deps.observer.deliveryAttempted({
-              endpoint: prepared.endpointId,
-              eventType: prepared.event.type,
-              outcome: deliveryOutcome(outcome),
-              responseStatus: outcome.responseStatus,
-              latencyMs: result.latencyMs,
-              attempt: prepared.attempt,
-            });
-            return { kind: "settled" };
-          },
-          {
-            concurrency: deps.config.webhookConcurrency,
-            groupLimit: deps.config.webhookEndpointConcurrency,
-            // the lease outlasts the attempt's timeout by half a minute of database work
-            leaseMs: Math.max(worker.leaseMs, deps.config.webhookTimeoutMs + 30_000),
-          },
-        ),
+        work(WEBHOOK_DELIVERY, (job) => webhookDeliveries.deliver(job), {
+          // one item sends one attempt at a time: items in flight are attempts in flight
+          concurrency: deps.config.webhookConcurrency,
+          groupLimit: deps.config.webhookEndpointConcurrency,
+          leaseMs,
+          // an item holds its slot for many attempts, then mostly hands it on: refill at once
+          refillAt: 1,
+        }),
       ],
     };
   },

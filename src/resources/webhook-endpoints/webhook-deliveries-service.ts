@@ -1,9 +1,10 @@
 import type { WebhookDelivery, WebhookReplay } from "../../api/objects";
 import type { Out } from "../../api/response-schema";
+import { BoundedMap } from "../../collections/bounded-map";
 import { groupBy } from "../../collections/group-by";
 import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../../errors";
-import { WEBHOOK_DELIVERY, type DeliveryPayload, type DeliveryTrigger, type FanoutPayload } from "../../events/delivery-work";
+import { WEBHOOK_DELIVERY, deliveryChunks, type DeliveryPayload, type DeliveryTrigger, type FanoutPayload } from "../../events/delivery-work";
 import { toEnvelope } from "../../events/envelope";
 import { expandObjects, idField, itemPaths, type Expandable } from "../../lists/expansion";
 import { honoursRetryAfter, nextAttemptAt } from "../../events/retry-schedule";
@@ -12,8 +13,10 @@ import { type ListEnvelope, type PagedList, listPage, pagedList } from "../../li
 import type { DeliveryRequest, DeliveryResult } from "../../ports/delivery";
 import type { DeliveryLogRecord, DueWorkRecord, EventRecord, StorageTx } from "../../ports/storage";
 import { isoTime } from "../../validation/timestamp";
-import { Batcher } from "../../workers/batcher";
-import { newDueWork, type Job } from "../../workers/due-work";
+import { Batcher, togetherOrApart } from "../../workers/batcher";
+import { PermanentWorkError, newDueWork, toJob, type Job } from "../../workers/due-work";
+import type { WorkOutcome } from "../../workers/runner";
+import type { DeliveryOutcomeKind } from "../../ports/observer";
 import { runCommand } from "../../engine/command";
 import type { EngineDeps, RequestContext } from "../../engine/context";
 import {
@@ -32,13 +35,29 @@ const DELIVERY_EXPANDABLE: Expandable = {
   },
 };
 
-/** A claimed delivery attempt. */
+/** A claimed delivery item: some events to one endpoint. */
 type DeliveryJob = Job<DeliveryPayload>;
 
 /** A delivery log entry as the API shows it (DECISIONS.md §4). */
 export type WebhookDeliveryObject = Out<typeof WebhookDelivery>;
 
 export type WebhookReplayObject = Out<typeof WebhookReplay>;
+
+/**
+ * A delivery item as read before its attempts: its endpoint as stored then, the events still
+ * kept (in the item's order), and the attempt number they go out under.
+ */
+export interface PreparedDelivery {
+  job: DeliveryJob;
+  endpoint: WebhookEndpointDoc;
+  /** The endpoint's revision in this process before it was read (`WebhookEndpointsService.revision`). */
+  revision: number;
+  events: EventRecord[];
+  attempt: number;
+  /** When the events were first scheduled: their 24 hours run from there. */
+  first: number;
+  trigger: DeliveryTrigger;
+}
 
 /** One attempt about to be sent: the request, and what the log will need. */
 export interface PreparedAttempt {
@@ -48,6 +67,14 @@ export interface PreparedAttempt {
   attempt: number;
   trigger: DeliveryTrigger;
   request: DeliveryRequest;
+}
+
+/** An attempt that came back: what it was, what the receiver did, what that means, and when. */
+export interface SentAttempt {
+  prepared: PreparedAttempt;
+  result: DeliveryResult;
+  outcome: AttemptOutcome;
+  at: number;
 }
 
 /** What an attempt's result means (pure; DECISIONS.md §6). */
@@ -61,12 +88,13 @@ export interface AttemptOutcome {
   next: number | null;
 }
 
+/** `jitter` draws a uniform number in [0, 1), only for a failure (a success needs none). */
 export function attemptOutcome(
   result: DeliveryResult,
   attempt: number,
   firstAt: number,
   now: number,
-  jitter: number,
+  jitter: () => number,
 ): AttemptOutcome {
   if (result.kind === "response" && result.status >= 200 && result.status < 300) {
     return { status: "succeeded", responseStatus: result.status, error: null, gone: false, next: null };
@@ -80,8 +108,24 @@ export function attemptOutcome(
     responseStatus: result.kind === "response" ? result.status : null,
     error: result.kind === "response" ? `HTTP ${result.status}` : result.error,
     gone: false,
-    next: nextAttemptAt({ attempt, firstAt, now, retryAfterSeconds: retryAfter, jitter }),
+    next: nextAttemptAt({ attempt, firstAt, now, retryAfterSeconds: retryAfter, jitter: jitter() }),
   };
+}
+
+/** An attempt's outcome as the observer port names it. */
+function observedOutcome(outcome: AttemptOutcome): DeliveryOutcomeKind {
+  if (outcome.status === "succeeded") return "succeeded";
+  if (outcome.gone) return "gone";
+  return outcome.responseStatus !== null ? "http_error" : "network_error";
+}
+
+/** The item's events and numbers, from either shape of its payload (see `WEBHOOK_DELIVERY`). */
+function deliveryOf(job: DeliveryJob): { events: string[]; attempt: number; first: number } {
+  const { events, event, attempt = 1, first = job.created } = job.payload;
+  const ids = events ?? (event !== undefined ? [event] : null);
+  if (!ids) throw new PermanentWorkError(`${job.kind} ${job.id} names no event`);
+  // every claim before this one may have sent its attempts: their numbers are spent
+  return { events: ids, attempt: attempt + job.attempts - 1, first };
 }
 
 function presentDelivery(d: DeliveryLogRecord): WebhookDeliveryObject {
@@ -105,31 +149,83 @@ function presentDelivery(d: DeliveryLogRecord): WebhookDeliveryObject {
 
 const ENDPOINT_PAGE = 200;
 const REPLAY_PAGE = 1000;
-/** Attempts read, or recorded, together in one transaction at most; and such transactions at once. */
-const GROUP_COMMIT = { maxBatch: 64, parallel: 2 };
+/**
+ * Items read, or recorded, or fan-outs run, together in one transaction at most (on a server; on
+ * storage that runs one transaction at a time, few enough that a request never waits long behind
+ * one: an item records up to 64 attempts), and such transactions at once.
+ */
+function groupCommit(deps: EngineDeps, oneAtATime: number): { maxBatch: number; parallel: number } {
+  return { maxBatch: deps.storage.capabilities.concurrentTransactions ? 64 : oneAtATime, parallel: 2 };
+}
+/**
+ * Of an item's lease, what is kept for recording its attempts after the last one: an item starts
+ * no attempt that could end later than its lease minus this (the lane's lease is at least the
+ * timeout plus this, so the first attempt always fits).
+ */
+export const RECORD_MARGIN_MS = 30_000;
+
+/**
+ * Of 256, the chance that a slot hands itself on to its endpoint's next item rather than going
+ * back to the lane's claims (which take the oldest due items of every endpoint): a slot runs 8
+ * items in a row on average, so an endpoint with a backlog never keeps a slot from the others for
+ * long, and the slots of one burst go back at different moments, not all at once (measured: when
+ * every slot went back after exactly 8, in-flight attempts dipped by half at each return).
+ */
+const HAND_ON = 224;
+/** Events kept after a read for the other endpoints' items (about a few fan-outs' worth). */
+const RECENT_EVENTS = 4096;
 
 interface RecordRequest {
-  job: DeliveryJob;
-  prepared: PreparedAttempt;
-  result: DeliveryResult;
+  delivery: PreparedDelivery;
+  sent: SentAttempt[];
+  /** Events the item did not send (it ran out of lease, or its endpoint changed): they go on in a new item. */
+  rest: string[];
+  /** Whether the item's slot may go on to the endpoint's next due item (see `HAND_ON`). */
+  handOver: boolean;
+}
+
+/** What recording an item yields: the item its slot was handed on to, read already, if any. */
+interface Recorded {
+  next: DueWorkRecord | null;
+}
+
+
+/** How a delivery item's work runs: the lane's lease of an item (`WorkLane.leaseMs`). */
+export interface DeliveryOptions {
+  leaseMs: number;
 }
 
 /**
- * Webhook deliveries: the fan-out of events to subscribed endpoints, preparing and recording each
- * attempt (the worker in `workers/webhook-delivery.ts` sends it in between), the delivery log and
- * replay. Every attempt's log entry, its consequence for the endpoint (410) and the next step of
- * its work item commit in one transaction.
+ * Webhook deliveries: the fan-out of events to subscribed endpoints, delivery items (read, each
+ * event signed afresh and sent, the outcomes recorded), the delivery log and replay. An item's
+ * log entries, its consequence for the endpoint (410), its completion, the items that carry its
+ * failures and leftovers on, and the hand-over of its slot to the endpoint's next item commit
+ * in one transaction, shared with the items that finished at the same moment.
  */
 export class WebhookDeliveriesService {
-  /** Attempts about to be sent read their endpoint and event together (group commit). */
-  private readonly reads = new Batcher((jobs: DeliveryJob[]) => this.readAll(jobs), GROUP_COMMIT);
-  /** Attempts that came back are recorded together, one transaction for many. */
-  private readonly writes = new Batcher((records: RecordRequest[]) => this.recordAll(records), GROUP_COMMIT);
+  /** Items about to send read their endpoint and events together (group commit). */
+  private readonly reads: Batcher<DeliveryJob, Read>;
+  /** Fan-outs that run at the same moment share one transaction. */
+  private readonly fanOuts: Batcher<Job<FanoutPayload>, void>;
+  /** Items that finished sending are recorded together, one transaction for many. */
+  private readonly writes: Batcher<RecordRequest, Recorded>;
+  /** Endpoints that answered 410 to this process: nothing more is sent to them from here. */
+  private readonly gone = new Set<string>();
+  /** Events read lately (see `readItems`), and the bodies of those still held. */
+  private readonly recentEvents = new BoundedMap<string, EventRecord>(RECENT_EVENTS);
+  private readonly bodies = new WeakMap<EventRecord, string>();
+  /** Items handed on to a slot, as read in the transaction that handed them on, by id, until the runner runs them (at once). */
+  private readonly handedOver = new Map<string, PreparedDelivery | null>();
 
   constructor(
     private readonly deps: EngineDeps,
     private readonly endpoints: WebhookEndpointsService,
-  ) {}
+    private readonly options: DeliveryOptions,
+  ) {
+    this.reads = new Batcher((jobs) => this.readAll(jobs), groupCommit(deps, 2));
+    this.fanOuts = new Batcher((jobs) => this.fanOutAll(jobs), groupCommit(deps, 8));
+    this.writes = new Batcher((records) => this.recordAll(records), groupCommit(deps, 2));
+  }
 
   /** `GET /v1/webhook_endpoints/{id}/deliveries`: the attempts of the last 7 days, newest first. */
   list(ctx: RequestContext, endpointId: string, params: ListDeliveriesParams = {}): PagedList<WebhookDeliveryObject> {
@@ -198,8 +294,8 @@ export class WebhookDeliveriesService {
           const last = page[page.length - 1]!;
           after = { created: last.created, id: last.id };
         }
-        for (const event of events.reverse()) {
-          uow.schedule(WEBHOOK_DELIVERY, { endpoint: endpoint.id, event, trigger: "replay" }, { group: endpoint.id });
+        for (const chunk of deliveryChunks(events.reverse())) {
+          uow.schedule(WEBHOOK_DELIVERY, { endpoint: endpoint.id, events: chunk, trigger: "replay" }, { group: endpoint.id });
         }
         return ok({ object: "webhook_replay", endpoint: endpoint.id, from: isoTime(from), to: isoTime(to), event_count: events.length });
       },
@@ -208,149 +304,276 @@ export class WebhookDeliveriesService {
   }
 
   /**
-   * Turns one transaction's events into one delivery item per subscribed, enabled endpoint, and
-   * completes the fan-out item in the same transaction, so a crash can neither lose nor repeat it.
+   * Turns one transaction's events into delivery items for each subscribed, enabled endpoint (up
+   * to `EVENTS_PER_DELIVERY` events each), and completes the fan-out item in the same
+   * transaction, so a crash can neither lose nor repeat it. Fan-outs that run at the same moment
+   * share one transaction (group commit).
    */
   async fanOut(job: Job<FanoutPayload>): Promise<void> {
-    const { events } = job.payload;
-    const { accountId, livemode } = job;
-    const now = this.deps.clock.now();
-    const scheduled = await this.deps.storage.transaction(async (tx) => {
-      const endpoints = await enabledEndpoints(tx, accountId);
-      const work: DueWorkRecord[] = [];
-      for (const event of events) {
-        for (const endpoint of endpoints) {
-          if (!subscribes(endpoint.enabledEvents, event.type)) continue;
-          work.push(
-            newDueWork(
-              this.deps.ids,
-              now,
-              WEBHOOK_DELIVERY,
-              { endpoint: endpoint.id, event: event.id, trigger: "scheduled" },
-              { accountId, livemode },
-              { group: endpoint.id },
-            ),
-          );
+    await this.fanOuts.submit(job);
+  }
+
+  private async fanOutAll(jobs: Job<FanoutPayload>[]): Promise<PromiseSettledResult<void>[]> {
+    const write = async (mine: Job<FanoutPayload>[]): Promise<void[]> => {
+      const now = this.deps.clock.now();
+      const scheduled = await this.deps.storage.transaction(async (tx) => {
+        const completed = new Set<string>();
+        for (const [owner, theirs] of groupBy(mine, (job) => job.leaseOwner)) {
+          for (const id of await tx.work.completeMany(theirs.map((job) => job.id), owner)) completed.add(id);
         }
-      }
-      if (work.length) await tx.work.enqueue(work);
-      if (!(await tx.work.complete(job.id, job.leaseOwner))) throw new Error("the fan-out's lease was lost");
-      return work.length;
-    });
-    if (scheduled) this.deps.wakeWorkers();
+        const lost = mine.find((job) => !completed.has(job.id));
+        if (lost) throw new Error(`the lease of fan-out ${lost.id} was lost`);
+        const work: DueWorkRecord[] = [];
+        for (const [accountId, theirs] of groupBy(mine, (job) => job.accountId)) {
+          const endpoints = await enabledEndpoints(tx, accountId);
+          for (const { payload, livemode } of theirs) {
+            for (const endpoint of endpoints) {
+              const events = payload.events.filter((event) => subscribes(endpoint.enabledEvents, event.type)).map((event) => event.id);
+              for (const chunk of deliveryChunks(events)) {
+                const payload = { endpoint: endpoint.id, events: chunk, trigger: "scheduled" as const };
+                work.push(newDueWork(this.deps.ids, now, WEBHOOK_DELIVERY, payload, { accountId, livemode }, { group: endpoint.id }));
+              }
+            }
+          }
+        }
+        if (work.length) await tx.work.enqueue(work);
+        return work.length;
+      });
+      if (scheduled) this.deps.wakeWorkers();
+      return mine.map(() => undefined);
+    };
+    // a fan-out whose lease was lost fails alone: the others commit without it
+    return togetherOrApart(jobs, write);
   }
 
   /**
-   * Reads what attempt `job.attempts` needs and signs it afresh; null when there is nothing to
-   * send (the endpoint was deleted or is disabled, or the event is gone).
+   * Runs one delivery item: reads it, sends its events one after the other, each signed afresh
+   * (so the item holds one of its endpoint's slots, never more), and records every attempt. It
+   * stops early when its endpoint answers 410 (the rest is dropped), when the endpoint changed in
+   * this process meanwhile, or when the next attempt could outlast its lease (the rest goes on in
+   * a new item, under the same attempt number). The transaction that records it hands its slot
+   * on to the endpoint's next due item, which the runner runs at once.
    */
-  async prepare(job: DeliveryJob): Promise<PreparedAttempt | null> {
-    const [stored, event] = await this.reads.submit(job);
-    const { endpoint: endpointId, trigger } = job.payload;
-    if (!stored || stored.state !== "enabled" || !event) return null;
+  async deliver(job: DeliveryJob): Promise<WorkOutcome> {
+    const handed = this.handedOver.get(job.id);
+    this.handedOver.delete(job.id);
+    const delivery = handed !== undefined ? handed && { ...handed, job } : await this.prepare(job);
+    if (!delivery) return { kind: "done" };
+    const { endpoint, events } = delivery;
+    const timeout = this.deps.config.webhookTimeoutMs;
+    const sent: SentAttempt[] = [];
+    let rest: string[] = [];
+    for (let i = 0; i < events.length; i++) {
+      if (this.gone.has(endpoint.id)) break;
+      const late = i > 0 && this.deps.clock.now() + timeout + RECORD_MARGIN_MS > job.leaseUntil;
+      if (late || this.endpoints.revision(endpoint.id) !== delivery.revision) {
+        rest = events.slice(i).map((e) => e.id);
+        break;
+      }
+      const prepared = this.attempt(delivery, events[i]!);
+      const result = await this.deps.delivery.send(prepared.request);
+      const at = this.deps.clock.now();
+      const outcome = attemptOutcome(result, prepared.attempt, delivery.first, at, this.jitter);
+      sent.push({ prepared, result, outcome, at });
+      if (outcome.gone) {
+        this.gone.add(endpoint.id);
+        this.endpoints.changed(endpoint.id);
+      }
+    }
+    const [draw = 0] = this.deps.random(1);
+    const { next } = await this.writes.submit({ delivery, sent, rest, handOver: draw < HAND_ON });
+    for (const { prepared, result, outcome } of sent) {
+      this.deps.observer.deliveryAttempted({
+        endpoint: prepared.endpointId,
+        eventType: prepared.event.type,
+        outcome: observedOutcome(outcome),
+        responseStatus: outcome.responseStatus,
+        latencyMs: result.latencyMs,
+        attempt: prepared.attempt,
+      });
+    }
+    return next ? { kind: "settled", next } : { kind: "settled" };
+  }
+
+  /**
+   * Reads what the item needs (group commit); null when there is nothing to send: the endpoint
+   * was deleted or is disabled, or every event is gone (past retention).
+   */
+  async prepare(job: DeliveryJob): Promise<PreparedDelivery | null> {
+    deliveryOf(job); // a payload without events fails here, alone, not in the shared read
+    const revision = this.endpoints.revision(job.payload.endpoint);
+    const [endpoint, found] = await this.reads.submit(job);
+    return prepared(job, revision, endpoint, found);
+  }
+
+  /** One attempt of `event` in `delivery`, signed afresh now: a new `t` and a new `dlv_` id. */
+  attempt(delivery: PreparedDelivery, event: EventRecord): PreparedAttempt {
     const now = this.deps.clock.now();
     const deliveryId = this.deps.ids.next("dlv");
-    const body = JSON.stringify(toEnvelope(event));
+    let body = this.bodies.get(event);
+    if (body === undefined) this.bodies.set(event, (body = JSON.stringify(toEnvelope(event))));
+    const { endpoint, attempt } = delivery;
     return {
       deliveryId,
-      endpointId,
+      endpointId: endpoint.id,
       event,
-      attempt: job.attempts,
-      trigger,
+      attempt,
+      trigger: delivery.trigger,
       request: {
-        url: stored.url,
+        url: endpoint.url,
         body,
         timeoutMs: this.deps.config.webhookTimeoutMs,
         headers: {
           "Content-Type": "application/json",
-          "Service-Signature": signatureHeader(body, signingSecrets(stored, now), Math.floor(now / 1000)),
+          "Service-Signature": signatureHeader(body, signingSecrets(endpoint, now), Math.floor(now / 1000)),
           "Service-Event": event.type,
           "Service-Delivery": deliveryId,
-          "Service-Attempt": String(job.attempts),
+          "Service-Attempt": String(attempt),
         },
       },
     };
   }
 
-  /**
-   * Records an attempt: its log entry, the endpoint disabled after a 410, and the item completed
-   * or released to its next attempt, in one transaction (shared with the attempts recorded at
-   * the same moment). If the item's lease was lost meanwhile (another worker runs it now), the
-   * entry is still recorded: the receiver did get the request.
-   */
-  async record(job: DeliveryJob, prepared: PreparedAttempt, result: DeliveryResult): Promise<AttemptOutcome> {
-    return this.writes.submit({ job, prepared, result });
-  }
-
-  private async readAll(jobs: DeliveryJob[]): Promise<PromiseSettledResult<readonly [WebhookEndpointDoc | null, EventRecord | null]>[]> {
-    const read = await this.deps.storage.transaction(async (tx) => {
-      const endpoints = new Map<string, WebhookEndpointDoc | null>();
-      const events = new Map<string, EventRecord>();
-      for (const job of jobs) {
-        const { endpoint: endpointId } = job.payload;
-        const key = `${job.accountId}/${endpointId}`;
-        if (!endpoints.has(key)) endpoints.set(key, (await WEBHOOK_ENDPOINTS.get(tx, job.accountId, endpointId))?.doc ?? null);
-      }
-      for (const [accountId, mine] of groupBy(jobs, (job) => job.accountId)) {
-        const ids = [...new Set(mine.map((job) => job.payload.event))];
-        for (const e of await tx.events.getMany(accountId, ids)) events.set(`${accountId}/${e.id}`, e);
-      }
-      return jobs.map((job) => {
-        const { endpoint: endpointId, event: eventId } = job.payload;
-        return [endpoints.get(`${job.accountId}/${endpointId}`)!, events.get(`${job.accountId}/${eventId}`) ?? null] as const;
-      });
-    });
+  private async readAll(jobs: DeliveryJob[]): Promise<PromiseSettledResult<Read>[]> {
+    const read = await this.deps.storage.transaction((tx) => readItems(tx, jobs, this.recentEvents));
     return read.map((value) => ({ status: "fulfilled", value }));
   }
 
-  private async recordAll(requests: RecordRequest[]): Promise<PromiseSettledResult<AttemptOutcome>[]> {
-    const now = this.deps.clock.now();
-    const decided = requests.map((r) => ({
-      ...r,
-      outcome: attemptOutcome(r.result, r.prepared.attempt, r.job.created, now, this.jitter()),
-    }));
-    const write = async (items: typeof decided): Promise<void> =>
-      this.deps.storage.transaction(async (tx) => {
+  /**
+   * Records items' attempts, in one transaction: their log entries, endpoints disabled after a
+   * 410, the items completed, each failed event in an item of its own due at its next attempt,
+   * each item's `rest` in a new item due now, and the slots handed on to the endpoints' next due
+   * items (read here, ready to send). If an item's lease was lost meanwhile (another worker runs
+   * it now, and will carry its events on), only its entries are recorded: the receiver did get
+   * those requests.
+   */
+  private async recordAll(requests: RecordRequest[]): Promise<PromiseSettledResult<Recorded>[]> {
+    const write = async (items: RecordRequest[]): Promise<Recorded[]> => {
+      const revisions = new Map(items.map((i) => [i.delivery.endpoint.id, this.endpoints.revision(i.delivery.endpoint.id)]));
+      const { recorded, handed, due } = await this.deps.storage.transaction(async (tx) => {
+        const now = this.deps.clock.now();
         // endpoints first, in id order, so two batches never wait on each other's locks
-        const gone = items.filter((i) => i.outcome.gone).sort((a, b) => (a.prepared.endpointId < b.prepared.endpointId ? -1 : 1));
-        for (const { job, prepared } of gone) await this.endpoints.markGone(tx, job.accountId, prepared.endpointId, now);
-        await tx.deliveries.insert(items.map(({ job, prepared, result, outcome }) => logEntry(job, prepared, result, outcome, now)));
-        // every item of one batch was claimed by this process's runner: one owner, two statements
-        for (const [owner, mine] of groupBy(items, (item) => item.job.leaseOwner)) {
-          await tx.work.completeMany(mine.filter((i) => i.outcome.next === null).map((i) => i.job.id), owner);
-          await tx.work.releaseMany(
-            owner,
-            mine
-              .filter((i) => i.outcome.next !== null)
-              .map((i) => ({ id: i.job.id, runAt: i.outcome.next!, lastError: i.outcome.error })),
-          );
+        const gone = [...new Map(
+          items.flatMap(({ delivery, sent }) => (sent.some((s) => s.outcome.gone) ? [[delivery.endpoint.id, delivery.job.accountId] as const] : [])),
+        )].sort(([a], [b]) => (a < b ? -1 : 1));
+        for (const [endpointId, accountId] of gone) await this.endpoints.markGone(tx, accountId, endpointId, now);
+        // every item of one batch was claimed by this process's runner: one owner, one statement
+        const completed = new Set<string>();
+        for (const [owner, mine] of groupBy(items, (item) => item.delivery.job.leaseOwner)) {
+          for (const id of await tx.work.completeMany(mine.map((i) => i.delivery.job.id), owner)) completed.add(id);
         }
+        await tx.deliveries.insert(items.flatMap(({ delivery, sent }) => sent.map((s) => logEntry(delivery.job, s))));
+        const follow = items.filter((i) => completed.has(i.delivery.job.id)).flatMap((i) => this.followUps(i, now));
+        if (follow.length) await tx.work.enqueue(follow);
+        // each completed item's slot goes on to its endpoint's next due item, read here already
+        const handing = items.filter((i) => i.handOver && completed.has(i.delivery.job.id) && !gone.some(([id]) => id === i.delivery.endpoint.id));
+        const next = new Map<RecordRequest, DueWorkRecord>();
+        const handed = new Map<string, PreparedDelivery | null>();
+        for (const [owner, mine] of groupBy(handing, (item) => item.delivery.job.leaseOwner)) {
+          const taken = await tx.work.takeNext({
+            kind: WEBHOOK_DELIVERY.kind,
+            groups: mine.map((i) => i.delivery.endpoint.id),
+            owner,
+            now,
+            leaseUntil: now + this.options.leaseMs,
+          });
+          const byGroup = groupBy(taken, (w) => w.group!);
+          for (const item of mine) {
+            const record = byGroup.get(item.delivery.endpoint.id)?.shift();
+            if (record) next.set(item, record);
+          }
+          const jobs = taken.flatMap((record) => {
+            try {
+              const job = toJob(WEBHOOK_DELIVERY, record, { assets: this.deps.assets });
+              deliveryOf(job);
+              return [job];
+            } catch {
+              return []; // the runner marks it dead when it runs it
+            }
+          });
+          const read = await readItems(tx, jobs, this.recentEvents);
+          jobs.forEach((job, i) => {
+            const [endpoint, found] = read[i]!;
+            handed.set(job.id, prepared(job, revisions.get(job.payload.endpoint) ?? this.endpoints.revision(job.payload.endpoint), endpoint, found));
+          });
+        }
+        return {
+          recorded: items.map((item): Recorded => ({ next: next.get(item) ?? null })),
+          handed,
+          due: follow.some((w) => w.runAt <= now),
+        };
       });
-    try {
-      await write(decided);
-      return decided.map((d) => ({ status: "fulfilled", value: d.outcome }));
-    } catch (e) {
-      if (decided.length === 1) return [{ status: "rejected", reason: e }];
-      // one bad item must not fail the others: record each alone; only the failures fail
-      return Promise.all(
-        decided.map((item) =>
-          write([item]).then(
-            (): PromiseSettledResult<AttemptOutcome> => ({ status: "fulfilled", value: item.outcome }),
-            (reason: unknown): PromiseSettledResult<AttemptOutcome> => ({ status: "rejected", reason }),
-          ),
-        ),
-      );
-    }
+      for (const [id, delivery] of handed) this.handedOver.set(id, delivery);
+      if (due) this.deps.wakeWorkers();
+      return recorded;
+    };
+    // one bad item must not fail the others
+    return togetherOrApart(requests, write);
+  }
+
+  /** The items that carry an item's events on: each failure alone at its next slot, and the rest now. */
+  private followUps({ delivery, sent, rest }: RecordRequest, now: number): DueWorkRecord[] {
+    const { job, endpoint, first, trigger } = delivery;
+    const owner = { accountId: job.accountId, livemode: job.livemode };
+    const item = (events: string[], attempt: number, runAt: number) =>
+      newDueWork(this.deps.ids, now, WEBHOOK_DELIVERY, { endpoint: endpoint.id, events, trigger, attempt, first }, owner, {
+        runAt,
+        group: endpoint.id,
+      });
+    const out = sent.flatMap(({ prepared, outcome }) =>
+      outcome.next === null ? [] : [item([prepared.event.id], prepared.attempt + 1, outcome.next)],
+    );
+    // an endpoint that answered 410 gets nothing more; the rest of another endpoint's item goes on
+    if (rest.length && !sent.some((s) => s.outcome.gone)) out.push(item(rest, delivery.attempt, now));
+    return out;
   }
 
   /** A uniform draw in [0, 1) from the engine's randomness (seeded in simulations). */
-  private jitter(): number {
+  private readonly jitter = (): number => {
     const [a = 0, b = 0] = this.deps.random(2);
     return (a * 256 + b) / 65_536;
-  }
+  };
 }
 
-function logEntry(job: DeliveryJob, prepared: PreparedAttempt, result: DeliveryResult, outcome: AttemptOutcome, now: number): DeliveryLogRecord {
+/** An item's endpoint as stored (null when deleted) and its events that are still kept, by id. */
+type Read = readonly [WebhookEndpointDoc | null, Map<string, EventRecord>];
+
+/**
+ * What `jobs` need, read in `tx`: each job's endpoint and events (one statement per account for
+ * each; none for events `recent` holds: an event never changes once written, so the endpoints
+ * of one event share one read, and one body).
+ */
+async function readItems(tx: StorageTx, jobs: readonly DeliveryJob[], recent: BoundedMap<string, EventRecord>): Promise<Read[]> {
+  const endpoints = new Map<string, Map<string, WebhookEndpointDoc>>();
+  const events = new Map<string, Map<string, EventRecord>>();
+  for (const [accountId, mine] of groupBy(jobs, (job) => job.accountId)) {
+    endpoints.set(accountId, await WEBHOOK_ENDPOINTS.getMany(tx, accountId, [...new Set(mine.map((job) => job.payload.endpoint))]));
+    const found = new Map<string, EventRecord>();
+    const missing: string[] = [];
+    for (const id of new Set(mine.flatMap((job) => deliveryOf(job).events))) {
+      const event = recent.get(`${accountId}/${id}`);
+      if (event) found.set(id, event);
+      else missing.push(id);
+    }
+    for (const event of missing.length ? await tx.events.getMany(accountId, missing) : []) {
+      recent.set(`${accountId}/${event.id}`, event);
+      found.set(event.id, event);
+    }
+    events.set(accountId, found);
+  }
+  return jobs.map((job) => [endpoints.get(job.accountId)!.get(job.payload.endpoint) ?? null, events.get(job.accountId)!] as const);
+}
+
+/** The item ready to send, or null when there is nothing to send (see `prepare`). */
+function prepared(job: DeliveryJob, revision: number, endpoint: WebhookEndpointDoc | null, found: Map<string, EventRecord>): PreparedDelivery | null {
+  const { events: ids, attempt, first } = deliveryOf(job);
+  if (!endpoint || endpoint.state !== "enabled") return null;
+  const events = ids.flatMap((id) => found.get(id) ?? []);
+  if (!events.length) return null;
+  return { job, endpoint, revision, events, attempt, first, trigger: job.payload.trigger };
+}
+
+function logEntry(job: DeliveryJob, { prepared, result, outcome, at }: SentAttempt): DeliveryLogRecord {
   return {
     accountId: job.accountId,
     id: prepared.deliveryId,
@@ -363,7 +586,7 @@ function logEntry(job: DeliveryJob, prepared: PreparedAttempt, result: DeliveryR
     responseStatus: outcome.responseStatus,
     latencyMs: result.latencyMs,
     error: outcome.error,
-    created: now,
+    created: at,
     nextAttemptAt: outcome.next,
   };
 }

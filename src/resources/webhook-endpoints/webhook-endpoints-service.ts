@@ -122,7 +122,31 @@ const SECRET_SHOWN_ONCE = {
  * `WebhookDeliveriesService`'s.
  */
 export class WebhookEndpointsService {
+  /** Changes this process made to endpoints, by id (see `revision`). */
+  private readonly revisions = new Map<string, number>();
+
   constructor(private readonly deps: EngineDeps) {}
+
+  /**
+   * How often this process has changed the endpoint since it started (update, rotation, delete,
+   * a 410 seen): a delivery item compares it before each attempt and stops sending when its
+   * endpoint changed under it, handing its other events to an item that reads the endpoint
+   * afresh. A change made by another process reaches the deliveries when their next item reads it.
+   */
+  revision(id: string): number {
+    return this.revisions.get(id) ?? 0;
+  }
+
+  /** Counts a change of the endpoint (see `revision`). */
+  changed(id: string): void {
+    this.revisions.set(id, this.revision(id) + 1);
+  }
+
+  /** `result`, after counting the change of `id` when it succeeded. */
+  private counted<T>(id: string, result: Result<T, ApiError>): Result<T, ApiError> {
+    if (result.isOk()) this.changed(id);
+    return result;
+  }
 
   async create(ctx: RequestContext, input: CreateWebhookEndpointInput): Promise<Result<WebhookEndpointObject, ApiError>> {
     const parsed = createEndpointSchema.parse(input, "", { assets: this.deps.assets });
@@ -191,17 +215,17 @@ export class WebhookEndpointsService {
       }
       await WEBHOOK_ENDPOINTS.update(uow.tx, stored, doc, uow.now);
       return ok(present(doc));
-    });
+    }).then((result) => this.counted(id, result));
   }
 
   /** Deletes the endpoint; deliveries still queued for it are dropped when they fall due. */
   async del(ctx: RequestContext, id: string): Promise<Result<DeletedWebhookEndpoint, ApiError>> {
-    return runCommand(this.deps, ctx, async (uow) => {
+    return runCommand<DeletedWebhookEndpoint>(this.deps, ctx, async (uow) => {
       const found = await this.find(uow.tx, ctx, id, true);
       if (found.isErr()) return err(found.error);
       await uow.tx.resources.delete(ctx.accountId, id);
       return ok({ id, object: "webhook_endpoint", deleted: true });
-    });
+    }).then((result) => this.counted(id, result));
   }
 
   /** A new secret, shown once; the previous one keeps signing beside it for 24 hours. */
@@ -218,7 +242,7 @@ export class WebhookEndpointsService {
       const doc: WebhookEndpointDoc = { ...stored.doc, secrets: [{ secret, expiresAt: null }, ...kept] };
       await WEBHOOK_ENDPOINTS.update(uow.tx, stored, doc, uow.now);
       return ok(present(doc, secret));
-    }, SECRET_SHOWN_ONCE);
+    }, SECRET_SHOWN_ONCE).then((result) => this.counted(id, result));
   }
 
   /** Marks an endpoint gone after a 410 (in the transaction that records the attempt). */
