@@ -13,6 +13,7 @@ import type { StorageAdapter } from "../src/ports/storage";
 import { runCommand } from "../src/engine/command";
 import { systemContext } from "../src/engine/context";
 import { devPorts } from "../adapters/dev";
+import type { Figure } from "./table";
 
 /**
  * Webhook throughput: signed deliveries per second from the outbox to a loopback receiver (fan-out,
@@ -40,7 +41,7 @@ async function startReceiver(): Promise<{ server: Server; url: string; count: ()
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, count: () => received };
 }
 
-async function benchEngine(name: string, storage: StorageAdapter, receiverUrl: string): Promise<string> {
+async function benchEngine(name: string, storage: StorageAdapter, receiverUrl: string): Promise<{ line: string; perSecond: number }> {
   const engine = await createEngine({
     storage,
     ...devPorts({ clock: new ManualClock() }),
@@ -70,14 +71,18 @@ async function benchEngine(name: string, storage: StorageAdapter, receiverUrl: s
       ._unsafeUnwrap().data.length;
     if (!logged) throw new Error("nothing was logged");
     const deliveries = EVENTS * ENDPOINTS;
-    return `${name.padEnd(10)} signed deliveries/s ${(deliveries / seconds).toFixed(0).padStart(6)}   (${deliveries} attempts, fan-out and log included, ${seconds.toFixed(2)} s)`;
+    const perSecond = deliveries / seconds;
+    return {
+      line: `${name.padEnd(10)} signed deliveries/s ${perSecond.toFixed(0).padStart(6)}   (${deliveries} attempts, fan-out and log included, ${seconds.toFixed(2)} s)`,
+      perSecond,
+    };
   } finally {
     await engine.close();
   }
 }
 
 /** The same body signed and POSTed to the same receiver at the same concurrency: no storage. */
-async function rawLoop(receiverUrl: string, count: number): Promise<string> {
+async function rawLoop(receiverUrl: string, count: number): Promise<number> {
   const agent = new Agent({ connections: CONCURRENCY, keepAliveTimeout: 30_000 });
   const body = JSON.stringify({
     id: "evt_01kdvdna00vz7478fgef2x6dpj",
@@ -109,20 +114,25 @@ async function rawLoop(receiverUrl: string, count: number): Promise<string> {
   );
   const seconds = (performance.now() - start) / 1000;
   await agent.close();
-  return `${"raw loop".padEnd(10)} signed POSTs/s      ${(count / seconds).toFixed(0).padStart(6)}   (sign + POST only, same receiver, concurrency ${CONCURRENCY})`;
+  console.log(`${"raw loop".padEnd(10)} signed POSTs/s      ${(count / seconds).toFixed(0).padStart(6)}   (sign + POST only, same receiver, concurrency ${CONCURRENCY})`);
+  return count / seconds;
 }
 
-export async function benchWebhooks(): Promise<void> {
+export async function benchWebhooks(): Promise<Figure[]> {
   const receiver = await startReceiver();
   try {
     console.log(`webhooks: ${EVENTS} events to ${ENDPOINTS} endpoints on one loopback receiver, ${CONCURRENCY} attempts in flight`);
-    console.log(await benchEngine("memory", createMemoryStorage(), receiver.url));
+    const memory = await benchEngine("memory", createMemoryStorage(), receiver.url);
+    console.log(memory.line);
     const url = process.env.DATABASE_URL;
+    let server: number | null = null;
     if (url) {
       const schema = `bench_wh_${process.pid}`;
       const storage = await connectPostgres(url, { schema, maxConnections: 16 });
       try {
-        console.log(await benchEngine("postgres", storage, receiver.url));
+        const run = await benchEngine("postgres", storage, receiver.url);
+        console.log(run.line);
+        server = run.perSecond;
       } finally {
         const pool = new pg.Pool({ connectionString: url });
         await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
@@ -131,7 +141,13 @@ export async function benchWebhooks(): Promise<void> {
     } else {
       console.log("postgres   (set DATABASE_URL to persist the delivery log on a PostgreSQL server)");
     }
-    console.log(await rawLoop(receiver.url, EVENTS * ENDPOINTS));
+    const raw = await rawLoop(receiver.url, EVENTS * ENDPOINTS);
+    const floor = { value: raw, what: "sign + POST loop" };
+    const figure = (store: string, value: number): Figure => ({ name: "signed webhook deliveries", store, value, unit: "/s", floor });
+    return [
+      figure("memory", memory.perSecond),
+      ...(server === null ? [] : [{ ...figure("postgres", server), target: { ratio: { min: 0.5 } } }]),
+    ];
   } finally {
     await new Promise<void>((resolve) => {
       receiver.server.close(() => resolve());
