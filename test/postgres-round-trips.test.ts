@@ -100,6 +100,37 @@ describe.skipIf(!url)("PostgreSQL round trips (needs DATABASE_URL: PGlite has no
     expect(statements.map((t) => t.split(" ")[0])).toEqual(["SELECT", "BEGIN", "SELECT", "COMMIT"]);
   });
 
+  it("commits without waiting for the disk only when asked (durable: false), in a begun transaction and alone", async () => {
+    const mode = (tx: { meta: { get(k: string, o?: { lock?: boolean }): Promise<string | null> } }) => tx.meta.get("k", { lock: true });
+    const setting = async (durable?: boolean) => {
+      const { statements } = await counting(() =>
+        storage.transaction(
+          async (tx) => {
+            await mode(tx); // opens the transaction
+            await tx.meta.set("mode", "x");
+          },
+          durable === undefined ? {} : { durable },
+        ),
+      );
+      return statements[0]!;
+    };
+    expect(await setting()).not.toMatch(/synchronous_commit/);
+    expect(await setting(false)).toMatch(/^BEGIN .*; SET LOCAL synchronous_commit TO off$/);
+    const key = { accountId: "acct_a", key: "relaxed", fingerprint: "f", lockedAt: 1, response: null, created: 1, expiresAt: 10 };
+    const alone = await counting(() => storage.autocommit((tx) => tx.idempotency.claim(key), { durable: false }));
+    expect(alone.value).toEqual({ inserted: true });
+    expect(alone.statements).toHaveLength(1);
+    expect(alone.statements[0]).toMatch(/set_config\('synchronous_commit', 'off', true\)/);
+    const flushed = await counting(() =>
+      storage.transaction((tx) => tx.meta.get("mode").then(() => tx.events.insert([
+        { accountId: "acct_a", id: "evt_relaxed", type: "balance.updated", created: 1, livemode: false, data: { object: {} }, request: { id: null, idempotency_key: null } },
+      ])), { durable: false }),
+    );
+    expect(begins(flushed.statements)).toBe(0);
+    expect(flushed.statements.at(-1)).toMatch(/set_config\('synchronous_commit', 'off', true\)/);
+    expect(await storage.transaction((tx) => tx.events.get("acct_a", "evt_relaxed"))).toMatchObject({ id: "evt_relaxed" });
+  });
+
   it("prepares a statement again when a migration changed what it returns", async () => {
     const read = () => storage.transaction((tx) => tx.accounts.getAccount("acct_a"));
     for (let i = 0; i < 3; i++) await read(); // prepared on the pool's sessions

@@ -53,7 +53,7 @@ export class MemoryStorage implements StorageAdapter {
     });
   }
 
-  /** As a transaction: in memory, atomic costs nothing. */
+  /** As a transaction: in memory, atomic costs nothing (and durable means nothing). */
   autocommit<T>(fn: (tx: StorageTx) => Promise<T>): Promise<T> {
     return this.transaction(fn);
   }

@@ -37,8 +37,9 @@ export interface PostgresDriver {
   /**
    * Runs `fn` on one session of its own, inside BEGIN … COMMIT once `fn` sends anything but
    * `standalone` statements (see `TxClient`); ROLLBACK when it throws with the transaction open.
+   * `durable: false` commits it with `synchronous_commit` off (`CommitOptions`).
    */
-  transaction<T>(fn: (client: TxClient) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (client: TxClient) => Promise<T>, options?: { durable?: boolean }): Promise<T>;
   /** Ends the sessions, if the driver owns them. */
   close(): Promise<void>;
 }
@@ -77,19 +78,21 @@ export function statementName(text: string): string | null {
 /**
  * Runs `fn` on `session` inside a transaction that begins only at its first `query` or `exec`
  * (see `TxClient`): COMMIT when `fn` resolves, ROLLBACK when it throws, either only if it began.
- * `broken` hears of a ROLLBACK that failed; `standalone` runs statements before BEGIN.
+ * `broken` hears of a ROLLBACK that failed; `standalone` runs statements before BEGIN; with
+ * `durable` false the transaction commits without waiting for its flush (`CommitOptions`).
  */
 export async function beginLazily<T>(
   session: SqlClient,
   fn: (client: TxClient) => Promise<T>,
   broken: () => void,
   standalone: SqlClient["query"] = session.query,
+  durable = true,
 ): Promise<T> {
   let open = false;
   const begin = async () => {
     if (open) return;
     // explicit: a standalone read before BEGIN is only the same read at READ COMMITTED
-    await session.exec("BEGIN ISOLATION LEVEL READ COMMITTED");
+    await session.exec(durable ? "BEGIN ISOLATION LEVEL READ COMMITTED" : `BEGIN ISOLATION LEVEL READ COMMITTED; ${RELAXED_COMMIT}`);
     open = true;
   };
   try {
@@ -111,3 +114,12 @@ export async function beginLazily<T>(
     throw e;
   }
 }
+
+/** What makes the rest of a transaction commit without waiting for its WAL flush (`CommitOptions.durable` false). */
+export const RELAXED_COMMIT = "SET LOCAL synchronous_commit TO off";
+
+/**
+ * The same for a statement that runs alone (`TxClient.standalone`), whose transaction no SET can
+ * reach: a one-row derived table to put in its FROM list (or a CTE's), run with the statement.
+ */
+export const RELAXED_COMMIT_ROW = "(SELECT set_config('synchronous_commit', 'off', true)) AS relaxed_commit";

@@ -66,17 +66,18 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
     name: "pg",
     concurrent: true,
     query: wrap(pool).query,
-    transaction: (fn) => (background ? background.run(() => transaction(fn)) : transaction(fn)),
+    transaction: (fn, options) => (background ? background.run(() => transaction(fn, options)) : transaction(fn, options)),
     async close() {
       if (ownsPool) await pool.end();
     },
   };
 
-  async function transaction<T>(fn: (client: TxClient) => Promise<T>): Promise<T> {
+  async function transaction<T>(fn: (client: TxClient) => Promise<T>, options: { durable?: boolean } = {}): Promise<T> {
     const client = await pool.connect();
     let broken = false;
     try {
-      return await beginLazily(wrap(client), fn, () => (broken = true));
+      const session = wrap(client);
+      return await beginLazily(session, fn, () => (broken = true), session.query, options.durable ?? true);
     } finally {
       client.release(broken); // a session whose ROLLBACK failed is unusable: the pool drops it
     }

@@ -1,5 +1,5 @@
 import type { BalanceRecord, LedgerEntryRecord, StorageTx } from "../../src/ports/storage";
-import type { TxClient } from "./driver";
+import { RELAXED_COMMIT_ROW, type TxClient } from "./driver";
 import { accountStore } from "./stores/accounts";
 import { deliveryLogStore } from "./stores/deliveries";
 import { chainStateStore } from "./stores/chain-state";
@@ -20,6 +20,11 @@ export type Row = Record<string, any>;
 export interface PgTxContext {
   /** The quoted schema, e.g. `"payrail"`. */
   readonly s: string;
+  /**
+   * False when the transaction commits without waiting for its flush (`CommitOptions.durable`):
+   * a store's write that may run alone puts `RELAXED_COMMIT_ROW` in its FROM list then.
+   */
+  readonly durable: boolean;
   /** Runs a statement after flushing the buffers, so it sees (and orders after) every write. */
   run(text: string, params?: unknown[]): Promise<{ rows: Row[]; rowCount: number }>;
   /**
@@ -134,14 +139,16 @@ export class PgTx implements PgTxContext {
   private readonly autocommit: boolean;
   /** Flush early (`EARLY_FLUSH_ROWS`): the session is a server's, working beside the engine. */
   private readonly early: boolean;
+  readonly durable: boolean;
 
   constructor(
     private readonly client: TxClient,
     readonly s: string,
-    options: { autocommit?: boolean; early?: boolean } = {},
+    options: { autocommit?: boolean; early?: boolean; durable?: boolean } = {},
   ) {
     this.autocommit = options.autocommit ?? false;
     this.early = (options.early ?? false) && !this.autocommit;
+    this.durable = options.durable ?? true;
   }
 
   async run(text: string, params: unknown[] = []): Promise<{ rows: Row[]; rowCount: number }> {
@@ -279,7 +286,8 @@ export class PgTx implements PgTxContext {
       params.push(part.expect.rows);
       return [`CAST(CASE WHEN (SELECT count(*) FROM w${i}) = $${params.length}::bigint THEN '0' ELSE '${EXPECT}${i}' END AS integer)`];
     });
-    const text = `WITH ${ctes.join(",\n")} SELECT ${checks.length ? checks.join(", ") : "1"}`;
+    // a flush that runs alone carries its transaction's commit mode with it
+    const text = `WITH ${ctes.join(",\n")} SELECT ${checks.length ? checks.join(", ") : "1"}${this.durable ? "" : ` FROM ${RELAXED_COMMIT_ROW}`}`;
     try {
       await (last || this.autocommit ? this.client.standalone(text, params) : this.client.query(text, params));
     } catch (e) {

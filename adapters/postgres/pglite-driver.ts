@@ -122,7 +122,7 @@ export function pgliteDriver(db: PGliteLike, options: { ownsDatabase?: boolean }
     name: "pglite",
     concurrent: false,
     query: (text, params) => mutex.run(() => alone(text, params)),
-    transaction: (fn) => mutex.run(() => beginLazily(inside, fn, () => undefined, alone)),
+    transaction: (fn, options) => mutex.run(() => beginLazily(inside, fn, () => undefined, alone, options?.durable ?? true)),
     async close() {
       if (ownsDatabase && !db.closed) await mutex.run(() => db.close());
     },

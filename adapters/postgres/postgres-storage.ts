@@ -1,4 +1,4 @@
-import type { ClaimRequest, DueWorkRecord, StorageAdapter, StorageCapabilities, StorageTx } from "../../src/ports/storage";
+import type { ClaimRequest, CommitOptions, DueWorkRecord, StorageAdapter, StorageCapabilities, StorageTx } from "../../src/ports/storage";
 import { claimDueWork } from "./claim";
 import { isStalePlan, type PostgresDriver } from "./driver";
 import { MIGRATIONS } from "./migrations";
@@ -64,11 +64,11 @@ export class PostgresStorage implements StorageAdapter {
     });
   }
 
-  async transaction<T>(fn: (tx: StorageTx) => Promise<T>): Promise<T> {
+  async transaction<T>(fn: (tx: StorageTx) => Promise<T>, options: CommitOptions = {}): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       try {
         return await this.driver.transaction(async (client) => {
-          const tx = new PgTx(client, this.s, { early: this.driver.concurrent });
+          const tx = new PgTx(client, this.s, { early: this.driver.concurrent, ...options });
           let result: T;
           try {
             result = await fn(tx.view());
@@ -78,7 +78,7 @@ export class PostgresStorage implements StorageAdapter {
           }
           await tx.flush(true);
           return result;
-        });
+        }, options);
       } catch (e) {
         const state = sqlState(e);
         const again = (state !== undefined && RETRYABLE.has(state)) || isStalePlan(e);
@@ -89,13 +89,13 @@ export class PostgresStorage implements StorageAdapter {
   }
 
   /** One session without a transaction: each statement, and each flush of buffered writes, commits alone. */
-  autocommit<T>(fn: (tx: StorageTx) => Promise<T>): Promise<T> {
+  autocommit<T>(fn: (tx: StorageTx) => Promise<T>, options: CommitOptions = {}): Promise<T> {
     return this.driver.transaction(async (client) => {
-      const tx = new PgTx(client, this.s, { autocommit: true });
+      const tx = new PgTx(client, this.s, { autocommit: true, ...options });
       const result = await fn(tx.view());
       await tx.flush(true);
       return result;
-    });
+    }, options);
   }
 
   claimDueWork(request: ClaimRequest): Promise<DueWorkRecord[]> {

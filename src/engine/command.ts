@@ -27,6 +27,8 @@ export interface CommandOptions<T> {
    * so what is shown once (a webhook endpoint's secret) is left out and never stored twice.
    */
   stored?: (value: T) => unknown;
+  /** Commit without waiting for the disk (`CommitOptions.durable`); only where a loss is repaired. */
+  durable?: boolean;
 }
 
 /**
@@ -55,7 +57,7 @@ export async function runCommand<T>(
       wake = uow.scheduledDueWork;
       report = uow.report();
       return r;
-    });
+    }, options.durable === false ? { durable: false } : {});
     if (wake) deps.wakeWorkers();
     if (report) observe(deps, report);
     return result;

@@ -73,8 +73,9 @@ export class IdempotencyService {
       expiresAt: now + this.deps.config.idempotencyTtlMs,
     };
     // A fresh key, the common case, is one insert that stands alone: nothing follows it. A key
-    // that exists makes the insert a no-op, and the transaction below decides about it.
-    const first = await this.deps.storage.autocommit((tx) => tx.idempotency.claim(fresh));
+    // that exists makes the insert a no-op, and the transaction below decides about it. It need
+    // not wait for the disk: the request's effect commits durably after it, or nothing happened.
+    const first = await this.deps.storage.autocommit((tx) => tx.idempotency.claim(fresh), { durable: false });
     if (first.inserted) return ok({ kind: "proceed", claim: claimOf(fresh) });
     return this.deps.storage.transaction(async (tx): Promise<Result<BeginOutcome, ApiError>> => {
       const claimed = await tx.idempotency.claim(fresh);

@@ -1,6 +1,6 @@
 import { AdapterError } from "../errors";
 import { OBSERVER_MEMBERS, type EngineObserver } from "./observer";
-import type { StorageAdapter, StorageTx } from "./storage";
+import type { CommitOptions, StorageAdapter, StorageTx } from "./storage";
 
 /** Times the asynchronous calls of a guarded adapter, and every one that throws (see `guardMethods`). */
 export interface CallTiming {
@@ -73,7 +73,7 @@ export function guardStorage(adapter: StorageAdapter): StorageAdapter & { readon
     if (closed) throw new Error(`storage ${name} is closed (${operation} after close)`);
   };
   /** A transaction or autocommit session: what `fn` throws reaches the caller as it is, the adapter's own failures wrapped. */
-  const run = async <T>(operation: "transaction" | "autocommit", fn: (tx: StorageTx) => Promise<T>): Promise<T> => {
+  const run = async <T>(operation: "transaction" | "autocommit", fn: (tx: StorageTx) => Promise<T>, options?: CommitOptions): Promise<T> => {
     open(operation);
     let thrownByFn: { error: unknown } | null = null;
     try {
@@ -84,7 +84,7 @@ export function guardStorage(adapter: StorageAdapter): StorageAdapter & { readon
           thrownByFn = { error: e };
           throw e;
         }
-      });
+      }, options);
     } catch (e) {
       if (thrownByFn && (thrownByFn as { error: unknown }).error === e) throw e;
       throw wrap(name, operation, e);
@@ -113,8 +113,8 @@ export function guardStorage(adapter: StorageAdapter): StorageAdapter & { readon
       );
       return initialized;
     },
-    transaction: (fn) => run("transaction", fn),
-    autocommit: (fn) => run("autocommit", fn),
+    transaction: (fn, options) => run("transaction", fn, options),
+    autocommit: (fn, options) => run("autocommit", fn, options),
     async claimDueWork(request) {
       open("claimDueWork");
       try {

@@ -1,4 +1,5 @@
 import { IdempotencyKeyLostError, type IdempotencyRecord, type IdempotencyStore } from "../../../src/ports/storage/idempotency";
+import { RELAXED_COMMIT_ROW } from "../driver";
 import { bufferedUpdate, type PgTxContext } from "../pg-tx";
 import { IDEMPOTENCY_KEYS, IDEMPOTENCY_SAVES, type IdempotencySave } from "../tables";
 
@@ -22,7 +23,9 @@ export function idempotencyStore(tx: PgTxContext): IdempotencyStore {
   return {
     async claim(record: IdempotencyRecord) {
       for (;;) {
-        const inserted = await tx.run(`${insert} ON CONFLICT (account_id, key) DO NOTHING`, [IDEMPOTENCY_KEYS.jsonRows([record])]);
+        // alone in an autocommit session, the insert carries the session's commit mode with it
+        const relaxed = tx.durable ? "" : `, ${RELAXED_COMMIT_ROW}`;
+        const inserted = await tx.run(`${insert}${relaxed} ON CONFLICT (account_id, key) DO NOTHING`, [IDEMPOTENCY_KEYS.jsonRows([record])]);
         if (inserted.rowCount === 1) return { inserted: true as const };
         const { rows } = await tx.run(`SELECT * FROM ${s}.idempotency_keys WHERE account_id = $1 AND key = $2 FOR UPDATE`, [
           record.accountId,

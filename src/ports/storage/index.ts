@@ -52,7 +52,7 @@ export interface StorageAdapter {
    * rethrows the same error). An adapter may retry `fn` on a serialization failure or deadlock;
    * the engine's `fn` only touches `tx` and can run again.
    */
-  transaction<T>(fn: (tx: StorageTx) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: StorageTx) => Promise<T>, options?: CommitOptions): Promise<T>;
   /**
    * Runs `fn` without a transaction: every store call is atomic on its own and commits as it
    * completes (writes a call buffers commit before the next call or at the end), nothing is
@@ -61,7 +61,7 @@ export interface StorageAdapter {
    * outcome decides what comes next (the insert of a fresh idempotency key): it saves the round
    * trips of BEGIN and COMMIT. An adapter without round trips may run it as a transaction.
    */
-  autocommit<T>(fn: (tx: StorageTx) => Promise<T>): Promise<T>;
+  autocommit<T>(fn: (tx: StorageTx) => Promise<T>, options?: CommitOptions): Promise<T>;
   /**
    * Claims up to `limit` due work items (run_at <= now, not leased or lease expired, not dead)
    * in one short transaction, oldest `runAt` first, and leases them to `owner` until
@@ -73,6 +73,20 @@ export interface StorageAdapter {
   claimDueWork(request: ClaimRequest): Promise<DueWorkRecord[]>;
   /** Releases connections. The engine calls it once; nothing is called after it. */
   close(): Promise<void>;
+}
+
+/** How a transaction (or an autocommit session) commits. */
+export interface CommitOptions {
+  /**
+   * Default true: a commit is on disk before it returns. False lets an adapter acknowledge the
+   * commit before (PostgreSQL: `synchronous_commit` off, and no wait for the flush): a crash of
+   * the database, not of the engine, within a moment after may lose it, and never out of order (a
+   * later durable commit makes it durable too). The engine asks it only where such a loss is
+   * repaired by work that was durable already: an idempotency claim (the effect's commit covers
+   * it), the record of a send (the broadcast it follows is repeated, idempotently, after its claim
+   * runs out).
+   */
+  durable?: boolean;
 }
 
 export interface StorageCapabilities {

@@ -1,11 +1,11 @@
-import { ok } from "neverthrow";
+import { ok, type Result } from "neverthrow";
 import type { Infer } from "../../validation/schema";
 import { mayMoveFunds, type LegEvent } from "./leg-machine";
 import type { ChainInfo, OutboundTransfer } from "../../ports/chain";
 import type { Job, JobHandler } from "../../workers/due-work";
 import type { WorkOutcome } from "../../workers/runner";
 import { runCommand } from "../../engine/command";
-import { causeOf } from "../../errors";
+import { causeOf, type ApiError } from "../../errors";
 import { carriedContext, jobContext, type EngineDeps, type RequestContext } from "../../engine/context";
 import { RECIPIENTS, type RecipientDoc } from "../recipients/recipients-service";
 import type { Stored } from "../../engine/doc-store";
@@ -68,15 +68,10 @@ export class PayoutWorkers {
 
   /**
    * Sends legs claimed already (by `claim`, or by payout create in its own transaction, so a new
-   * payout answers with its legs on the network) and applies the outcomes; `recorded` runs in
-   * the transaction that records them, with the payouts as it leaves them.
+   * payout answers with its legs on the network) and applies the outcomes in one transaction
+   * (see `RecordOptions`).
    */
-  async sendClaimed(
-    origin: RequestContext,
-    claimed: Map<string, OutboundTransfer[]>,
-    recorded?: (uow: UnitOfWork, docs: PayoutDoc[]) => Promise<void>,
-    assumed?: Stored<PayoutDoc>[],
-  ): Promise<{ transient: string | null }> {
+  async sendClaimed(origin: RequestContext, claimed: Map<string, OutboundTransfer[]>, options: RecordOptions = {}): Promise<{ transient: string | null }> {
     const ctx = carriedContext(origin);
     const results = new Map<string, Map<string, SendResult>>();
     let transient: string | null = null;
@@ -98,7 +93,7 @@ export class PayoutWorkers {
       }
       results.set(payoutId, byLeg);
     }
-    if (results.size) await this.settleSends(ctx, results, recorded, assumed);
+    if (results.size) await this.settleSends(ctx, results, options);
     return { transient };
   }
 
@@ -186,12 +181,7 @@ export class PayoutWorkers {
   }
 
   /** Applies the outcomes of sends to the legs still claimed; a transient failure unclaims. */
-  private async settleSends(
-    ctx: RequestContext,
-    results: Map<string, Map<string, SendResult>>,
-    recorded?: (uow: UnitOfWork, docs: PayoutDoc[]) => Promise<void>,
-    assumed?: Stored<PayoutDoc>[],
-  ): Promise<void> {
+  private async settleSends(ctx: RequestContext, results: Map<string, Map<string, SendResult>>, options: RecordOptions): Promise<void> {
     await this.apply(
       ctx,
       [...results.keys()],
@@ -206,7 +196,7 @@ export class PayoutWorkers {
         });
         return { doc: { ...doc, legs }, events, changed: true };
       },
-      { startTracking: true, ...(recorded ? { recorded } : {}), ...(assumed ? { assumed } : {}) },
+      { startTracking: true, ...options },
     );
   }
 
@@ -239,7 +229,7 @@ export class PayoutWorkers {
     assumed?: Stored<PayoutDoc>[],
   ): Promise<{ inFlight: number; delay: number }> {
     const { accountId, livemode } = ctx;
-    const next = await runCommand(this.deps, ctx, async (uow) => {
+    const command = async (uow: UnitOfWork): Promise<Result<{ inFlight: number; delay: number }, ApiError>> => {
       const changes: StatusChange[] = [];
       const inFlight: PayoutDoc[] = [];
       const stored = assumed
@@ -276,7 +266,8 @@ export class PayoutWorkers {
       }
       if (options.finish && inFlight.length === 0) await uow.tx.work.complete(options.finish.id, options.finish.leaseOwner);
       return ok({ inFlight: inFlight.length, delay });
-    });
+    };
+    const next = await runCommand(this.deps, ctx, command, options.durable === false ? { durable: false } : {});
     if (next.isErr()) throw next.error;
     return next.value;
   }
@@ -317,7 +308,15 @@ interface ApplyOptions {
    * (`StaleResourceError`), and the step runs again the usual way, locked.
    */
   assumed?: Stored<PayoutDoc>[];
+  /** False: the transaction commits without waiting for the disk (`CommitOptions.durable`). */
+  durable?: boolean;
 }
+
+/**
+ * How `sendClaimed` records the sends: `recorded` runs in that transaction with the payouts as
+ * it leaves them; `assumed` and `durable` as `ApplyOptions` say.
+ */
+type RecordOptions = Pick<ApplyOptions, "recorded" | "assumed" | "durable">;
 
 /** The chain transfer of a leg: its id is the leg's, so a chain answers a repeat with the first outcome. */
 function transferOf(doc: PayoutDoc, leg: LegDoc): OutboundTransfer {

@@ -103,7 +103,9 @@ export class PayoutsService {
         latest = presentPayout(this.deps.assets, doc);
         if (ctx.idempotency) await replaceSavedResponse(uow.tx, ctx.idempotency, { status: 200, body: latest });
       };
-      await this.workers.sendClaimed(ctx, new Map([[payout.id, claimed]]), recorded, [stored]);
+      // Lost in a crash of the database, this record is made again: the scheduled broadcast sends
+      // the claimed legs once their claim runs out, and the chain answers with the same outcome.
+      await this.workers.sendClaimed(ctx, new Map([[payout.id, claimed]]), { recorded, assumed: [stored], durable: false });
     } catch {
       return payout; // the scheduled broadcast retries
     }
