@@ -11,7 +11,7 @@ const BASE = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 function hanging(sim: SimulatedChains, entered: () => void): ChainAdapter {
   return new Proxy(sim, {
     get(target, prop, receiver) {
-      if (prop === "broadcast") {
+      if (prop === "broadcast" || prop === "broadcastMany") {
         return () => {
           entered();
           return new Promise(() => undefined);

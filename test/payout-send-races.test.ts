@@ -15,10 +15,11 @@ import { closeSharedStorage, storageKinds } from "./support/storage";
  */
 const BASE = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 
-/** A chain adapter whose calls a test can fail on purpose. */
+/** A chain adapter whose calls a test can fail on purpose, one transfer at a time (no `broadcastMany`). */
 function flaky(sim: SimulatedChains, fails: { broadcast?: (transferId: string) => boolean }): ChainAdapter {
   return new Proxy(sim, {
     get(target, prop, receiver) {
+      if (prop === "broadcastMany") return undefined;
       if (prop === "broadcast") {
         return async (transfer: Parameters<ChainAdapter["broadcast"]>[0]) => {
           if (fails.broadcast?.(transfer.transferId)) throw new Error("RPC timeout");
@@ -105,10 +106,10 @@ for (const kind of storageKinds()) {
       let touch: (() => Promise<void>) | null = null;
       const chain = new Proxy(sim, {
         get(target, prop, receiver) {
-          if (prop === "broadcast") {
-            return async (transfer: Parameters<ChainAdapter["broadcast"]>[0]) => {
+          if (prop === "broadcast" || prop === "broadcastMany") {
+            return async (transfer: never) => {
               await touch?.(); // another writer updates the payout while its leg is on the way
-              return target.broadcast(transfer);
+              return (target[prop] as (t: never) => Promise<unknown>).call(target, transfer);
             };
           }
           const value = Reflect.get(target, prop, receiver);

@@ -122,6 +122,39 @@ export function chainConformance(options: ChainConformanceOptions): void {
       else expect(before - (await h.adapter.liquidity(h.chain, h.asset))).toBe(h.amount);
     });
 
+    it("answers broadcastMany and transferStatusMany (when it has them) as the one-at-a-time calls would, in order", async (ctx) => {
+      const { broadcastMany, transferStatusMany } = h.adapter;
+      if (!broadcastMany && !transferStatusMany) return ctx.skip();
+      const transfers = await Promise.all(
+        ["a", "b", "c"].map(async (n) => ({ transferId: `leg_conformance_many_${n}`, chain: h.chain, asset: h.asset, amount: h.amount, to: await h.recipient() })),
+      );
+      const first = await h.adapter.broadcast(transfers[1]!);
+      const before = await h.adapter.liquidity(h.chain, h.asset);
+      const answers = broadcastMany
+        ? await broadcastMany.call(h.adapter, [transfers[0]!, transfers[1]!, transfers[2]!, transfers[0]!])
+        : await Promise.all([transfers[0]!, transfers[1]!, transfers[2]!, transfers[0]!].map((t) => h.adapter.broadcast(t)));
+      expect(answers).toHaveLength(4);
+      expect(answers[1]).toEqual(first); // sent before: the first outcome again
+      expect(answers[3]).toEqual(answers[0]); // a repeat within the call: the same outcome
+      for (const [i, t] of transfers.entries()) expect(await h.adapter.broadcast(t)).toEqual(answers[i]);
+      const hashes = answers.slice(0, 3).map((a) => {
+        if (!("txHash" in a)) throw new Error(`refused: ${a.rejected}`);
+        return a.txHash;
+      });
+      if (!h.balanceOf) expect(before - (await h.adapter.liquidity(h.chain, h.asset))).toBe(h.amount * 2n);
+      const { confirmationsToFinality } = await h.adapter.describe(h.chain);
+      for (let block = 0; block <= confirmationsToFinality + 1; block++) {
+        const many = transferStatusMany
+          ? await transferStatusMany.call(h.adapter, h.chain, hashes)
+          : await Promise.all(hashes.map((x) => h.adapter.transferStatus(h.chain, x)));
+        const one = await Promise.all(hashes.map((x) => h.adapter.transferStatus(h.chain, x)));
+        expect(many.map((m) => ({ finality: m.finality, failure: m.failure }))).toEqual(one.map((m) => ({ finality: m.finality, failure: m.failure })));
+        await h.mine(1);
+      }
+      const last = await Promise.all(hashes.map((x) => h.adapter.transferStatus(h.chain, x)));
+      for (const s of last) expect(s).toMatchObject({ finality: "final", failure: null });
+    });
+
     it("reports finality in order: pending or included, then final at the confirmations, never backwards", async () => {
       const to = await h.recipient();
       const sent = await h.adapter.broadcast({ transferId: "leg_conformance_finality", chain: h.chain, asset: h.asset, amount: h.amount, to });

@@ -36,7 +36,15 @@ export interface ChainAdapter {
    * repeat a call after a crash). Throws only for transient failures, when nothing was decided
    * (the engine calls again later); a refusal is returned as `{ rejected }` and fails the leg.
    */
-  broadcast(transfer: OutboundTransfer): Promise<{ txHash: string } | { rejected: string }>;
+  broadcast(transfer: OutboundTransfer): Promise<BroadcastOutcome>;
+  /**
+   * Optional: many broadcasts in one call, outcomes in the order given, each as `broadcast`
+   * would answer it (idempotent by `transferId` likewise). Throws only when nothing was decided
+   * for any of them. The payout workers send a chunk of a batch through it, one call per
+   * adapter, when the adapter has it (the simulated chains decide a chunk in one storage
+   * transaction instead of one per leg); otherwise they call `broadcast` per transfer.
+   */
+  broadcastMany?(transfers: readonly OutboundTransfer[]): Promise<BroadcastOutcome[]>;
   /**
    * Where a broadcast transaction stands. Called by the confirmation worker about every block
    * while the transfer is in flight; a real adapter also re-sends a transaction the node lost
@@ -44,6 +52,12 @@ export interface ChainAdapter {
    * that now carries the transfer (`TransferStatus.txHash`).
    */
   transferStatus(chain: string, txHash: string): Promise<TransferStatus>;
+  /**
+   * Optional: `transferStatus` of many transactions of `chain` in one call, in the order given.
+   * Throws only for a transient failure of the whole call. The tracking worker asks through it,
+   * one call per chain, when the adapter has it.
+   */
+  transferStatusMany?(chain: string, txHashes: readonly string[]): Promise<TransferStatus[]>;
 
   /**
    * A deposit address on `chain` for `asset`, unique to `intentId`; the same arguments always
@@ -66,6 +80,9 @@ export interface ChainAdapter {
    */
   sweepDeposits?(chain: string): Promise<{ pending: boolean }>;
 }
+
+/** What a broadcast came to: the transaction's hash, or a refusal (the leg fails). */
+export type BroadcastOutcome = { txHash: string } | { rejected: string };
 
 export interface ChainInfo {
   /** Typical time between blocks. */

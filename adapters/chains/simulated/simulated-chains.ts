@@ -4,6 +4,7 @@ import { toChecksumAddress } from "../../../src/chains/chain-address";
 import { parseAmount } from "../../../src/money/amount";
 import { AssetRegistry, type ChainFamily } from "../../../src/money/assets";
 import type {
+  BroadcastOutcome,
   ChainAdapter,
   ChainInfo,
   ChainSimulationControl,
@@ -56,7 +57,7 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   private readonly assets: AssetRegistry;
   private readonly storage: StorageAdapter;
   private readonly config = new Map<string, SimulatedChainConfig>();
-  private readonly forcedFailures = new Map<string, { count: number; mode: "rejected" | "reverted" }>();
+  private readonly forcedFailures = new Map<string, ForcedFailure>();
   /** Per asset and chain, the liquidity spent as last read or written (see `liquidity`). */
   private readonly spent = new Map<string, { readAt: number; spent: bigint }>();
   /** Per chain, the counters as last read (see `transferStatus`). */
@@ -116,91 +117,140 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     return this.configuredLiquidity(chain, asset) - known.spent;
   }
 
-  async broadcast(transfer: OutboundTransfer): Promise<{ txHash: string } | { rejected: string }> {
-    const config = this.chainConfig(transfer.chain);
-    const spentKey = spentScope(transfer.chain, transfer.asset);
-    const fresh = this.freshView(transfer.chain);
-    const { stored, isNew, reorgs, spentAfter } = await this.storage.transaction(async (tx) => {
-      // The liquidity counter is locked first: broadcasts of one asset on one chain take turns.
-      const spent = await tx.simulatedChains.addToCounter(spentKey, 0n);
-      const view = fresh ?? (await this.readView(tx, transfer.chain));
-      const reorgs = view.reorgs;
-      const previous = await tx.simulatedChains.getTransfer(transfer.chain, transfer.transferId);
-      if (previous) return { stored: previous, isNew: false, reorgs, spentAfter: undefined };
-      const failure = this.peekFailure(transfer, config);
-      const left = this.configuredLiquidity(transfer.chain, transfer.asset) - spent;
-      const refusal =
-        failure === "rejected"
-          ? "the simulated chain refused the transaction"
-          : left < transfer.amount
-            ? "insufficient hot-wallet liquidity"
-            : null;
-      const includedAt = this.tipOf(transfer.chain, view.blocks) + 1;
-      const record: SimulatedTransferRecord = {
-        chain: transfer.chain,
-        transferId: transfer.transferId,
-        direction: "out",
-        asset: transfer.asset,
-        address: transfer.to,
-        amount: transfer.amount,
-        txHash: refusal ? null : this.txHash(transfer.chain, includedAt, `out:${transfer.transferId}`),
-        includedAt: refusal ? null : includedAt,
-        droppedAt: null,
-        refused: refusal,
-        failure: !refusal && failure === "reverted" ? "execution reverted" : null,
-        created: this.clock.now(),
-      };
-      await tx.simulatedChains.insertTransfer(record);
-      // A transfer that reverts moves nothing.
-      const spentAfter =
-        record.txHash !== null && record.failure === null ? await tx.simulatedChains.addToCounter(spentKey, transfer.amount) : spent;
-      return { stored: record, isNew: true, reorgs, spentAfter };
-    });
-    if (isNew) this.takeForcedFailure(transfer.chain);
-    if (spentAfter !== undefined) this.spent.set(spentKey, { readAt: this.clock.now(), spent: spentAfter });
-    // what transferStatus needs, as of this transaction: no storage read while nothing reorganises
-    if (stored.txHash !== null && stored.includedAt !== null) {
-      this.sentByHash.set(`${transfer.chain}\u0000${stored.txHash}`, { includedAt: stored.includedAt, failure: stored.failure, reorgs });
-    }
-    return stored.txHash !== null ? { txHash: stored.txHash } : { rejected: stored.refused ?? "refused" };
+  async broadcast(transfer: OutboundTransfer): Promise<BroadcastOutcome> {
+    return (await this.broadcastMany([transfer]))[0]!;
   }
 
   /**
-   * Where a sent transfer stands. Polled about every block for every leg in flight, so it reads
-   * storage only when this process's view of the chain is older than `VIEW_TTL_MS` or the
-   * transfer is not in its cache: what a transfer's status depends on (its inclusion height and
-   * failure, the blocks mined on demand) changes only by `advance` and `reorg`, which renew the
-   * view here at once and are seen by other processes within the TTL.
+   * Sends many transfers in one storage transaction (a chunk of a batch costs one, not one per
+   * leg): the liquidity counters of their chains and assets are locked in order, so broadcasts
+   * of one asset on one chain still take turns, then each transfer is decided in the order
+   * given, as `broadcast` would one after the other.
    */
+  async broadcastMany(transfers: readonly OutboundTransfer[]): Promise<BroadcastOutcome[]> {
+    if (!transfers.length) return [];
+    const scopes = [...new Set(transfers.map((t) => spentScope(t.chain, t.asset)))].sort();
+    const chains = [...new Set(transfers.map((t) => t.chain))];
+    for (const chain of chains) this.chainConfig(chain);
+    // forced failures are used up as the transfers are decided, kept only once they committed
+    const forced = new Map<string, ForcedFailure>();
+    for (const chain of chains) {
+      const f = this.forcedFailures.get(chain);
+      if (f) forced.set(chain, { ...f });
+    }
+    const { stored, reorgs, spent } = await this.storage.transaction(async (tx) => {
+      // The liquidity counters are locked first: broadcasts of one asset on one chain take turns.
+      const spent = new Map<string, bigint>();
+      const added = new Map<string, bigint>();
+      for (const scope of scopes) spent.set(scope, await tx.simulatedChains.addToCounter(scope, 0n));
+      const views = new Map<string, ChainView>();
+      const previous = new Map<string, SimulatedTransferRecord>();
+      for (const chain of chains) {
+        views.set(chain, this.freshView(chain) ?? (await this.readView(tx, chain)));
+        const ids = transfers.filter((t) => t.chain === chain).map((t) => t.transferId);
+        for (const [id, record] of await tx.simulatedChains.getTransfers(chain, ids)) previous.set(`${chain}\u0000${id}`, record);
+      }
+      const decided = transfers.map((transfer) => {
+        const key = `${transfer.chain}\u0000${transfer.transferId}`;
+        const earlier = previous.get(key);
+        if (earlier) return earlier;
+        const scope = spentScope(transfer.chain, transfer.asset);
+        const failure = this.peekFailure(transfer, this.chainConfig(transfer.chain), forced.get(transfer.chain));
+        const f = forced.get(transfer.chain);
+        if (f && f.count > 0) f.count--;
+        const left = this.configuredLiquidity(transfer.chain, transfer.asset) - spent.get(scope)!;
+        const refusal =
+          failure === "rejected"
+            ? "the simulated chain refused the transaction"
+            : left < transfer.amount
+              ? "insufficient hot-wallet liquidity"
+              : null;
+        const includedAt = this.tipOf(transfer.chain, views.get(transfer.chain)!.blocks) + 1;
+        const record: SimulatedTransferRecord = {
+          chain: transfer.chain,
+          transferId: transfer.transferId,
+          direction: "out",
+          asset: transfer.asset,
+          address: transfer.to,
+          amount: transfer.amount,
+          txHash: refusal ? null : this.txHash(transfer.chain, includedAt, `out:${transfer.transferId}`),
+          includedAt: refusal ? null : includedAt,
+          droppedAt: null,
+          refused: refusal,
+          failure: !refusal && failure === "reverted" ? "execution reverted" : null,
+          created: this.clock.now(),
+        };
+        // A transfer that reverts moves nothing.
+        if (record.txHash !== null && record.failure === null) {
+          spent.set(scope, spent.get(scope)! + transfer.amount);
+          added.set(scope, (added.get(scope) ?? 0n) + transfer.amount);
+        }
+        previous.set(key, record); // a repeat within the call gets the same outcome
+        return record;
+      });
+      const stored = await tx.simulatedChains.insertTransfers(decided);
+      for (const [scope, amount] of added) await tx.simulatedChains.addToCounter(scope, amount);
+      return { stored, reorgs: new Map([...views].map(([chain, v]) => [chain, v.reorgs])), spent };
+    });
+    for (const [chain, f] of forced) this.forcedFailures.set(chain, f);
+    for (const [scope, value] of spent) this.spent.set(scope, { readAt: this.clock.now(), spent: value });
+    return stored.map((record) => {
+      // what transferStatus needs, as of this transaction: no storage read while nothing reorganises
+      if (record.txHash !== null && record.includedAt !== null) {
+        const known = { includedAt: record.includedAt, failure: record.failure, reorgs: reorgs.get(record.chain)! };
+        this.sentByHash.set(`${record.chain}\u0000${record.txHash}`, known);
+      }
+      return record.txHash !== null ? { txHash: record.txHash } : { rejected: record.refused ?? "refused" };
+    });
+  }
+
   async transferStatus(chain: string, txHash: string): Promise<TransferStatus> {
+    return (await this.transferStatusMany(chain, [txHash]))[0]!;
+  }
+
+  /**
+   * Where sent transfers stand. Polled about every block for every leg in flight, so it reads
+   * storage only when this process's view of the chain is older than `VIEW_TTL_MS` or a
+   * transfer is not in its cache (then the missing ones in one read): what a transfer's status
+   * depends on (its inclusion height and failure, the blocks mined on demand) changes only by
+   * `advance` and `reorg`, which renew the view here at once and are seen by other processes
+   * within the TTL.
+   */
+  async transferStatusMany(chain: string, txHashes: readonly string[]): Promise<TransferStatus[]> {
     const config = this.chainConfig(chain);
-    const key = `${chain}\u0000${txHash}`;
+    const keyOf = (hash: string) => `${chain}\u0000${hash}`;
     let view = this.views.get(chain);
-    let known = this.sentByHash.get(key);
     if (!view || this.clock.now() - view.readAt >= VIEW_TTL_MS) {
       view = await this.storage.transaction((tx) => this.readView(tx, chain));
     }
-    if (!known || known.reorgs !== view.reorgs) {
-      [view, known] = await this.storage.transaction(async (tx) => {
+    const current = view.reorgs;
+    const missing = txHashes.filter((hash) => this.sentByHash.get(keyOf(hash))?.reorgs !== current);
+    if (missing.length) {
+      view = await this.storage.transaction(async (tx) => {
         const fresh = await this.readView(tx, chain);
-        const record = await tx.simulatedChains.findTransferByHash(chain, txHash);
-        // not one this storage saw (sent before it existed): the height is written into the hash
-        const entry = {
-          includedAt: record?.includedAt ?? this.decodeHeight(chain, txHash),
-          failure: record?.failure ?? null,
-          reorgs: fresh.reorgs,
-        };
-        return [fresh, entry] as const;
+        const records = await tx.simulatedChains.findTransfersByHash(chain, missing);
+        for (const hash of missing) {
+          const record = records.get(hash);
+          // not one this storage saw (sent before it existed): the height is written into the hash
+          this.sentByHash.set(keyOf(hash), {
+            includedAt: record?.includedAt ?? this.decodeHeight(chain, hash),
+            failure: record?.failure ?? null,
+            reorgs: fresh.reorgs,
+          });
+        }
+        return fresh;
       });
-      this.sentByHash.set(key, known);
     }
     const tip = this.tipOf(chain, view.blocks);
-    if (tip < known.includedAt) return { confirmations: 0, finality: "pending", failure: null };
-    const confirmations = tip - known.includedAt + 1;
-    const finality = confirmations >= config.confirmationsToFinality ? "final" : "included";
-    // the engine stops asking about a transfer that is final or failed
-    if (finality === "final" || known.failure !== null) this.sentByHash.delete(key);
-    return { confirmations, finality, failure: known.failure };
+    return txHashes.map((hash) => {
+      const known = this.sentByHash.get(keyOf(hash))!;
+      if (tip < known.includedAt) return { confirmations: 0, finality: "pending", failure: null };
+      const confirmations = tip - known.includedAt + 1;
+      const finality = confirmations >= config.confirmationsToFinality ? "final" : "included";
+      // the engine stops asking about a transfer that is final or failed
+      if (finality === "final" || known.failure !== null) this.sentByHash.delete(keyOf(hash));
+      return { confirmations, finality, failure: known.failure };
+    });
   }
 
   async depositAddress(chain: string, asset: string, intentId: string): Promise<string> {
@@ -276,7 +326,7 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
         failure: null,
         created: this.clock.now(),
       };
-      return [await tx.simulatedChains.insertTransfer(record), tip] as const;
+      return [(await tx.simulatedChains.insertTransfers([record]))[0]!, tip] as const;
     });
     return this.inbound(record, tip, config);
   }
@@ -374,19 +424,17 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   }
 
   /** How a new broadcast fails, if it does: forced, to a failing address, or by the seed. */
-  private peekFailure(transfer: OutboundTransfer, config: SimulatedChainConfig): "rejected" | "reverted" | null {
-    const forced = this.forcedFailures.get(transfer.chain);
+  private peekFailure(
+    transfer: OutboundTransfer,
+    config: SimulatedChainConfig,
+    forced: ForcedFailure | undefined,
+  ): "rejected" | "reverted" | null {
     if (forced && forced.count > 0) return forced.mode;
     if (failsOnChain(this.family(transfer.chain), transfer.to)) return "reverted";
     const rate = config.failureRate ?? 0;
     if (rate <= 0) return null;
     const draw = this.digest(`fail:${transfer.transferId}`).readUInt32BE(0) / 2 ** 32;
     return draw < rate ? (config.failureMode ?? "rejected") : null;
-  }
-
-  private takeForcedFailure(chain: string): void {
-    const forced = this.forcedFailures.get(chain);
-    if (forced && forced.count > 0) forced.count--;
   }
 
   /** 8 bytes of inclusion height, then hash bytes, written in the chain's usual form. */
@@ -440,6 +488,12 @@ const reorgsScope = (chain: string) => `reorgs:${chain}`;
 
 /** How long `transferStatus` trusts its view of a chain before reading storage again. */
 const VIEW_TTL_MS = 250;
+
+/** `failNext`: how many of the next broadcasts on a chain fail, and how. */
+interface ForcedFailure {
+  count: number;
+  mode: "rejected" | "reverted";
+}
 
 interface ChainView {
   readAt: number;

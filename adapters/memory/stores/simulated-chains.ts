@@ -18,21 +18,33 @@ export function simulatedChainStore(m: MemoryTx): SimulatedChainStore {
       return t.counters.get(scope) ?? 0n;
     },
 
-    async insertTransfer(record) {
-      const key = k2(record.chain, record.transferId);
-      const existing = t.transfers.get(key);
-      if (existing) return existing;
-      const stored = frozen(record);
-      put(t.transfers, key, stored);
-      if (record.txHash !== null) put(t.hashes, k2(record.chain, record.txHash), key);
-      return stored;
+    async insertTransfers(records) {
+      return records.map((record) => {
+        const key = k2(record.chain, record.transferId);
+        const existing = t.transfers.get(key);
+        if (existing) return existing;
+        const stored = frozen(record);
+        put(t.transfers, key, stored);
+        if (record.txHash !== null) put(t.hashes, k2(record.chain, record.txHash), key);
+        return stored;
+      });
     },
-    async getTransfer(chain, transferId) {
-      return t.transfers.get(k2(chain, transferId)) ?? null;
+    async getTransfers(chain, transferIds) {
+      const found = new Map<string, SimulatedTransferRecord>();
+      for (const id of transferIds) {
+        const record = t.transfers.get(k2(chain, id));
+        if (record) found.set(id, record);
+      }
+      return found;
     },
-    async findTransferByHash(chain, txHash) {
-      const key = t.hashes.get(k2(chain, txHash));
-      return key === undefined ? null : (t.transfers.get(key) ?? null);
+    async findTransfersByHash(chain, txHashes) {
+      const found = new Map<string, SimulatedTransferRecord>();
+      for (const hash of txHashes) {
+        const key = t.hashes.get(k2(chain, hash));
+        const record = key === undefined ? undefined : t.transfers.get(key);
+        if (record) found.set(hash, record);
+      }
+      return found;
     },
     async listInbound(chain, filter) {
       return [...t.transfers.values()]

@@ -1,4 +1,4 @@
-import type { SimulatedChainStore } from "../../../src/ports/storage";
+import type { SimulatedChainStore, SimulatedTransferRecord } from "../../../src/ports/storage";
 import { SIMULATED_TRANSFERS } from "../chain-tables";
 import type { PgTxContext } from "../pg-tx";
 
@@ -19,20 +19,35 @@ export function simulatedChainStore(tx: PgTxContext): SimulatedChainStore {
       return rows[0] ? BigInt(rows[0].value as string) : 0n;
     },
 
-    async insertTransfer(record) {
-      const { rowCount } = await tx.run(SIMULATED_TRANSFERS.insertSql(s), [SIMULATED_TRANSFERS.jsonRows([record])]);
-      if (rowCount === 1) return record;
-      const existing = await this.getTransfer(record.chain, record.transferId);
-      if (!existing) throw new Error(`simulated transfer ${record.transferId} neither inserted nor found`);
-      return existing;
+    async insertTransfers(records) {
+      if (!records.length) return [];
+      const { rowCount } = await tx.run(SIMULATED_TRANSFERS.insertSql(s), [SIMULATED_TRANSFERS.jsonRows(records)]);
+      if (rowCount === records.length) return [...records];
+      // some existed (or repeat within the call): every one as stored now
+      const stored = new Map<string, SimulatedTransferRecord>();
+      for (const chain of new Set(records.map((r) => r.chain))) {
+        const ids = records.filter((r) => r.chain === chain).map((r) => r.transferId);
+        for (const [id, record] of await this.getTransfers(chain, ids)) stored.set(`${chain}\u0000${id}`, record);
+      }
+      return records.map((r) => {
+        const found = stored.get(`${r.chain}\u0000${r.transferId}`);
+        if (!found) throw new Error(`simulated transfer ${r.transferId} neither inserted nor found`);
+        return found;
+      });
     },
-    async getTransfer(chain, transferId) {
-      const { rows } = await tx.read(`SELECT * FROM ${s}.simulated_transfers WHERE chain = $1 AND transfer_id = $2`, [chain, transferId]);
-      return rows[0] ? SIMULATED_TRANSFERS.fromRow(rows[0]) : null;
+    async getTransfers(chain, transferIds) {
+      const { rows } = await tx.read(`SELECT * FROM ${s}.simulated_transfers WHERE chain = $1 AND transfer_id = ANY($2::text[])`, [
+        chain,
+        [...new Set(transferIds)],
+      ]);
+      return new Map(rows.map((row) => [row.transfer_id as string, SIMULATED_TRANSFERS.fromRow(row)]));
     },
-    async findTransferByHash(chain, txHash) {
-      const { rows } = await tx.read(`SELECT * FROM ${s}.simulated_transfers WHERE chain = $1 AND tx_hash = $2`, [chain, txHash]);
-      return rows[0] ? SIMULATED_TRANSFERS.fromRow(rows[0]) : null;
+    async findTransfersByHash(chain, txHashes) {
+      const { rows } = await tx.read(`SELECT * FROM ${s}.simulated_transfers WHERE chain = $1 AND tx_hash = ANY($2::text[])`, [
+        chain,
+        [...new Set(txHashes)],
+      ]);
+      return new Map(rows.map((row) => [row.tx_hash as string, SIMULATED_TRANSFERS.fromRow(row)]));
     },
     async listInbound(chain, filter) {
       const { rows } = await tx.read(

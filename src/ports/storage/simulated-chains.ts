@@ -20,15 +20,16 @@ export interface SimulatedChainStore {
   getCounter(scope: string): Promise<bigint>;
 
   /**
-   * Records a transfer unless (chain, transferId) exists; returns the stored record (the
-   * existing one when there was one, unchanged). A concurrent insert of the same id waits for
-   * the other transaction, then returns its record.
+   * Records each transfer unless (chain, transferId) exists; returns the stored records in the
+   * order given (the existing one where there was one, unchanged; the first of repeats within
+   * the call). A concurrent insert of the same id waits for the other transaction, then returns
+   * its record. One call for many transfers, so a chunk of broadcasts costs one write.
    */
-  insertTransfer(record: SimulatedTransferRecord): Promise<SimulatedTransferRecord>;
-  /** The transfer of (chain, transferId), or null. */
-  getTransfer(chain: string, transferId: string): Promise<SimulatedTransferRecord | null>;
-  /** The transfer of `chain` with this hash, or null. */
-  findTransferByHash(chain: string, txHash: string): Promise<SimulatedTransferRecord | null>;
+  insertTransfers(records: readonly SimulatedTransferRecord[]): Promise<SimulatedTransferRecord[]>;
+  /** The transfers of `chain` with these ids, by transfer id (missing ids are absent). */
+  getTransfers(chain: string, transferIds: readonly string[]): Promise<Map<string, SimulatedTransferRecord>>;
+  /** The transfers of `chain` with these hashes, by hash (unknown hashes are absent). */
+  findTransfersByHash(chain: string, txHashes: readonly string[]): Promise<Map<string, SimulatedTransferRecord>>;
   /**
    * Inbound transfers of `chain` whose story was not over at a height: not dropped and included
    * at `includedFrom` or later, or dropped at `droppedSince` or later. Lowest inclusion height

@@ -1,7 +1,8 @@
 import { ok, type Result } from "neverthrow";
 import type { Infer } from "../../validation/schema";
 import { mayMoveFunds, type LegEvent } from "./leg-machine";
-import type { ChainInfo, OutboundTransfer } from "../../ports/chain";
+import type { ChainInfo, OutboundTransfer, TransferStatus } from "../../ports/chain";
+import { groupBy } from "../../collections/group-by";
 import type { Job, JobHandler } from "../../workers/due-work";
 import type { WorkOutcome } from "../../workers/runner";
 import { runCommand } from "../../engine/command";
@@ -23,7 +24,7 @@ const TRANSIENT_RETRY_MS = 5_000;
 const TRANSIENT_RETRY_MAX_MS = 300_000;
 
 /** What one send of a claimed leg came to. */
-type SendResult = { event: LegEvent } | { transient: string };
+type SendResult = { event: LegEvent } | Transient;
 
 /**
  * The due work that moves payouts: `payouts.broadcast` sends pending legs, `payouts.track`
@@ -73,26 +74,16 @@ export class PayoutWorkers {
    */
   async sendClaimed(origin: RequestContext, claimed: Map<string, OutboundTransfer[]>, options: RecordOptions = {}): Promise<{ transient: string | null }> {
     const ctx = carriedContext(origin);
+    const sends = [...claimed].flatMap(([payoutId, transfers]) => transfers.map((transfer) => ({ payoutId, transfer })));
+    const outcomes = await this.send(sends.map((s) => s.transfer), ctx.livemode);
     const results = new Map<string, Map<string, SendResult>>();
     let transient: string | null = null;
-    for (const [payoutId, transfers] of claimed) {
-      const byLeg = new Map<string, SendResult>();
-      for (const transfer of transfers) {
-        try {
-          const sent = await this.deps.chains.required(transfer.chain, ctx.livemode).broadcast(transfer);
-          byLeg.set(
-            transfer.transferId,
-            "txHash" in sent
-              ? { event: { type: "broadcast", txHash: sent.txHash } }
-              : { event: { type: "rejected", reason: sent.rejected } },
-          );
-        } catch (e) {
-          transient = e instanceof Error ? e.message : String(e);
-          byLeg.set(transfer.transferId, { transient });
-        }
-      }
-      results.set(payoutId, byLeg);
-    }
+    sends.forEach(({ payoutId, transfer }, i) => {
+      const outcome = outcomes[i]!;
+      if ("transient" in outcome) transient = outcome.transient;
+      if (!results.has(payoutId)) results.set(payoutId, new Map());
+      results.get(payoutId)!.set(transfer.transferId, outcome);
+    });
     if (results.size) await this.settleSends(ctx, results, options);
     return { transient };
   }
@@ -115,22 +106,21 @@ export class PayoutWorkers {
     return async (job) => {
       const { accountId, livemode, payload: { payouts } } = job;
       const docs = await this.read(accountId, payouts);
+      const asked = docs
+        .filter((doc) => doc.status === "executing")
+        .flatMap((doc) => doc.legs.filter((leg) => leg.status === "broadcast" && leg.machine.txHash).map((leg) => ({ doc: doc.id, leg })));
+      const statuses = await this.statuses(asked.map(({ leg }) => ({ chain: leg.chain, txHash: leg.machine.txHash! })), livemode);
       const events = new Map<string, Map<string, LegEvent>>();
       let transient: string | null = null;
-      for (const doc of docs) {
-        if (doc.status !== "executing") continue;
-        const legEvents = new Map<string, LegEvent>();
-        for (const leg of doc.legs) {
-          if (leg.status !== "broadcast" || !leg.machine.txHash) continue;
-          try {
-            const status = await this.deps.chains.required(leg.chain, livemode).transferStatus(leg.chain, leg.machine.txHash);
-            legEvents.set(leg.id, { type: "status", ...status });
-          } catch (e) {
-            transient = e instanceof Error ? e.message : String(e);
-          }
+      asked.forEach(({ doc, leg }, i) => {
+        const status = statuses[i]!;
+        if ("transient" in status) {
+          transient = status.transient;
+          return;
         }
-        if (legEvents.size) events.set(doc.id, legEvents);
-      }
+        if (!events.has(doc)) events.set(doc, new Map());
+        events.get(doc)!.set(leg.id, { type: "status", ...status });
+      });
       const { inFlight, delay } = await this.apply(jobContext(job), payouts, (_, doc) => ({ doc, events: events.get(doc.id) }), {
         finish: job,
       });
@@ -139,6 +129,49 @@ export class PayoutWorkers {
       if (inFlight > 0) return { kind: "reschedule", at: this.deps.clock.now() + delay };
       return { kind: "settled" };
     };
+  }
+
+  /**
+   * Broadcasts the transfers, outcomes in the order given: one `broadcastMany` call per adapter
+   * that has it, else one `broadcast` per transfer.
+   */
+  private async send(transfers: readonly OutboundTransfer[], livemode: boolean): Promise<SendResult[]> {
+    const outcomes: SendResult[] = new Array(transfers.length);
+    for (const [adapter, indices] of groupBy(transfers.keys(), (i) => this.deps.chains.required(transfers[i]!.chain, livemode))) {
+      const sent = await callEach(
+        indices.map((i) => transfers[i]!),
+        adapter.broadcastMany && ((many) => adapter.broadcastMany!(many)),
+        (one) => adapter.broadcast(one),
+      );
+      indices.forEach((i, n) => {
+        const outcome = sent[n]!;
+        outcomes[i] =
+          "transient" in outcome
+            ? outcome
+            : "txHash" in outcome
+              ? { event: { type: "broadcast", txHash: outcome.txHash } }
+              : { event: { type: "rejected", reason: outcome.rejected } };
+      });
+    }
+    return outcomes;
+  }
+
+  /**
+   * The chain statuses of broadcast transactions, in the order given: one `transferStatusMany`
+   * call per chain whose adapter has it, else one `transferStatus` per transaction.
+   */
+  private async statuses(asked: readonly { chain: string; txHash: string }[], livemode: boolean): Promise<(TransferStatus | Transient)[]> {
+    const out: (TransferStatus | Transient)[] = new Array(asked.length);
+    for (const [chain, indices] of groupBy(asked.keys(), (i) => asked[i]!.chain)) {
+      const adapter = this.deps.chains.required(chain, livemode);
+      const found = await callEach(
+        indices.map((i) => asked[i]!.txHash),
+        adapter.transferStatusMany && ((many) => adapter.transferStatusMany!(chain, many)),
+        (one) => adapter.transferStatus(chain, one),
+      );
+      indices.forEach((i, n) => (out[i] = found[n]!));
+    }
+    return out;
   }
 
   /** Claims the legs to send (and cancels legs of flagged recipients) in one transaction. */
@@ -321,6 +354,21 @@ type RecordOptions = Pick<ApplyOptions, "recorded" | "assumed" | "durable">;
 /** The chain transfer of a leg: its id is the leg's, so a chain answers a repeat with the first outcome. */
 function transferOf(doc: PayoutDoc, leg: LegDoc): OutboundTransfer {
   return { transferId: leg.id, chain: leg.chain, asset: doc.asset, amount: BigInt(leg.amount), to: leg.address };
+}
+
+/** A chain call that failed without deciding anything: asked again later. */
+type Transient = { transient: string };
+
+/**
+ * A chain call for each item, in order: `many` once for all of them when the adapter has it,
+ * else `one` per item. An item whose call threw is `Transient`.
+ */
+async function callEach<T, R>(items: T[], many: ((items: T[]) => Promise<R[]>) | undefined, one: (item: T) => Promise<R>): Promise<(R | Transient)[]> {
+  const failed = (e: unknown): Transient => ({ transient: e instanceof Error ? e.message : String(e) });
+  if (many) return many(items).catch((e: unknown) => items.map(() => failed(e)));
+  const out: (R | Transient)[] = [];
+  for (const item of items) out.push(await one(item).catch(failed));
+  return out;
 }
 
 /** Capped exponential retry after transient chain failures; the work never gives up. */
