@@ -5,7 +5,7 @@ import { benchWebhooks } from "./webhooks";
 import { benchQuotes } from "./quotes";
 import { benchReports } from "./reports";
 import { benchScaleOut } from "./scale-out";
-import { benchSettle } from "./settle";
+import { benchSettle, settleFigures } from "./settle";
 import { formatTable, type Figure } from "./table";
 
 /**
@@ -16,9 +16,7 @@ import { formatTable, type Figure } from "./table";
 const BENCHES: Record<string, () => Promise<Figure[] | void>> = {
   payouts: benchPayouts,
   "scale-out": benchScaleOut,
-  settle: async () => {
-    await benchSettle();
-  },
+  settle: async () => (await benchSettle()).flatMap(settleFigures),
   webhooks: benchWebhooks,
   quotes: benchQuotes,
   lists: benchLists,

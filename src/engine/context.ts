@@ -70,7 +70,7 @@ export interface EngineConfig {
   sendClaimMs: number;
   /**
    * Payouts per due work item of a batch (each item's send and tracking steps are one
-   * transaction over them). Default: 250 on storage that runs transactions side by side; 50 on
+   * transaction over them). Default: 250 on storage that runs transactions side by side; 25 on
    * storage that runs one at a time (PGlite, memory), where a request waits for the background
    * transaction in progress, so background transactions are kept short.
    */

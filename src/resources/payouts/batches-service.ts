@@ -18,7 +18,7 @@ import { type CreateBatchInput, type CreateBatchParams, MAX_BATCH_LEGS, batchHea
 
 /** Payouts per broadcast item (see `EngineConfig.batchChunk`): a batch moves in chunks, not one transaction per payout. */
 function batchChunk(deps: EngineDeps): number {
-  return deps.config.batchChunk ?? (deps.storage.capabilities.concurrentTransactions ? 250 : 50);
+  return deps.config.batchChunk ?? (deps.storage.capabilities.concurrentTransactions ? 250 : 25);
 }
 
 export type BatchValidation = Out<typeof PayoutBatchValidation>;
