@@ -21,7 +21,7 @@ import type { Figure } from "./table";
  * (the delivery log persisted there), beside a raw loop that only signs and POSTs the same body
  * to the same receiver at the same concurrency, with no storage at all.
  */
-const EVENTS = Number(process.env.BENCH_EVENTS ?? 2500);
+const EVENTS = Number(process.env.BENCH_EVENTS ?? 10_000);
 const ENDPOINTS = 4;
 const CONCURRENCY = 64;
 const BATCH = 32;
