@@ -59,6 +59,11 @@ interface Host {
   exited: Promise<void>;
 }
 
+function withoutDatabase(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { DATABASE_URL: _, ...rest } = env;
+  return rest;
+}
+
 /** `npm start`'s command, with `env`; resolves once it prints the URL it listens on. */
 async function startHost(env: Record<string, string>): Promise<{ host: Host; readyMs: number }> {
   const started = performance.now();
@@ -66,7 +71,8 @@ async function startHost(env: Record<string, string>): Promise<{ host: Host; rea
   const nodeArgs = (process.env.BENCH_HOST_NODE_ARGS ?? "").split(" ").filter(Boolean);
   const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "adapters/cli/main.ts", "serve"], {
     cwd: ROOT,
-    env: { ...process.env, PORT: "0", PAYRAIL_API_KEY: KEY, PAYRAIL_ALLOW_PRIVATE_WEBHOOKS: "1", LOG_LEVEL: "warn", ...env },
+    // the store is the caller's alone: the bench's own DATABASE_URL would turn an embedded host into a server's
+    env: { ...withoutDatabase(process.env), PORT: "0", PAYRAIL_API_KEY: KEY, PAYRAIL_ALLOW_PRIVATE_WEBHOOKS: "1", LOG_LEVEL: "warn", ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
