@@ -13,6 +13,7 @@ import { metaStore } from "./stores/meta";
 import { rateLimitStore } from "./stores/rate-limits";
 import { resourceStore } from "./stores/resources";
 import { LEDGER_ENTRIES, type Table } from "./tables";
+import type { KeyedTurns } from "../../src/concurrency/turns";
 
 export type Row = Record<string, any>;
 
@@ -54,6 +55,13 @@ export interface PgTxContext {
   bufferUpdates<R>(update: BufferedUpdate<R>, records: readonly R[]): Promise<void>;
   /** Retention: deletes at most `limit` rows of `table` matching `where` (on `$1 = bound`), by `key`. */
   prune(table: string, key: string, where: string, bound: number, limit: number): Promise<number>;
+  /**
+   * Waits for this process's turn on `keys` (`KeyedTurns`, advisory) before the transaction's
+   * first lock of balance rows, and keeps it until the transaction ends; later calls, and
+   * storage without turns, return at once. So the callers of one process that want the same
+   * rows queue in memory, and the server sees one of them waiting at a time.
+   */
+  takeTurns(keys: readonly string[]): Promise<void>;
 }
 
 /** An update of one table's rows that may wait in a transaction's buffer (`bufferUpdates`). */
@@ -141,14 +149,31 @@ export class PgTx implements PgTxContext {
   private readonly early: boolean;
   readonly durable: boolean;
 
+  /** Gives back the turns this transaction took (`takeTurns`), once it ended. */
+  private endTurns: (() => void) | null = null;
+  private readonly turns: KeyedTurns | null;
+
   constructor(
     private readonly client: TxClient,
     readonly s: string,
-    options: { autocommit?: boolean; early?: boolean; durable?: boolean } = {},
+    options: { autocommit?: boolean; early?: boolean; durable?: boolean; turns?: KeyedTurns | null } = {},
   ) {
     this.autocommit = options.autocommit ?? false;
     this.early = (options.early ?? false) && !this.autocommit;
     this.durable = options.durable ?? true;
+    this.turns = this.autocommit ? null : (options.turns ?? null);
+  }
+
+  async takeTurns(keys: readonly string[]): Promise<void> {
+    if (!this.turns || this.endTurns) return;
+    this.endTurns = () => undefined; // taken once, even while waiting
+    this.endTurns = await this.turns.take(keys);
+  }
+
+  /** Ends this transaction's turns; the storage calls it once the transaction ended either way. */
+  ended(): void {
+    this.endTurns?.();
+    this.endTurns = null;
   }
 
   async run(text: string, params: unknown[] = []): Promise<{ rows: Row[]; rowCount: number }> {

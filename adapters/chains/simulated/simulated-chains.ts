@@ -242,15 +242,21 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
       });
     }
     const tip = this.tipOf(chain, view.blocks);
-    return txHashes.map((hash) => {
+    const statuses = new Map<string, TransferStatus>();
+    for (const hash of txHashes) {
+      if (statuses.has(hash)) continue;
       const known = this.sentByHash.get(keyOf(hash))!;
-      if (tip < known.includedAt) return { confirmations: 0, finality: "pending", failure: null };
+      if (tip < known.includedAt) {
+        statuses.set(hash, { confirmations: 0, finality: "pending", failure: null });
+        continue;
+      }
       const confirmations = tip - known.includedAt + 1;
       const finality = confirmations >= config.confirmationsToFinality ? "final" : "included";
+      statuses.set(hash, { confirmations, finality, failure: known.failure });
       // the engine stops asking about a transfer that is final or failed
       if (finality === "final" || known.failure !== null) this.sentByHash.delete(keyOf(hash));
-      return { confirmations, finality, failure: known.failure };
-    });
+    }
+    return txHashes.map((hash) => statuses.get(hash)!);
   }
 
   async depositAddress(chain: string, asset: string, intentId: string): Promise<string> {

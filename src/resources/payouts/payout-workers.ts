@@ -1,7 +1,7 @@
 import { ok, type Result } from "neverthrow";
 import type { Infer } from "../../validation/schema";
 import { mayMoveFunds, type LegEvent } from "./leg-machine";
-import type { ChainInfo, OutboundTransfer, TransferStatus } from "../../ports/chain";
+import type { ChainAdapter, ChainInfo, OutboundTransfer, TransferStatus } from "../../ports/chain";
 import { groupBy } from "../../collections/group-by";
 import type { Job, JobHandler } from "../../workers/due-work";
 import type { WorkOutcome } from "../../workers/runner";
@@ -137,11 +137,12 @@ export class PayoutWorkers {
    */
   private async send(transfers: readonly OutboundTransfer[], livemode: boolean): Promise<SendResult[]> {
     const outcomes: SendResult[] = new Array(transfers.length);
-    for (const [adapter, indices] of groupBy(transfers.keys(), (i) => this.deps.chains.required(transfers[i]!.chain, livemode))) {
+    for (const [adapter, indices] of groupBy(transfers.keys(), (i) => this.deps.chains.for(transfers[i]!.chain, livemode))) {
       const sent = await callEach(
+        adapter,
         indices.map((i) => transfers[i]!),
-        adapter.broadcastMany && ((many) => adapter.broadcastMany!(many)),
-        (one) => adapter.broadcast(one),
+        (a) => a.broadcastMany && ((many) => a.broadcastMany!(many)),
+        (a, one) => a.broadcast(one),
       );
       indices.forEach((i, n) => {
         const outcome = sent[n]!;
@@ -163,11 +164,11 @@ export class PayoutWorkers {
   private async statuses(asked: readonly { chain: string; txHash: string }[], livemode: boolean): Promise<(TransferStatus | Transient)[]> {
     const out: (TransferStatus | Transient)[] = new Array(asked.length);
     for (const [chain, indices] of groupBy(asked.keys(), (i) => asked[i]!.chain)) {
-      const adapter = this.deps.chains.required(chain, livemode);
       const found = await callEach(
+        this.deps.chains.for(chain, livemode),
         indices.map((i) => asked[i]!.txHash),
-        adapter.transferStatusMany && ((many) => adapter.transferStatusMany!(chain, many)),
-        (one) => adapter.transferStatus(chain, one),
+        (a) => a.transferStatusMany && ((many) => a.transferStatusMany!(chain, many)),
+        (a, one) => a.transferStatus(chain, one),
       );
       indices.forEach((i, n) => (out[i] = found[n]!));
     }
@@ -361,13 +362,22 @@ type Transient = { transient: string };
 
 /**
  * A chain call for each item, in order: `many` once for all of them when the adapter has it,
- * else `one` per item. An item whose call threw is `Transient`.
+ * else `one` per item. An item whose call threw is `Transient`, and so is every item when no
+ * adapter serves its chain now (the host removed it: the work keeps retrying, money in flight
+ * is never left untracked).
  */
-async function callEach<T, R>(items: T[], many: ((items: T[]) => Promise<R[]>) | undefined, one: (item: T) => Promise<R>): Promise<(R | Transient)[]> {
+async function callEach<T, R>(
+  adapter: ChainAdapter | null,
+  items: T[],
+  many: (adapter: ChainAdapter) => ((items: T[]) => Promise<R[]>) | undefined,
+  one: (adapter: ChainAdapter, item: T) => Promise<R>,
+): Promise<(R | Transient)[]> {
   const failed = (e: unknown): Transient => ({ transient: e instanceof Error ? e.message : String(e) });
-  if (many) return many(items).catch((e: unknown) => items.map(() => failed(e)));
+  if (!adapter) return items.map(() => ({ transient: "no chain adapter serves this chain on this engine" }));
+  const all = many(adapter);
+  if (all) return all(items).catch((e: unknown) => items.map(() => failed(e)));
   const out: (R | Transient)[] = [];
-  for (const item of items) out.push(await one(item).catch(failed));
+  for (const item of items) out.push(await one(adapter, item).catch(failed));
   return out;
 }
 
