@@ -15,6 +15,7 @@ const ADDRESS = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 function chainsCharging(clock: ManualClock, feePaid: bigint): ChainAdapter {
   const sim = new SimulatedChains({ clock });
   return Object.assign(Object.create(sim) as SimulatedChains, {
+    transferStatusMany: undefined, // statuses one by one, through the override below
     async transferStatus(chain: string, txHash: string) {
       const status = await sim.transferStatus(chain, txHash);
       return status.finality === "final" ? { ...status, feePaid } : status;
