@@ -6,7 +6,7 @@ import { Agent, request } from "undici";
 import { ManualClock } from "../adapters/clock";
 import { createHttpDelivery } from "../adapters/delivery";
 import { createMemoryStorage } from "../adapters/memory";
-import { connectPostgres } from "../adapters/postgres";
+import { connectPostgres, openPGlite } from "../adapters/postgres";
 import { createEngine, engineDeps } from "../src/engine/engine";
 import { signatureHeader } from "../src/events/signing";
 import type { StorageAdapter } from "../src/ports/storage";
@@ -124,6 +124,9 @@ export async function benchWebhooks(): Promise<Figure[]> {
     console.log(`webhooks: ${EVENTS} events to ${ENDPOINTS} endpoints on one loopback receiver, ${CONCURRENCY} attempts in flight`);
     const memory = await benchEngine("memory", createMemoryStorage(), receiver.url);
     console.log(memory.line);
+    // the embedded default's figure (one session: its reads and records take turns with everything else)
+    const embedded = await benchEngine("pglite", await openPGlite(), receiver.url);
+    console.log(embedded.line);
     const url = process.env.DATABASE_URL;
     let server: number | null = null;
     if (url) {
@@ -146,6 +149,7 @@ export async function benchWebhooks(): Promise<Figure[]> {
     const figure = (store: string, value: number): Figure => ({ name: "signed webhook deliveries", store, value, unit: "/s", floor });
     return [
       figure("memory", memory.perSecond),
+      figure("pglite", embedded.perSecond),
       ...(server === null ? [] : [{ ...figure("postgres", server), target: { ratio: { min: 0.5 } } }]),
     ];
   } finally {

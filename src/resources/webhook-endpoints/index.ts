@@ -25,10 +25,15 @@ export const webhooksModule = defineModule({
     return {
       services: { webhookEndpoints, webhookDeliveries },
       work: [
-        work(WEBHOOK_FANOUT, async (job) => {
-          await webhookDeliveries.fanOut(job);
-          return { kind: "settled" };
-        }),
+        work(
+          WEBHOOK_FANOUT,
+          async (job) => {
+            await webhookDeliveries.fanOut(job);
+            return { kind: "settled" };
+          },
+          // a lane of its own: events reach their endpoints while a batch's chunks fill the default lane
+          { concurrency: 4 },
+        ),
         work(WEBHOOK_DELIVERY, (job) => webhookDeliveries.deliver(job), {
           // one item sends one attempt at a time: items in flight are attempts in flight
           concurrency: deps.config.webhookConcurrency,
