@@ -151,6 +151,7 @@ export class PgTx implements PgTxContext {
 
   /** Gives back the turns this transaction took (`takeTurns`), once it ended. */
   private endTurns: (() => void) | null = null;
+  private over = false;
   private readonly turns: KeyedTurns | null;
 
   constructor(
@@ -165,13 +166,17 @@ export class PgTx implements PgTxContext {
   }
 
   async takeTurns(keys: readonly string[]): Promise<void> {
-    if (!this.turns || this.endTurns) return;
+    if (!this.turns || this.endTurns || this.over) return;
     this.endTurns = () => undefined; // taken once, even while waiting
-    this.endTurns = await this.turns.take(keys);
+    const release = await this.turns.take(keys);
+    // a transaction that ended while this waited (a sibling promise threw) gives them back at once
+    if (this.over) release();
+    else this.endTurns = release;
   }
 
   /** Ends this transaction's turns; the storage calls it once the transaction ended either way. */
   ended(): void {
+    this.over = true;
     this.endTurns?.();
     this.endTurns = null;
   }
