@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { KeyedTurns } from "../src/concurrency/turns";
+import { KeyedTurns } from "../adapters/postgres/turns";
 
 /**
  * `KeyedTurns` (what a server's transactions of one process queue on before they lock balance

@@ -13,7 +13,7 @@ import { metaStore } from "./stores/meta";
 import { rateLimitStore } from "./stores/rate-limits";
 import { resourceStore } from "./stores/resources";
 import { LEDGER_ENTRIES, type Table } from "./tables";
-import type { KeyedTurns } from "../../src/concurrency/turns";
+import type { KeyedTurns } from "./turns";
 
 export type Row = Record<string, any>;
 

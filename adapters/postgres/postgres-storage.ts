@@ -3,7 +3,7 @@ import { claimDueWork } from "./claim";
 import { isStalePlan, type PostgresDriver } from "./driver";
 import { MIGRATIONS } from "./migrations";
 import { PgTx, type Row } from "./pg-tx";
-import { KeyedTurns } from "../../src/concurrency/turns";
+import { KeyedTurns } from "./turns";
 
 export interface PostgresStorageOptions {
   driver: PostgresDriver;
