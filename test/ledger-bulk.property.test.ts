@@ -86,6 +86,26 @@ for (const kind of storageKinds()) {
       }).then((r) => ({ result: r, refusal: refusal as Refusal | null }));
     }
 
+    /**
+     * When the calls one by one were refused: the bulk call was refused at the same index and left
+     * the account as it was (true). Otherwise the bulk call was not refused either (false).
+     */
+    async function refusedAlike(
+      many: { refusal: Refusal | null },
+      single: { result: Result<unknown, ApiError>; failed: number },
+      accountId: string,
+      before: Awaited<ReturnType<typeof state>>,
+    ): Promise<boolean> {
+      if (single.result.isOk()) {
+        expect(many.refusal).toBeNull();
+        return false;
+      }
+      expect(many.refusal?.index).toBe(single.failed);
+      expect(many.refusal?.error.code).toBe("insufficient_funds");
+      expect(await state(accountId)).toEqual(before);
+      return true;
+    }
+
     async function state(accountId: string) {
       const { inspect } = world.harness;
       return {
@@ -108,13 +128,7 @@ for (const kind of storageKinds()) {
           const before = await state(a);
           const many = await bulk(a, (uow) => uow.ledger.reserveMany(wanted.map(request(a))));
           const single = await oneByOne(b, wanted.map(request(b)), (uow, r) => uow.ledger.reserve(r));
-          if (single.result.isErr()) {
-            expect(many.refusal?.index).toBe(single.failed);
-            expect(many.refusal?.error.code).toBe("insufficient_funds");
-            expect(await state(a)).toEqual(before);
-            return;
-          }
-          expect(many.refusal).toBeNull();
+          if (await refusedAlike(many, single, a, before)) return;
           const made = many.result._unsafeUnwrap();
           const one = single.result._unsafeUnwrap();
           expect(made.map((m) => [m.reservation.chain, m.reservation.amount, m.reservation.resource])).toEqual(
@@ -145,13 +159,7 @@ for (const kind of storageKinds()) {
           const before = await state(a);
           const many = await bulk(a, (uow) => uow.ledger.postMany(wanted.map(request(a))));
           const single = await oneByOne(b, wanted.map(request(b)), (uow, r) => uow.ledger.post(r));
-          if (single.result.isErr()) {
-            expect(many.refusal?.index).toBe(single.failed);
-            expect(many.refusal?.error.code).toBe("insufficient_funds");
-            expect(await state(a)).toEqual(before);
-            return;
-          }
-          expect(many.refusal).toBeNull();
+          if (await refusedAlike(many, single, a, before)) return;
           expect(many.result._unsafeUnwrap().map((entries) => entries.map(shape))).toEqual(
             single.result._unsafeUnwrap().map((entries) => entries.map(shape)),
           );
