@@ -1,4 +1,7 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../adapters/clock";
+import { SimulatedChains } from "../adapters/chains/simulated";
+import type { StorageAdapter } from "../src/ports/storage";
 import { testWorld } from "./support/engine";
 import { closeSharedStorage, storageKinds } from "./support/storage";
 
@@ -24,6 +27,48 @@ for (const kind of storageKinds()) {
         expect(payouts.map((p) => p.legs.map((l) => l.chain)).sort()).toEqual([["base"], ["polygon"]]);
         const usdc = (await w.engine.balances.list(w.ctx))._unsafeUnwrap().data.find((b) => b.asset === "USDC")!;
         expect(usdc.reserved).toBe("16.0123"); // 8 + 0.0015 + 0.0004 on polygon, 8 + 0.01 + 0.0004 on base
+      } finally {
+        await w.close();
+      }
+    });
+
+    it("plans afresh when the storage runs the create's transaction again (a deadlock or serialization retry)", async () => {
+      // every transaction runs twice while `twice` is set: the first run is rolled back, as a retried one is
+      let twice = false;
+      const again = new Error("run it again");
+      const harness = await kind.factory();
+      const storage = new Proxy(harness.storage, {
+        get(target, prop, receiver) {
+          if (prop === "transaction") {
+            return async (fn: Parameters<StorageAdapter["transaction"]>[0], options?: Parameters<StorageAdapter["transaction"]>[1]) => {
+              if (twice) {
+                await target
+                  .transaction(async (tx) => {
+                    await fn(tx);
+                    throw again;
+                  }, options)
+                  .catch((e: unknown) => {
+                    if (e !== again) throw e;
+                  });
+              }
+              return target.transaction(fn, options);
+            };
+          }
+          const value = Reflect.get(target, prop, receiver);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      const clock = new ManualClock();
+      // the hot wallet on base carries one such payout, not two
+      const sim = new SimulatedChains({ clock, chains: { base: { liquidity: { USDC: "10" } } } });
+      const w = await testWorld(kind, { clock, chainAdapters: [sim], harness: { ...harness, storage } });
+      try {
+        (await w.engine.testHelpers.fund(w.ctx, { asset: "USDC", chain: "base", amount: "100" }))._unsafeUnwrap();
+        const rcp = (await w.engine.recipients.create(w.ctx, { name: "R", chain_addresses: { base: EVM } }))._unsafeUnwrap().id;
+        twice = true;
+        const made = await w.engine.payouts.create(w.ctx, { amount: "8", asset: "USDC", recipient: rcp });
+        twice = false;
+        expect(made._unsafeUnwrap().legs.map((l) => [l.chain, l.amount])).toEqual([["base", "8"]]);
       } finally {
         await w.close();
       }

@@ -32,7 +32,10 @@ export interface RoutingOptions {
  */
 export class PayoutPlanner {
   private readonly schedules = new Map<string, FeeSchedule | null>();
-  private readonly liquidity = new Map<string, bigint>();
+  /** Hot-wallet liquidity per chain as the adapters reported it. */
+  private readonly reported = new Map<string, bigint>();
+  /** What is left of it for the payouts planned from here on. */
+  private liquidity = new Map<string, bigint>();
 
   constructor(
     private readonly deps: EngineDeps,
@@ -47,9 +50,14 @@ export class PayoutPlanner {
     for (const chain of this.asset.chains) if (recipient.chainAddresses[chain] !== undefined) await this.schedule(chain);
   }
 
-  /** Plans from now on against these funds (per chain, base units): what a transaction read under its locks. */
+  /**
+   * Plans from now on against these funds (per chain, base units: what a transaction read under
+   * its locks) and the liquidity the chains reported, as if nothing were planned yet: a
+   * transaction the storage runs again plans afresh.
+   */
   useFunds(funds: Map<string, bigint>): void {
     this.funds = funds;
+    this.liquidity = new Map(this.reported);
   }
 
   async plan(recipient: RecipientDoc, amount: bigint, options: RoutingOptions): Promise<Result<PayoutPlan, ApiError>> {
@@ -121,7 +129,9 @@ export class PayoutPlanner {
         this.schedules.set(chain, null);
       } else {
         this.schedules.set(chain, await adapter.feeSchedule(chain, this.asset.code));
-        this.liquidity.set(chain, await adapter.liquidity(chain, this.asset.code));
+        const liquidity = await adapter.liquidity(chain, this.asset.code);
+        this.reported.set(chain, liquidity);
+        this.liquidity.set(chain, liquidity);
       }
     }
     return this.schedules.get(chain)!;

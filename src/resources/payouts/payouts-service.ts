@@ -62,6 +62,9 @@ export class PayoutsService {
     let claimed: OutboundTransfer[] = [];
     let stored: Stored<PayoutDoc> | undefined;
     const created = await runCommand(this.deps, ctx, async (uow) => {
+      // the storage may run this again (a deadlock, a serialization failure): it starts afresh
+      claimed = [];
+      stored = undefined;
       planner.useFunds(await uow.ledger.availableByChain(ctx.accountId, asset));
       const plan = await planner.plan(recipient.doc, amount.value, options.value);
       if (plan.isErr()) return err(plan.error);
