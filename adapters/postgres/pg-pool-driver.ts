@@ -77,7 +77,7 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
     let broken = false;
     try {
       const session = wrap(client);
-      return await beginLazily(session, fn, () => (broken = true), session.query, options.durable ?? true);
+      return await beginLazily(session, fn, () => (broken = true), undefined, options.durable ?? true);
     } finally {
       client.release(broken); // a session whose ROLLBACK failed is unusable: the pool drops it
     }

@@ -1,5 +1,5 @@
 import { PriorityMutex } from "../../src/concurrency/priority";
-import { beginLazily, isStalePlan, statementName, type PostgresDriver, type SqlClient } from "./driver";
+import { beginLazily, isStalePlan, statementName, type PostgresDriver, type SqlClient, type TxClient } from "./driver";
 
 /** The subset of PGlite the driver uses. */
 export interface PGliteLike {
@@ -105,24 +105,33 @@ export function pgliteDriver(db: PGliteLike, options: { ownsDatabase?: boolean }
       const [result] = proto.parse.parseResults((await db.execProtocol(message, { syncToFs, throwOnError: true })).messages, db.parsers);
       return { rows: (result?.rows ?? []) as never[], rowCount: result?.affectedRows ?? 0 };
     } catch (e) {
-      if (isStalePlan(e, text)) prepared.delete(name); // renamed: prepared afresh, the old one evicted in time
+      isStalePlan(e, text); // renamed: prepared afresh under its new name, the old one closed when the LRU evicts it
       throw e;
     }
   };
 
-  const exec = async (text: string): Promise<void> => {
+  const exec = async (text: string, syncToFs: boolean): Promise<void> => {
     const { serialize } = (await (loaded ??= import("@electric-sql/pglite") as unknown as Promise<PGliteProtocol>)).protocol;
-    await db.execProtocol(serialize.query(text), { syncToFs: !text.startsWith("BEGIN"), throwOnError: true });
+    await db.execProtocol(serialize.query(text), { syncToFs, throwOnError: true });
   };
 
-  // inside a transaction nothing is synced to the files until COMMIT; alone, each statement is
-  const inside: SqlClient = { query: (text, params) => run(text, params, false), exec };
-  const alone: SqlClient["query"] = (text, params) => run(text, params, true);
+  /** A ROLLBACK failed: the one session may still be inside that transaction; the next caller ends it first. */
+  let broken = false;
+  const transaction = async <T>(fn: (client: TxClient) => Promise<T>, durable: boolean): Promise<T> => {
+    if (broken) {
+      await exec("ROLLBACK", false).catch(() => undefined);
+      broken = false;
+    }
+    // inside a transaction nothing is synced to the files until COMMIT; alone, each statement is,
+    // unless the transaction need not wait for its commit to be kept (`durable: false`)
+    const inside: SqlClient = { query: (text, params) => run(text, params, false), exec: (text) => exec(text, durable && !text.startsWith("BEGIN")) };
+    return beginLazily(inside, fn, () => void (broken = true), (text, params) => run(text, params, durable), durable);
+  };
   return {
     name: "pglite",
     concurrent: false,
-    query: (text, params) => mutex.run(() => alone(text, params)),
-    transaction: (fn, options) => mutex.run(() => beginLazily(inside, fn, () => undefined, alone, options?.durable ?? true)),
+    query: (text, params) => mutex.run(() => run(text, params, true)),
+    transaction: (fn, options) => mutex.run(() => transaction(fn, options?.durable ?? true)),
     async close() {
       if (ownsDatabase && !db.closed) await mutex.run(() => db.close());
     },

@@ -83,7 +83,7 @@ export class PostgresStorage implements StorageAdapter {
       let tx = undefined as PgTx | undefined;
       try {
         return await this.driver.transaction(async (client) => {
-          tx = new PgTx(client, this.s, { early: this.driver.concurrent, turns: this.turns, ...options });
+          tx = new PgTx(client, this.s, { early: this.driver.concurrent, turns: this.turns, durable: options.durable ?? true });
           let result: T;
           try {
             result = await fn(tx.view());
@@ -95,6 +95,7 @@ export class PostgresStorage implements StorageAdapter {
           return result;
         }, options);
       } catch (e) {
+        tx?.ended(); // its turns go to the next transaction now, not after the back-off
         const state = sqlState(e);
         const again = (state !== undefined && RETRYABLE.has(state)) || isStalePlan(e);
         if (attempt >= this.maxAttempts || !again) throw e;
@@ -108,7 +109,7 @@ export class PostgresStorage implements StorageAdapter {
   /** One session without a transaction: each statement, and each flush of buffered writes, commits alone. */
   autocommit<T>(fn: (tx: StorageTx) => Promise<T>, options: CommitOptions = {}): Promise<T> {
     return this.driver.transaction(async (client) => {
-      const tx = new PgTx(client, this.s, { autocommit: true, ...options });
+      const tx = new PgTx(client, this.s, { autocommit: true, durable: options.durable ?? true });
       const result = await fn(tx.view());
       await tx.flush(true);
       return result;

@@ -63,7 +63,7 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   /** Per chain, the counters as last read (see `transferStatus`). */
   private readonly views = new Map<string, ChainView>();
   /** Sent transfers in flight by chain and hash, tagged with the reorganisation count they were read at. */
-  private readonly sentByHash = new Map<string, { includedAt: number; failure: string | null; reorgs: bigint }>();
+  private readonly sentByHash = new Map<string, SentTransfer>();
 
   constructor(options: SimulatedChainsOptions) {
     this.clock = options.clock;
@@ -132,17 +132,14 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     const scopes = [...new Set(transfers.map((t) => spentScope(t.chain, t.asset)))].sort();
     const chains = [...new Set(transfers.map((t) => t.chain))];
     for (const chain of chains) this.chainConfig(chain);
-    // forced failures are used up as the transfers are decided, kept only once they committed
-    const forced = new Map<string, ForcedFailure>();
-    for (const chain of chains) {
-      const f = this.forcedFailures.get(chain);
-      if (f) forced.set(chain, { ...f });
-    }
-    const { stored, reorgs, spent } = await this.storage.transaction(async (tx) => {
+    const { stored, reorgs, spent, forcedUsed } = await this.storage.transaction(async (tx) => {
       // The liquidity counters are locked first: broadcasts of one asset on one chain take turns.
       const spent = new Map<string, bigint>();
       const added = new Map<string, bigint>();
       for (const scope of scopes) spent.set(scope, await tx.simulatedChains.addToCounter(scope, 0n));
+      // forced failures are used up as the transfers are decided, and taken off once committed
+      const forcedUsed = new Map<string, number>();
+      const forcedLeft = (chain: string) => (this.forcedFailures.get(chain)?.count ?? 0) - (forcedUsed.get(chain) ?? 0);
       const views = new Map<string, ChainView>();
       const previous = new Map<string, SimulatedTransferRecord>();
       for (const chain of chains) {
@@ -150,14 +147,16 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
         const ids = transfers.filter((t) => t.chain === chain).map((t) => t.transferId);
         for (const [id, record] of await tx.simulatedChains.getTransfers(chain, ids)) previous.set(`${chain}\u0000${id}`, record);
       }
+      // the transfers decided here (the others were decided before, by an earlier call)
+      const fresh: SimulatedTransferRecord[] = [];
       const decided = transfers.map((transfer) => {
         const key = `${transfer.chain}\u0000${transfer.transferId}`;
         const earlier = previous.get(key);
         if (earlier) return earlier;
         const scope = spentScope(transfer.chain, transfer.asset);
-        const failure = this.peekFailure(transfer, this.chainConfig(transfer.chain), forced.get(transfer.chain));
-        const f = forced.get(transfer.chain);
-        if (f && f.count > 0) f.count--;
+        const forced = forcedLeft(transfer.chain) > 0 ? this.forcedFailures.get(transfer.chain)!.mode : null;
+        if (forced) forcedUsed.set(transfer.chain, (forcedUsed.get(transfer.chain) ?? 0) + 1);
+        const failure = forced ?? this.peekFailure(transfer, this.chainConfig(transfer.chain));
         const left = this.configuredLiquidity(transfer.chain, transfer.asset) - spent.get(scope)!;
         const refusal =
           failure === "rejected"
@@ -186,13 +185,17 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
           added.set(scope, (added.get(scope) ?? 0n) + transfer.amount);
         }
         previous.set(key, record); // a repeat within the call gets the same outcome
+        fresh.push(record);
         return record;
       });
-      const stored = await tx.simulatedChains.insertTransfers(decided);
+      await tx.simulatedChains.insertTransfers(fresh);
       for (const [scope, amount] of added) await tx.simulatedChains.addToCounter(scope, amount);
-      return { stored, reorgs: new Map([...views].map(([chain, v]) => [chain, v.reorgs])), spent };
+      return { stored: decided, reorgs: new Map([...views].map(([chain, v]) => [chain, v.reorgs])), spent, forcedUsed };
     });
-    for (const [chain, f] of forced) this.forcedFailures.set(chain, f);
+    for (const [chain, used] of forcedUsed) {
+      const f = this.forcedFailures.get(chain);
+      if (f) f.count = Math.max(0, f.count - used);
+    }
     for (const [scope, value] of spent) this.spent.set(scope, { readAt: this.clock.now(), spent: value });
     return stored.map((record) => {
       // what transferStatus needs, as of this transaction: no storage read while nothing reorganises
@@ -219,44 +222,37 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   async transferStatusMany(chain: string, txHashes: readonly string[]): Promise<TransferStatus[]> {
     const config = this.chainConfig(chain);
     const keyOf = (hash: string) => `${chain}\u0000${hash}`;
-    let view = this.views.get(chain);
-    if (!view || this.clock.now() - view.readAt >= VIEW_TTL_MS) {
-      view = await this.storage.transaction((tx) => this.readView(tx, chain));
-    }
-    const current = view.reorgs;
-    const missing = txHashes.filter((hash) => this.sentByHash.get(keyOf(hash))?.reorgs !== current);
-    if (missing.length) {
+    // what each transfer's status depends on, as of one view of the chain (kept here: another
+    // call may drop a cache entry while this one waits for storage)
+    const known = new Map<string, SentTransfer | undefined>(txHashes.map((hash) => [hash, this.sentByHash.get(keyOf(hash))]));
+    let view = this.freshView(chain);
+    const missing = (v: ChainView | null) => [...known].filter(([, k]) => !v || k?.reorgs !== v.reorgs).map(([hash]) => hash);
+    if (!view || missing(view).length) {
       view = await this.storage.transaction(async (tx) => {
         const fresh = await this.readView(tx, chain);
-        const records = await tx.simulatedChains.findTransfersByHash(chain, missing);
-        for (const hash of missing) {
+        const unknown = missing(fresh);
+        if (!unknown.length) return fresh;
+        const records = await tx.simulatedChains.findTransfersByHash(chain, unknown);
+        for (const hash of unknown) {
           const record = records.get(hash);
           // not one this storage saw (sent before it existed): the height is written into the hash
-          this.sentByHash.set(keyOf(hash), {
-            includedAt: record?.includedAt ?? this.decodeHeight(chain, hash),
-            failure: record?.failure ?? null,
-            reorgs: fresh.reorgs,
-          });
+          const entry = { includedAt: record?.includedAt ?? this.decodeHeight(chain, hash), failure: record?.failure ?? null, reorgs: fresh.reorgs };
+          known.set(hash, entry);
+          this.sentByHash.set(keyOf(hash), entry);
         }
         return fresh;
       });
     }
     const tip = this.tipOf(chain, view.blocks);
-    const statuses = new Map<string, TransferStatus>();
-    for (const hash of txHashes) {
-      if (statuses.has(hash)) continue;
-      const known = this.sentByHash.get(keyOf(hash))!;
-      if (tip < known.includedAt) {
-        statuses.set(hash, { confirmations: 0, finality: "pending", failure: null });
-        continue;
-      }
-      const confirmations = tip - known.includedAt + 1;
+    return txHashes.map((hash) => {
+      const sent = known.get(hash)!;
+      if (tip < sent.includedAt) return { confirmations: 0, finality: "pending", failure: null };
+      const confirmations = tip - sent.includedAt + 1;
       const finality = confirmations >= config.confirmationsToFinality ? "final" : "included";
-      statuses.set(hash, { confirmations, finality, failure: known.failure });
       // the engine stops asking about a transfer that is final or failed
-      if (finality === "final" || known.failure !== null) this.sentByHash.delete(keyOf(hash));
-    }
-    return txHashes.map((hash) => statuses.get(hash)!);
+      if (finality === "final" || sent.failure !== null) this.sentByHash.delete(keyOf(hash));
+      return { confirmations, finality, failure: sent.failure };
+    });
   }
 
   async depositAddress(chain: string, asset: string, intentId: string): Promise<string> {
@@ -429,13 +425,8 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     return createHash("sha256").update(`${this.seed}\u0000${text}`).digest();
   }
 
-  /** How a new broadcast fails, if it does: forced, to a failing address, or by the seed. */
-  private peekFailure(
-    transfer: OutboundTransfer,
-    config: SimulatedChainConfig,
-    forced: ForcedFailure | undefined,
-  ): "rejected" | "reverted" | null {
-    if (forced && forced.count > 0) return forced.mode;
+  /** How a new broadcast fails, if it does (forced failures aside): to a failing address, or by the seed. */
+  private peekFailure(transfer: OutboundTransfer, config: SimulatedChainConfig): "rejected" | "reverted" | null {
     if (failsOnChain(this.family(transfer.chain), transfer.to)) return "reverted";
     const rate = config.failureRate ?? 0;
     if (rate <= 0) return null;
@@ -494,6 +485,13 @@ const reorgsScope = (chain: string) => `reorgs:${chain}`;
 
 /** How long `transferStatus` trusts its view of a chain before reading storage again. */
 const VIEW_TTL_MS = 250;
+
+/** What a sent transfer's status depends on, tagged with the reorganisation count it was read at. */
+interface SentTransfer {
+  includedAt: number;
+  failure: string | null;
+  reorgs: bigint;
+}
 
 /** `failNext`: how many of the next broadcasts on a chain fail, and how. */
 interface ForcedFailure {

@@ -25,7 +25,7 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
         ORDER BY b.account_id, b.asset, b.chain, b.book
         FOR UPDATE OF b`;
       const pairParams = [pairs.map((k) => k.accountId), pairs.map((k) => k.asset)];
-      await tx.takeTurns(pairs.map((k) => `${tx.s}\u0000${k.accountId}\u0000${k.asset}`));
+      await tx.takeTurns(pairs.map((k) => `${k.accountId}\u0000${k.asset}`));
       let { rows } = await tx.run(select, pairParams);
       const have = new Set(rows.map((r) => keyText(BALANCES.fromRow(r))));
       const missing = sorted.filter((k) => !have.has(keyText(k)));
