@@ -20,6 +20,10 @@ export class BoundedMap<K, V> {
     if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value!);
   }
 
+  delete(key: K): boolean {
+    return this.entries.delete(key);
+  }
+
   get size(): number {
     return this.entries.size;
   }

@@ -1,7 +1,7 @@
 import { WEBHOOK_DELIVERY, WEBHOOK_FANOUT } from "../../events/delivery-work";
 import { defineModule, work } from "../../engine/resource-module";
 import { webhookEndpointRoutes } from "./routes";
-import { RECORD_MARGIN_MS, WebhookDeliveriesService } from "./webhook-deliveries-service";
+import { FAN_OUTS_AT_ONCE, RECORD_MARGIN_MS, WebhookDeliveriesService } from "./webhook-deliveries-service";
 import { WebhookEndpointsService } from "./webhook-endpoints-service";
 
 /**
@@ -31,8 +31,7 @@ export const webhooksModule = defineModule({
             await webhookDeliveries.fanOut(job);
             return { kind: "settled" };
           },
-          // a lane of its own: events reach their endpoints while a batch's chunks fill the default lane
-          { concurrency: 4 },
+          { concurrency: FAN_OUTS_AT_ONCE },
         ),
         work(WEBHOOK_DELIVERY, (job) => webhookDeliveries.deliver(job), {
           // one item sends one attempt at a time: items in flight are attempts in flight

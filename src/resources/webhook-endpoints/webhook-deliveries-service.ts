@@ -150,7 +150,7 @@ function presentDelivery(d: DeliveryLogRecord): WebhookDeliveryObject {
 const ENDPOINT_PAGE = 200;
 const REPLAY_PAGE = 1000;
 /**
- * Items read, or recorded, or fan-outs run, together in one transaction at most (on a server; on
+ * Items read, or recorded, together in one transaction at most (on a server; on
  * storage that runs one transaction at a time, few enough that a request never waits long behind
  * one: an item records up to 64 attempts), and such transactions at once.
  */
@@ -174,6 +174,21 @@ export const RECORD_MARGIN_MS = 30_000;
 const HAND_ON = 224;
 /** Events kept after a read for the other endpoints' items (about a few fan-outs' worth). */
 const RECENT_EVENTS = 4096;
+/**
+ * Fan-outs running at once in a process: their own lane, so events reach their endpoints while a
+ * batch's chunks fill the default lane.
+ */
+export const FAN_OUTS_AT_ONCE = 4;
+/** Items handed on and not yet run, kept at most (the runner runs them at once). */
+const HANDED_OVER = 1024;
+
+/** An item handed on to a slot, as read for the lease it was handed on with. */
+interface HandedOver {
+  leaseUntil: number;
+  attempts: number;
+  /** Null: nothing to deliver (its endpoint is gone or disabled, or its events are). */
+  delivery: PreparedDelivery | null;
+}
 
 interface RecordRequest {
   delivery: PreparedDelivery;
@@ -214,8 +229,12 @@ export class WebhookDeliveriesService {
   /** Events read lately (see `readItems`), and the bodies of those still held. */
   private readonly recentEvents = new BoundedMap<string, EventRecord>(RECENT_EVENTS);
   private readonly bodies = new WeakMap<EventRecord, string>();
-  /** Items handed on to a slot, as read in the transaction that handed them on, by id, until the runner runs them (at once). */
-  private readonly handedOver = new Map<string, PreparedDelivery | null>();
+  /**
+   * Items handed on to a slot, as read in the transaction that handed them on, by id, until the
+   * runner runs them (at once). Bounded: an item the runner gave back instead (it was stopping)
+   * is never run from here, and one claimed again later has another lease, so it is read afresh.
+   */
+  private readonly handedOver = new BoundedMap<string, HandedOver>(HANDED_OVER);
 
   constructor(
     private readonly deps: EngineDeps,
@@ -223,7 +242,8 @@ export class WebhookDeliveriesService {
     private readonly options: DeliveryOptions,
   ) {
     this.reads = new Batcher((jobs) => this.readAll(jobs), groupCommit(deps, 2));
-    this.fanOuts = new Batcher((jobs) => this.fanOutAll(jobs), groupCommit(deps, 8));
+    // every fan-out the lane runs at once may share one transaction
+    this.fanOuts = new Batcher((jobs) => this.fanOutAll(jobs), { maxBatch: FAN_OUTS_AT_ONCE, parallel: 2 });
     this.writes = new Batcher((records) => this.recordAll(records), groupCommit(deps, 2));
   }
 
@@ -357,7 +377,8 @@ export class WebhookDeliveriesService {
   async deliver(job: DeliveryJob): Promise<WorkOutcome> {
     const handed = this.handedOver.get(job.id);
     this.handedOver.delete(job.id);
-    const delivery = handed !== undefined ? handed && { ...handed, job } : await this.prepare(job);
+    const same = handed !== undefined && handed.leaseUntil === job.leaseUntil && handed.attempts === job.attempts;
+    const delivery = same ? handed.delivery && { ...handed.delivery, job } : await this.prepare(job);
     if (!delivery) return { kind: "done" };
     const { endpoint, events } = delivery;
     const timeout = this.deps.config.webhookTimeoutMs;
@@ -375,10 +396,7 @@ export class WebhookDeliveriesService {
       const at = this.deps.clock.now();
       const outcome = attemptOutcome(result, prepared.attempt, delivery.first, at, this.jitter);
       sent.push({ prepared, result, outcome, at });
-      if (outcome.gone) {
-        this.gone.add(endpoint.id);
-        this.endpoints.changed(endpoint.id);
-      }
+      if (outcome.gone) this.gone.add(endpoint.id); // every item of the endpoint stops here
     }
     const [draw = 0] = this.deps.random(1);
     const { next } = await this.writes.submit({ delivery, sent, rest, handOver: draw < HAND_ON });
@@ -468,7 +486,7 @@ export class WebhookDeliveriesService {
         // each completed item's slot goes on to its endpoint's next due item, read here already
         const handing = items.filter((i) => i.handOver && completed.has(i.delivery.job.id) && !gone.some(([id]) => id === i.delivery.endpoint.id));
         const next = new Map<RecordRequest, DueWorkRecord>();
-        const handed = new Map<string, PreparedDelivery | null>();
+        const handed = new Map<string, HandedOver>();
         for (const [owner, mine] of groupBy(handing, (item) => item.delivery.job.leaseOwner)) {
           const taken = await tx.work.takeNext({
             kind: WEBHOOK_DELIVERY.kind,
@@ -494,7 +512,8 @@ export class WebhookDeliveriesService {
           const read = await readItems(tx, jobs, this.recentEvents);
           jobs.forEach((job, i) => {
             const [endpoint, found] = read[i]!;
-            handed.set(job.id, prepared(job, revisions.get(job.payload.endpoint) ?? this.endpoints.revision(job.payload.endpoint), endpoint, found));
+            const delivery = prepared(job, revisions.get(job.payload.endpoint) ?? this.endpoints.revision(job.payload.endpoint), endpoint, found);
+            handed.set(job.id, { leaseUntil: job.leaseUntil, attempts: job.attempts, delivery });
           });
         }
         return {
