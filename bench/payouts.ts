@@ -4,7 +4,7 @@ import { createMemoryStorage } from "../adapters/memory";
 import { connectPostgres, createPostgresStorage, openPGlite, pgPoolDriver, type PgPoolLike, type PgStatement } from "../adapters/postgres";
 import { createEngine, type Engine } from "../src/engine/engine";
 import type { StorageAdapter } from "../src/ports/storage";
-import { systemContext } from "../src/engine/context";
+import { systemContext, type RequestContext } from "../src/engine/context";
 import { devPorts } from "../adapters/dev";
 import { payoutTemplate, rawPayoutFloor } from "./payout-floor";
 import type { Figure } from "./table";
@@ -35,6 +35,16 @@ async function setup(storage: StorageAdapter): Promise<{ engine: Engine; ctx: Re
 }
 
 /**
+ * One payout created as `POST /v1/payouts` with an Idempotency-Key creates it: the key claimed
+ * first (a fresh one), then the create under that claim.
+ */
+export async function createPayout(engine: Engine, ctx: RequestContext, key: string, recipient: string): Promise<void> {
+  const claim = (await engine.idempotency.begin(ctx.accountId, key, "f"))._unsafeUnwrap();
+  if (claim.kind !== "proceed") throw new Error("fresh key expected");
+  (await engine.payouts.create({ ...ctx, idempotencyKey: key, idempotency: claim.claim }, { amount: "1.5", asset: "USDC", recipient }))._unsafeUnwrap();
+}
+
+/**
  * Singles, then the batch (under an Idempotency-Key claimed beforehand, as `POST
  * /v1/payouts/batches` does, so its response is saved with it); `beforeBatch` runs just before
  * the batch (the raw floor copies the database as it then stands).
@@ -52,13 +62,7 @@ async function benchStorage(
       Array.from({ length: CLIENTS }, async () => {
         while (next < SINGLES) {
           const i = next++;
-          const claim = (await engine.idempotency.begin(ctx.accountId, `single-${i}`, "f"))._unsafeUnwrap();
-          if (claim.kind !== "proceed") throw new Error("fresh key expected");
-          const made = await engine.payouts.create(
-            { ...ctx, idempotencyKey: `single-${i}`, idempotency: claim.claim },
-            { amount: "1.5", asset: "USDC", recipient: recipients[i % recipients.length] },
-          );
-          made._unsafeUnwrap();
+          await createPayout(engine, ctx, `single-${i}`, recipients[i % recipients.length]!);
         }
       }),
     );
@@ -116,9 +120,7 @@ async function statementsPerCreate(url: string): Promise<string> {
     for (const i of [0, 1]) {
       seen.length = 0;
       counting = true;
-      const claim = (await engine.idempotency.begin(ctx.accountId, `count-${i}`, "f"))._unsafeUnwrap();
-      if (claim.kind !== "proceed") throw new Error("fresh key expected");
-      (await engine.payouts.create({ ...ctx, idempotencyKey: `count-${i}`, idempotency: claim.claim }, { amount: "1.5", asset: "USDC", recipient: recipients[0] }))._unsafeUnwrap();
+      await createPayout(engine, ctx, `count-${i}`, recipients[0]!);
       counting = false;
     }
     const transactions = seen.filter((t) => t.startsWith("BEGIN")).length;

@@ -7,6 +7,7 @@ import { devPorts } from "../adapters/dev";
 import { connectPostgres } from "../adapters/postgres";
 import { systemContext } from "../src/engine/context";
 import { createEngine } from "../src/engine/engine";
+import { createPayout } from "./payouts";
 import type { Figure } from "./table";
 
 /**
@@ -48,13 +49,7 @@ async function child(args: ChildArgs): Promise<void> {
   const create = async (c: number) => {
     const { ctx, recipients } = callers[c]!;
     const key = `${args.prefix}-${n++}`;
-    const claim = (await engine.idempotency.begin(ctx.accountId, key, "f"))._unsafeUnwrap();
-    if (claim.kind !== "proceed") throw new Error("fresh key expected");
-    const made = await engine.payouts.create(
-      { ...ctx, idempotencyKey: key, idempotency: claim.claim },
-      { amount: "1.5", asset: "USDC", recipient: recipients[n % recipients.length]! },
-    );
-    made._unsafeUnwrap();
+    await createPayout(engine, ctx, key, recipients[n % recipients.length]!);
   };
   for (let i = 0; i < 50; i++) await create(i % CLIENTS);
   const lines = createInterface({ input: process.stdin });
