@@ -1,12 +1,12 @@
 import type { ClaimRequest, DueWorkRecord, StorageAdapter, StorageCapabilities, StorageTx } from "../../src/ports/storage";
 import { Mutex } from "../../src/concurrency/mutex";
-import { emptyTables, frozen, memoryTx, type MemoryTables, type MemoryTx } from "./memory-tables";
+import { emptyTables, memoryTx, type MemoryTables, type MemoryTx } from "./memory-tables";
 import { accountStore } from "./stores/accounts";
 import { deliveryLogStore } from "./stores/deliveries";
 import { chainStateStore } from "./stores/chain-state";
 import { simulatedChainStore } from "./stores/simulated-chains";
 import { depositAddressStore } from "./stores/deposit-addresses";
-import { workStore } from "./stores/due-work";
+import { byRunAt, claimable, leased, workStore } from "./stores/due-work";
 import { eventStore } from "./stores/events";
 import { idempotencyStore } from "./stores/idempotency";
 import { ledgerStore } from "./stores/ledger";
@@ -72,13 +72,11 @@ export class MemoryStorage implements StorageAdapter {
       const due = [...this.t.work.values()]
         .filter(
           (w) =>
-            w.status === "ready" &&
-            w.runAt <= now &&
-            (w.leaseUntil === null || w.leaseUntil <= now) &&
+            claimable(w, now) &&
             (onlyKinds === undefined || onlyKinds.includes(w.kind)) &&
             (exceptKinds === undefined || !exceptKinds.includes(w.kind)),
         )
-        .sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : 1));
+        .sort(byRunAt);
       const claimed: DueWorkRecord[] = [];
       for (const w of due) {
         if (claimed.length >= request.limit) break;
@@ -87,9 +85,9 @@ export class MemoryStorage implements StorageAdapter {
           if (leased >= groupLimit) continue;
           leasedPerGroup.set(w.group, leased + 1);
         }
-        const leased = frozen({ ...w, leaseOwner: request.owner, leaseUntil: now + request.leaseMs, attempts: w.attempts + 1 });
-        this.t.work.set(w.id, leased);
-        claimed.push(leased);
+        const lease = leased(w, request.owner, now + request.leaseMs);
+        this.t.work.set(w.id, lease);
+        claimed.push(lease);
       }
       return claimed;
     });

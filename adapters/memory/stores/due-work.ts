@@ -1,6 +1,19 @@
 import type { DueWorkKindStats, DueWorkRecord, WorkStore } from "../../../src/ports/storage";
 import { frozen, type MemoryTx } from "../memory-tables";
 
+/** Ready, due at `now`, and not leased (or its lease ran out): what a claim may take. */
+export function claimable(w: DueWorkRecord, now: number): boolean {
+  return w.status === "ready" && w.runAt <= now && (w.leaseUntil === null || w.leaseUntil <= now);
+}
+
+/** Claim order: soonest due first, then by id. */
+export const byRunAt = (a: DueWorkRecord, b: DueWorkRecord): number => a.runAt - b.runAt || (a.id < b.id ? -1 : 1);
+
+/** `w` leased to `owner` until `leaseUntil`, counting the attempt. */
+export function leased(w: DueWorkRecord, owner: string, leaseUntil: number): DueWorkRecord {
+  return frozen({ ...w, leaseOwner: owner, leaseUntil, attempts: w.attempts + 1 });
+}
+
 export function workStore(m: MemoryTx): WorkStore {
   const { t } = m;
   /** Writes an item, keeping the dedupe-key index in step with it. */
@@ -73,27 +86,20 @@ export function workStore(m: MemoryTx): WorkStore {
       return released;
     },
     async takeNext({ kind, groups, owner, now, leaseUntil }) {
+      if (!groups.length) return [];
       const wanted = new Map<string, number>();
       for (const g of groups) wanted.set(g, (wanted.get(g) ?? 0) + 1);
       const due = [...t.work.values()]
-        .filter(
-          (w) =>
-            w.kind === kind &&
-            w.group != null &&
-            wanted.has(w.group) &&
-            w.status === "ready" &&
-            w.runAt <= now &&
-            (w.leaseUntil === null || w.leaseUntil <= now),
-        )
-        .sort((a, b) => a.runAt - b.runAt || (a.id < b.id ? -1 : 1));
+        .filter((w) => w.kind === kind && w.group != null && wanted.has(w.group) && claimable(w, now))
+        .sort(byRunAt);
       const taken: DueWorkRecord[] = [];
       for (const w of due) {
         const left = wanted.get(w.group!)!;
         if (left === 0) continue;
         wanted.set(w.group!, left - 1);
-        const leased = frozen({ ...w, leaseOwner: owner, leaseUntil, attempts: w.attempts + 1 });
-        save(leased);
-        taken.push(leased);
+        const lease = leased(w, owner, leaseUntil);
+        save(lease);
+        taken.push(lease);
       }
       return taken;
     },
