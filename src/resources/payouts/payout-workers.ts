@@ -141,7 +141,7 @@ export class PayoutWorkers {
       const sent = await callEach(
         adapter,
         indices.map((i) => transfers[i]!),
-        (a) => a.broadcastMany && ((many) => a.broadcastMany!(many)),
+        (a, many) => a.broadcastMany?.(many),
         (a, one) => a.broadcast(one),
       );
       indices.forEach((i, n) => {
@@ -167,7 +167,7 @@ export class PayoutWorkers {
       const found = await callEach(
         this.deps.chains.for(chain, livemode),
         indices.map((i) => asked[i]!.txHash),
-        (a) => a.transferStatusMany && ((many) => a.transferStatusMany!(chain, many)),
+        (a, many) => a.transferStatusMany?.(chain, many),
         (a, one) => a.transferStatus(chain, one),
       );
       indices.forEach((i, n) => (out[i] = found[n]!));
@@ -361,21 +361,25 @@ function transferOf(doc: PayoutDoc, leg: LegDoc): OutboundTransfer {
 type Transient = { transient: string };
 
 /**
- * A chain call for each item, in order: `many` once for all of them when the adapter has it,
- * else `one` per item. An item whose call threw is `Transient`, and so is every item when no
- * adapter serves its chain now (the host removed it: the work keeps retrying, money in flight
- * is never left untracked).
+ * A chain call for each item, in order: `many` once for all of them (undefined when the adapter
+ * lacks that call), else `one` per item. An item whose call threw is `Transient`, and so is
+ * every item when no adapter serves its chain now (the host removed it: the work keeps retrying,
+ * money in flight is never left untracked).
  */
 async function callEach<T, R>(
   adapter: ChainAdapter | null,
   items: T[],
-  many: (adapter: ChainAdapter) => ((items: T[]) => Promise<R[]>) | undefined,
+  many: (adapter: ChainAdapter, items: T[]) => Promise<R[]> | undefined,
   one: (adapter: ChainAdapter, item: T) => Promise<R>,
 ): Promise<(R | Transient)[]> {
   const failed = (e: unknown): Transient => ({ transient: e instanceof Error ? e.message : String(e) });
   if (!adapter) return items.map(() => ({ transient: "no chain adapter serves this chain on this engine" }));
-  const all = many(adapter);
-  if (all) return all(items).catch((e: unknown) => items.map(() => failed(e)));
+  try {
+    const all = await many(adapter, items);
+    if (all) return all;
+  } catch (e) {
+    return items.map(() => failed(e));
+  }
   const out: (R | Transient)[] = [];
   for (const item of items) out.push(await one(adapter, item).catch(failed));
   return out;
