@@ -4,7 +4,7 @@ import { devPorts } from "../adapters/dev";
 import { createHttpApp } from "../adapters/http";
 import { connectPostgres, openPGlite, type PostgresStorage } from "../adapters/postgres";
 import { systemContext } from "../src/engine/context";
-import { createEngine } from "../src/engine/engine";
+import { createEngine } from "../src/modules";
 import type { Figure } from "./table";
 
 /**

@@ -4,7 +4,7 @@ import { devPorts } from "../adapters/dev";
 import { createMemoryStorage } from "../adapters/memory";
 import { createPostgresStorage, pgPoolDriver } from "../adapters/postgres";
 import { systemContext } from "../src/engine/context";
-import { createEngine } from "../src/engine/engine";
+import { createEngine } from "../src/modules";
 
 const BASE = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 

@@ -2,7 +2,7 @@ import pg from "pg";
 import { ManualClock } from "../adapters/clock";
 import { createMemoryStorage } from "../adapters/memory";
 import { connectPostgres, createPostgresStorage, openPGlite, pgPoolDriver, type PgPoolLike, type PgStatement } from "../adapters/postgres";
-import { createEngine, type Engine } from "../src/engine/engine";
+import { createEngine, type PayrailEngine as Engine } from "../src/modules";
 import type { StorageAdapter } from "../src/ports/storage";
 import { systemContext, type RequestContext } from "../src/engine/context";
 import { devPorts } from "../adapters/dev";

@@ -2,7 +2,7 @@ import { ManualClock } from "../adapters/clock";
 import { createHttpApp } from "../adapters/http";
 import { createMemoryStorage } from "../adapters/memory";
 import { SimulatedVenues, type SimulatedVenueSpec } from "../adapters/venues/simulated";
-import { createEngine } from "../src/engine/engine";
+import { createEngine } from "../src/modules";
 import type { VenueSnapshot } from "../src/ports/venue";
 import fc from "fast-check";
 import { gridSplit } from "../src/quoting/grid-split";

@@ -6,7 +6,8 @@ import { createFileBlobStore } from "../adapters/blobs";
 import { ManualClock } from "../adapters/clock";
 import { connectPostgres, openPGlite, type PostgresStorage } from "../adapters/postgres";
 import { systemContext } from "../src/engine/context";
-import { createEngine, engineDeps } from "../src/engine/engine";
+import { engineDeps } from "../src/engine/engine";
+import { createEngine } from "../src/modules";
 import { devPorts } from "../adapters/dev";
 
 /**

@@ -6,7 +6,7 @@ import { ManualClock } from "../adapters/clock";
 import { devPorts } from "../adapters/dev";
 import { connectPostgres } from "../adapters/postgres";
 import { systemContext } from "../src/engine/context";
-import { createEngine } from "../src/engine/engine";
+import { createEngine } from "../src/modules";
 import { createPayout } from "./payouts";
 import type { Figure } from "./table";
 

@@ -1,11 +1,11 @@
 import { hash, randomBytes } from "node:crypto";
 import type { Clock } from "./ports/clock";
 
-/** Id prefixes: the seed's, plus DECISIONS.md §1's, plus `pst_` for internal ledger postings. */
-export type IdPrefix =
-  | "po" | "rcp" | "qt" | "sw" | "lo" | "we" | "evt" | "pi" | "req" | "cur"
-  | "bat" | "le" | "dlv" | "rpt" | "fil" | "stl" | "acct"
-  | "pst" | "rsv" | "job" | "wrk" | "leg" | "key";
+/**
+ * An id prefix: the engine's own (`CORE_ID_PREFIXES`) or one a module declares
+ * (`ResourceModule.ids`), 2 to 8 lowercase letters.
+ */
+export type IdPrefix = string;
 
 /** Bytes of randomness; the default reads the operating system's CSPRNG. */
 export type RandomSource = (size: number) => Uint8Array;
@@ -28,12 +28,18 @@ export class IdGenerator {
   private timeText = "";
   private randomText = "";
 
+  /**
+   * With `prefixes` (the engine's catalogue), minting an id of any other prefix throws: every
+   * prefix in use is declared by the engine or by a module, once.
+   */
   constructor(
     private readonly clock: Clock,
     private readonly random: RandomSource = cryptoRandom,
+    private readonly prefixes?: { has(prefix: string): boolean },
   ) {}
 
   next(prefix: IdPrefix): string {
+    if (this.prefixes && !this.prefixes.has(prefix)) throw new TypeError(`id prefix ${prefix} is declared by no module`);
     const now = this.clock.now();
     if (now === this.lastTime) {
       this.increment();

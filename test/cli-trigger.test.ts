@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHost, type RunningHost } from "../adapters/cli/host";
 import { createMemoryStorage } from "../adapters/memory";
-import { EVENT_TYPES } from "../src/events/catalogue";
+import { DEFAULT_CATALOGUE } from "../src/modules";
+
+const EVENT_TYPES = DEFAULT_CATALOGUE.eventTypes;
 import { runCli } from "./support/cli";
 
 /** Issue 13: `payrail trigger` for every type of the catalogue, with overrides. */

@@ -8,7 +8,7 @@ import { ManualClock } from "../adapters/clock";
 import { devPorts } from "../adapters/dev";
 import { answerClientErrors, createHttpApp } from "../adapters/http";
 import { createMemoryStorage } from "../adapters/memory";
-import { createEngine, type Engine } from "../src/engine/engine";
+import { createEngine, type PayrailEngine as Engine } from "../src/modules";
 
 /**
  * The hosts of docs/embedding.md, run for real: payrail's /v1 binding mounted in Express, Fastify

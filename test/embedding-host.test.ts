@@ -99,17 +99,37 @@ describe("an embedding host compiled against the built package", () => {
     expect(status).toBe(200);
   });
 
-  it("keeps the root entry to the engine, its errors and signature verification", async () => {
+  it("keeps the root entry to the engine, its modules and how to define one, its errors and signature verification", async () => {
     const rootEntry = (await import(pathToFileURL(join(root, "dist", "index.js")).href)) as Record<string, unknown>;
     expect(Object.keys(rootEntry).sort()).toEqual([
       "AdapterError",
       "ApiError",
+      "DEFAULT_MODULES",
       "ERROR_CATALOGUE",
       "Engine",
+      "FULL_ACCESS",
       "SIGNATURE_TOLERANCE_SECONDS",
+      "accountsModule",
+      "apiKeysModule",
+      "balancesModule",
       "createEngine",
+      "defineEvent",
+      "defineModule",
+      "eventsModule",
+      "ledgerEntriesModule",
+      "limitOrdersModule",
+      "operations",
+      "paymentIntentsModule",
+      "payoutsModule",
+      "quotesModule",
+      "recipientsModule",
+      "reportsModule",
       "signatureHeader",
+      "swapsModule",
+      "testHelpersModule",
       "verifyWebhookSignature",
+      "webhooksModule",
+      "work",
     ]);
   });
 });

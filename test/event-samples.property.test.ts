@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../adapters/clock";
-import { EVENT_TYPES, type EventType } from "../src/events/catalogue";
+import { DEFAULT_CATALOGUE, type EventType } from "../src/modules";
 import { IdGenerator } from "../src/ids";
 import { AssetRegistry } from "../src/money/assets";
-import { sampleObject } from "../src/resources/events/event-samples";
+import { sampleEvent } from "../src/resources/test-helpers/test-helpers-service";
 import { testWorld } from "./support/engine";
 import { closeSharedStorage, storageKinds } from "./support/storage";
 
@@ -117,9 +117,9 @@ describe("event samples", () => {
   it("are consistent with their type, for every triggerable type at any time", () => {
     const assets = AssetRegistry.withDefaults();
     fc.assert(
-      fc.property(fc.constantFrom(...EVENT_TYPES), fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2100, 0, 1) }), (type, now) => {
+      fc.property(fc.constantFrom(...(DEFAULT_CATALOGUE.eventTypes as EventType[])), fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2100, 0, 1) }), (type, now) => {
         const clock = new ManualClock(now);
-        const object = JSON.parse(JSON.stringify(sampleObject(type, new IdGenerator(clock), assets, now)));
+        const object = JSON.parse(JSON.stringify(sampleEvent({ catalogue: DEFAULT_CATALOGUE, ids: new IdGenerator(clock), assets }, type, now)));
         expect(problems(type, object), type).toEqual([]);
       }),
       { numRuns: 300, interruptAfterTimeLimit: 30_000, markInterruptAsFailure: true },
@@ -129,7 +129,7 @@ describe("event samples", () => {
   it("reach receivers the same way through the trigger route", async () => {
     const w = await testWorld(storageKinds()[0]!);
     try {
-      for (const type of EVENT_TYPES) {
+      for (const type of DEFAULT_CATALOGUE.eventTypes as EventType[]) {
         const res = await w.request("POST", "/v1/test_helpers/events/trigger", { body: { type } });
         const event = (await res.json()) as any;
         expect(res.status, type).toBe(200);

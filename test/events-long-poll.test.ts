@@ -64,7 +64,7 @@ describe("events list with wait", () => {
   it("answers a waiting list when the engine closes", async () => {
     const waiting = w.request("GET", `/v1/events?created_gte=${since()}&wait=30`);
     expect(await settled(waiting)).toBe(false);
-    w.engine.events.close();
+    w.engine.stopWaiting();
     expect((await (await waiting).json()).data).toEqual([]);
   });
 

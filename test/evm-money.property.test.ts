@@ -6,7 +6,7 @@ import { EvmChain } from "../adapters/chains/evm";
 import { MemoryStorage } from "../adapters/memory";
 import { devPorts } from "../adapters/dev";
 import { systemContext, type RequestContext } from "../src/engine/context";
-import { Engine, createEngine } from "../src/engine/engine";
+import { type PayrailEngine as Engine, createEngine } from "../src/modules";
 import type { ChainAdapter } from "../src/ports/chain";
 import { TRANSFER_TOPIC } from "../adapters/chains/evm/evm-deposits";
 import { evmWorld, HOT_TOKENS, randomAddress, type EvmWorld } from "./support/evm/evm-harness";

@@ -2,7 +2,7 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { SimulatedChains } from "../adapters/chains/simulated";
 import { ManualClock } from "../adapters/clock";
 import { devPorts } from "../adapters/dev";
-import { createEngine } from "../src/engine/engine";
+import { createEngine } from "../src/modules";
 import type { ChainAdapter } from "../src/ports/chain";
 import { testWorld, type TestWorld } from "./support/engine";
 import { expectLedgerConsistent } from "./support/ledger-checks";

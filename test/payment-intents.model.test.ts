@@ -2,7 +2,9 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../adapters/clock";
 import { SimulatedChains } from "../adapters/chains/simulated";
+import { provided } from "../src/engine/engine";
 import type { InboundTransfer } from "../src/ports/chain";
+import { paymentIntentsModule } from "../src/resources/payment-intents";
 import type { PaymentIntentObject, SettlementObject } from "../src/resources/payment-intents/payment-intent-doc";
 import { testWorld, type TestWorld } from "./support/engine";
 import { closeSharedStorage, storageKinds } from "./support/storage";
@@ -100,7 +102,7 @@ class Chaos implements fc.AsyncCommand<Model, Real> {
       this.mode === "late"
         ? r.delayed.splice(0, r.delayed.length)
         : [...present, ...present.filter((_, i) => (i + this.seed) % 2 === 0)];
-    await r.w.engine.deposits.ingest(shuffle(batch, this.seed));
+    await provided(r.w.engine, paymentIntentsModule).deposits.ingest(shuffle(batch, this.seed));
   }
   toString = () => `Chaos(${this.seed}, ${this.mode})`;
 }
@@ -134,7 +136,7 @@ async function checkForward(r: Real) {
 async function checkAll(_: Model, r: Real) {
   await checkForward(r);
   // the truth arrives once more, as the watcher would bring it (held news stays held)
-  await r.w.engine.deposits.ingest(await truth(r));
+  await provided(r.w.engine, paymentIntentsModule).deposits.ingest(await truth(r));
   await checkForward(r);
   const sent = await truth(r);
   const { inspect } = r.w.harness;

@@ -5,6 +5,8 @@ import { DELIVERY_WINDOW_MS, MAX_DELIVERY_ATTEMPTS } from "../src/events/retry-s
 import { verifyWebhookSignature } from "../src/events/signing";
 import type { RandomSource } from "../src/ids";
 import type { DeliveryLogRecord } from "../src/ports/storage";
+import { engineDeps, provided } from "../src/engine/engine";
+import { webhooksModule } from "../src/resources/webhook-endpoints";
 import { testWorld, type TestWorld } from "./support/engine";
 import { TestReceiver, hang, ok, reset, status, type Behaviour } from "./support/receiver";
 import { closeSharedStorage, storageKinds } from "./support/storage";
@@ -154,9 +156,9 @@ async function simulate(kind: ReturnType<typeof storageKinds>[number], scenario:
         }
         if (job && crash.kind === "delivery-sent") {
           // it sends the first `sent` of the item's attempts, then dies before recording them
-          const delivery = await w.engine.webhookDeliveries.prepare(toJob(WEBHOOK_DELIVERY, job, { assets: w.engine.assets }));
+          const delivery = await provided(w.engine, webhooksModule).webhookDeliveries.prepare(toJob(WEBHOOK_DELIVERY, job, engineDeps(w.engine).parse));
           for (const event of delivery?.events.slice(0, crash.sent) ?? []) {
-            const prepared = w.engine.webhookDeliveries.attempt(delivery!, event);
+            const prepared = provided(w.engine, webhooksModule).webhookDeliveries.attempt(delivery!, event);
             lostToCrashes.add(prepared.deliveryId);
             await createHttpDelivery({ allowPrivateNetworks: true }).send(prepared.request);
           }

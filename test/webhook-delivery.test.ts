@@ -299,7 +299,7 @@ describe("the 10 s acknowledgement limit and the lease that outlasts it", () => 
     const harness = await memory!.factory();
     const receiver = await TestReceiver.start();
     const { ManualClock } = await import("../adapters/clock");
-    const { createEngine } = await import("../src/engine/engine");
+    const { createEngine } = await import("../src/modules");
     const clock = new ManualClock();
     const ports = () => ({ ...devPorts({ clock }), delivery: createHttpDelivery({ allowPrivateNetworks: true, clock }) });
     const engine = await createEngine({ storage: harness.storage, ...ports() });

@@ -1,6 +1,10 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createHttpDelivery } from "../adapters/delivery";
-import { EVENT_TYPES } from "../src/events/catalogue";
+import { provided } from "../src/engine/engine";
+import { DEFAULT_CATALOGUE } from "../src/modules";
+import { webhooksModule } from "../src/resources/webhook-endpoints";
+
+const EVENT_TYPES = DEFAULT_CATALOGUE.eventTypes;
 import { WEBHOOK_ENDPOINTS } from "../src/resources/webhook-endpoints/webhook-endpoints-service";
 import { testWorld, type TestWorld } from "./support/engine";
 import { closeSharedStorage, storageKinds } from "./support/storage";
@@ -90,7 +94,7 @@ for (const kind of storageKinds()) {
 
     it("never enables again an endpoint whose receiver answered 410 Gone", async () => {
       const ep = await registerEndpoint(w, URL_OK);
-      await w.engine.storage.transaction((tx) => w.engine.webhookEndpoints.markGone(tx, w.accountId, ep.id, w.clock.now()));
+      await w.engine.storage.transaction((tx) => provided(w.engine, webhooksModule).webhookEndpoints.markGone(tx, w.accountId, ep.id, w.clock.now()));
       const read = await json(await w.request("GET", `/v1/webhook_endpoints/${ep.id}`));
       expect(read).toMatchObject({ status: "disabled", disabled_reason: "gone" });
       const res = await w.request("POST", `/v1/webhook_endpoints/${ep.id}`, { body: { status: "enabled" } });

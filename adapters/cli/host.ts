@@ -8,7 +8,7 @@ import pino from "pino";
 import { logObserver, type Logger } from "../logging/logger";
 import { PrometheusMetrics } from "../prometheus/prometheus-metrics";
 import { combineObservers } from "../../src/ports/observer";
-import { Engine, createEngine } from "../../src/engine/engine";
+import { type PayrailEngine as Engine, createEngine } from "../../src/modules";
 import type { Clock } from "../../src/ports/clock";
 import type { StorageAdapter } from "../../src/ports/storage";
 import { systemContext } from "../../src/engine/context";
@@ -201,7 +201,7 @@ async function shutdown(server: Server, engine: Engine, graceMs: number): Promis
   const deadline = started + graceMs;
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   server.closeIdleConnections();
-  engine.events.close();
+  engine.stopWaiting();
   const [connectionsCut, released] = await Promise.all([
     (async () => {
       let timer: NodeJS.Timeout | undefined;

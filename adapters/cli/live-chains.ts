@@ -1,4 +1,4 @@
-import type { Engine } from "../../src/engine/engine";
+import type { PayrailEngine as Engine } from "../../src/modules";
 import { AssetRegistry } from "../../src/money/assets";
 import type { Clock } from "../../src/ports/clock";
 import type { EvmSigner } from "../../src/ports/evm-signer";

@@ -1,6 +1,5 @@
 import { Hono } from "hono";
-import type { Engine } from "../../src/engine/engine";
-import type { RouteDefinition } from "../../src/engine/route";
+import { bindRoute, type EngineRoute, type RouteDefinition } from "../../src/engine/route";
 import { ApiError } from "../../src/errors";
 import {
   authenticate,
@@ -16,15 +15,16 @@ import {
   parseRequest,
   rateLimit,
   requestId,
+  type HttpEngine,
   type HttpEnv,
   type HttpMiddleware,
 } from "./middleware";
 import { buildOpenApi } from "./openapi";
 import { mountOperatorRoutes, type HealthOptions, type MetricsSource } from "./health";
 
-export interface HttpOptions {
-  /** Extra routes a host mounts next to the engine's. */
-  routes?: RouteDefinition[];
+export interface HttpOptions<E extends HttpEngine = HttpEngine> {
+  /** Extra routes a host mounts next to the engine's; their handlers get the engine as `api`. */
+  routes?: RouteDefinition<E>[];
   /** Called with every 5xx cause, for the host's logs. */
   onInternalError?: (error: unknown, requestId: string) => void;
   /**
@@ -32,7 +32,7 @@ export interface HttpOptions {
    * authenticate, authorize, parse the request, idempotency, rate limit. A host may reorder them
    * or put its own between them (all are exported from `payrail/http`).
    */
-  routeStack?: (engine: Engine, route: RouteDefinition) => HttpMiddleware[];
+  routeStack?: (engine: HttpEngine, route: EngineRoute) => HttpMiddleware[];
   /** Serve `GET /healthz` and `GET /readyz` without an API key (default: not served). */
   health?: HealthOptions | boolean;
   /** Serve `GET /metrics` from this source without an API key, e.g. `createPrometheusMetrics()`. */
@@ -40,7 +40,7 @@ export interface HttpOptions {
 }
 
 /** The middleware of a route, in the order the binding runs them by default. */
-export function defaultRouteStack(engine: Engine, route: RouteDefinition): HttpMiddleware[] {
+export function defaultRouteStack(engine: HttpEngine, route: EngineRoute): HttpMiddleware[] {
   return [authenticate(engine), authorize(engine, route), parseRequest(route), idempotency(engine, route), rateLimit(engine, route)];
 }
 
@@ -49,11 +49,11 @@ export function defaultRouteStack(engine: Engine, route: RouteDefinition): HttpM
  * `Request-Id`; every error has the shape of DECISIONS.md §2; every POST honours
  * `Idempotency-Key`. Mount `app.fetch` in any server (Node, Bun, Deno, workers).
  */
-export function createHttpApp(engine: Engine, options: HttpOptions = {}): Hono<HttpEnv> {
-  const routes = [...engine.routes, ...(options.routes ?? [])];
+export function createHttpApp<E extends HttpEngine>(engine: E, options: HttpOptions<E> = {}): Hono<HttpEnv> {
+  const routes = [...engine.routes, ...(options.routes ?? []).map((route) => bindRoute(route, engine))];
   const stack = options.routeStack ?? defaultRouteStack;
   const app = new Hono<HttpEnv>();
-  const openapi = buildOpenApi(routes, engine.downloads, engine.assets);
+  const openapi = buildOpenApi(routes, engine.downloads, engine.catalogue, engine.assets);
 
   // operator routes first: they answer before the /v1 middleware (no key, no request id, not counted)
   mountOperatorRoutes(app, engine, options.health === true ? {} : options.health || null, options.metrics ?? null);
@@ -62,13 +62,13 @@ export function createHttpApp(engine: Engine, options: HttpOptions = {}): Hono<H
     c.set("route", "/v1/openapi.json");
     return c.json(openapi);
   });
-  for (const route of engine.downloads) app.get(route.path, download(engine, route, options.onInternalError));
+  for (const route of engine.downloads) app.get(route.path, download(route, options.onInternalError));
   for (const route of routes) {
     const tag: HttpMiddleware = (c, next) => {
       c.set("route", route.path);
       return next();
     };
-    const handlers: HttpMiddleware[] = [tag, ...stack(engine, route), handle(engine, route, options.onInternalError)];
+    const handlers: HttpMiddleware[] = [tag, ...stack(engine, route), handle(route, options.onInternalError)];
     app.on(route.method.toUpperCase(), [route.path], ...(handlers as [HttpMiddleware]));
   }
   app.notFound(notFound);

@@ -2,11 +2,15 @@ import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { RequestContext } from "../../src/engine/context";
 import type { Engine } from "../../src/engine/engine";
+import type { AccountsApi } from "../../src/resources/accounts/routes";
 import { checkIdempotencyKey, isStoredStatus, requestFingerprint } from "../../src/engine/idempotency";
-import type { DownloadRouteDefinition, RouteDefinition } from "../../src/engine/route";
+import type { EngineDownloadRoute, EngineRoute } from "../../src/engine/route";
 import { ApiError } from "../../src/errors";
 import type { Principal } from "../../src/resources/accounts/auth";
 import { badTextReason } from "../../src/validation/schema";
+
+/** An engine the binding can serve: any modules, the accounts' among them (keys authenticate through it). */
+export type HttpEngine = Engine & Pick<AccountsApi, "auth">;
 
 /** DECISIONS.md §3: 32 MB request bodies. */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -108,7 +112,7 @@ export function limitBody(maxBytes = MAX_BODY_BYTES): HttpMiddleware {
 }
 
 /** Bearer-key authentication: sets `principal` and the request's `ctx`, or answers 401. */
-export function authenticate(engine: Engine): HttpMiddleware {
+export function authenticate(engine: HttpEngine): HttpMiddleware {
   return async (c, next) => {
     const principal = await engine.auth.authenticate(c.req.header("authorization"));
     if (principal.isErr()) return errorResponse(c, principal.error);
@@ -124,7 +128,7 @@ export function authenticate(engine: Engine): HttpMiddleware {
 }
 
 /** The route's scope (403 without it); test-mode routes are unknown (404) to live keys. */
-export function authorize(engine: Engine, route: RouteDefinition): HttpMiddleware {
+export function authorize(engine: HttpEngine, route: EngineRoute): HttpMiddleware {
   return async (c, next) => {
     const principal = c.get("principal");
     if (route.testModeOnly && principal.livemode) return unrecognized(c);
@@ -142,7 +146,7 @@ export function authorize(engine: Engine, route: RouteDefinition): HttpMiddlewar
  * approve need none). Text storage cannot hold (NUL, unpaired surrogates) is refused anywhere
  * in the path, query or body with 400 `parameter_invalid` naming where, before any effect.
  */
-export function parseRequest(route: RouteDefinition): HttpMiddleware {
+export function parseRequest(route: EngineRoute): HttpMiddleware {
   return async (c, next) => {
     for (const [name, value] of Object.entries(c.req.param() as Record<string, string>)) {
       const bad = badTextIn(value, name);
@@ -190,7 +194,7 @@ export function parseRequest(route: RouteDefinition): HttpMiddleware {
  * request holds the key while it runs. Afterwards a stored status (2xx, 402, 5xx) is saved (the
  * command saved a success with its effect already) and any other gives the key back.
  */
-export function idempotency(engine: Engine, route: RouteDefinition): HttpMiddleware {
+export function idempotency(engine: Engine, route: EngineRoute): HttpMiddleware {
   return async (c, next) => {
     if (route.method !== "post") return next();
     const ctx = c.get("ctx");
@@ -224,7 +228,7 @@ export function idempotency(engine: Engine, route: RouteDefinition): HttpMiddlew
  * after `idempotency`: a replay answers from the stored response and is not counted, and a
  * refusal gives the key back.
  */
-export function rateLimit(engine: Engine, route: RouteDefinition): HttpMiddleware {
+export function rateLimit(engine: Engine, route: EngineRoute): HttpMiddleware {
   return async (c, next) => {
     if (!route.rateLimit) return next();
     const limited = await engine.rateLimits.hit(c.get("principal").keyHash, route.rateLimit);
@@ -235,14 +239,12 @@ export function rateLimit(engine: Engine, route: RouteDefinition): HttpMiddlewar
 
 /** Runs the route's handler and answers its result; a thrown error is 500 `internal_error`. */
 export function handle(
-  engine: Engine,
-  route: RouteDefinition,
+  route: EngineRoute,
   onInternalError?: (error: unknown, requestId: string) => void,
 ): HttpMiddleware {
   return async (c) => {
     try {
       const result = await route.handler({
-        engine,
         ctx: c.get("ctx"),
         params: c.req.param() as Record<string, string>,
         query: c.get("query"),
@@ -263,13 +265,12 @@ export function handle(
  * bad or expired link).
  */
 export function download(
-  engine: Engine,
-  route: DownloadRouteDefinition,
+  route: EngineDownloadRoute,
   onInternalError?: (error: unknown, requestId: string) => void,
 ): HttpMiddleware {
   return async (c) => {
     try {
-      const result = await route.handler({ engine, path: c.req.path, query: queryObject(c) });
+      const result = await route.handler({ path: c.req.path, query: queryObject(c) });
       if (result.isErr()) return errorResponse(c, result.error);
       const file = result.value;
       return new Response(file.body, {

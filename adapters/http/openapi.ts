@@ -1,8 +1,9 @@
 import { ERROR_CATALOGUE, type ErrorCode } from "../../src/errors";
 import type { Schema, JsonSchema } from "../../src/validation/schema";
-import type { DownloadRouteDefinition, RouteDefinition } from "../../src/engine/route";
+import type { EngineCatalogue } from "../../src/engine/catalogue";
+import type { EngineDownloadRoute, EngineRoute } from "../../src/engine/route";
 import type { AssetRegistry } from "../../src/money/assets";
-import { ApiErrorObject, ASSET_CODE, CHAIN_NAME } from "../../src/api/objects";
+import { ApiErrorObject, ASSET_CODE, CHAIN_NAME, EVENT_TYPE, SCOPE } from "../../src/api/common-objects";
 import { reachable, type NamedSchema } from "../../src/api/response-schema";
 
 /** What each error status means, for the document's responses (its codes: the catalogue's of that status). */
@@ -24,21 +25,6 @@ function codesOf(status: number): ErrorCode[] {
   return (Object.keys(ERROR_CATALOGUE) as ErrorCode[]).filter((c) => ERROR_CATALOGUE[c].status === status);
 }
 
-const TAGS: Record<string, string> = {
-  Balances: "What the account holds per asset and chain",
-  Events: "Things that happened, 30 days back",
-  "Ledger entries": "The account's double-entry ledger",
-  "Limit orders": "Conversions that wait for a target rate",
-  "Payment intents": "Requests to be paid on chain",
-  Payouts: "Money sent to recipients, alone or in batches of up to 25,000",
-  Quotes: "Firm prices for conversions",
-  Recipients: "Who payouts go to",
-  Reports: "CSV files of the ledger, built in the background",
-  Swaps: "Conversions at a quote",
-  "Test helpers": "Drive the simulated world (test-mode keys only)",
-  "Webhook endpoints": "Receivers of signed events, their delivery log and replays",
-  Files: "Report files behind signed links",
-};
 
 const REQUEST_ID_HEADER = { $ref: "#/components/headers/RequestId" };
 const ERROR_SCHEMA = ApiErrorObject;
@@ -46,12 +32,14 @@ const ERROR_SCHEMA = ApiErrorObject;
 /**
  * The OpenAPI 3.1 document of the binding, derived from the route table, the same request
  * schemas the services validate with, and the response schemas the presenters' types come from
- * (`src/api/objects.ts`), so the document and the behaviour cannot disagree. `assets` lists the
- * registry's asset codes and chain names as enums.
+ * (each resource's `*-objects.ts`), so the document and the behaviour cannot disagree. The
+ * catalogue gives the tags, the event types and the scopes; `assets` lists the registry's asset
+ * codes and chain names as enums.
  */
 export function buildOpenApi(
-  routes: readonly RouteDefinition[],
-  downloads: readonly DownloadRouteDefinition[] = [],
+  routes: readonly EngineRoute[],
+  downloads: readonly EngineDownloadRoute[],
+  catalogue: EngineCatalogue,
   assets?: AssetRegistry,
 ): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
@@ -131,6 +119,8 @@ export function buildOpenApi(
   schemas[CHAIN_NAME] = assets
     ? { type: "string", enum: assets.chains().map((c) => c.name), description: "A chain name of the registry (DECISIONS.md §1)" }
     : { type: "string", pattern: "^[a-z][a-z0-9_]*$", description: "A chain name of the registry" };
+  schemas[EVENT_TYPE] = { type: "string", enum: [...catalogue.eventTypes], description: "An event type of the catalogue (DECISIONS.md §4)" };
+  schemas[SCOPE] = { type: "string", enum: [...catalogue.scopes], description: "An API key scope: `<resource>:read` or `<resource>:write` (write implies read)" };
 
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(ERROR_RESPONSES)) {
@@ -156,7 +146,7 @@ export function buildOpenApi(
       license: { name: "UNLICENSED", identifier: "UNLICENSED" },
     },
     servers: [{ url: "/", description: "The host serving this document" }],
-    tags: [...usedTags].sort().map((name) => ({ name, description: TAGS[name] ?? name })),
+    tags: catalogue.tags.filter((t) => usedTags.has(t.name)).map(({ name, description }) => ({ name, description })).sort((a, b) => a.name.localeCompare(b.name)),
     paths,
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key: sk_test_… or sk_live_…" } },
@@ -194,7 +184,7 @@ function idempotencyParameter(required: boolean): Record<string, unknown> {
 }
 
 /** Statuses a route can answer besides its success. */
-function errorStatuses(route: RouteDefinition): string[] {
+function errorStatuses(route: EngineRoute): string[] {
   const out = ["400", "401", "403", "404"];
   if (route.failures?.length) out.push("402");
   if (route.method === "post") out.push("409", "413", "415");
@@ -203,7 +193,7 @@ function errorStatuses(route: RouteDefinition): string[] {
   return out.sort();
 }
 
-function operationSuffix(route: RouteDefinition): string {
+function operationSuffix(route: EngineRoute): string {
   return operationId(route.method, route.path.replace(/:([A-Za-z_]+)/g, "{$1}")).replace(/^./, (c) => c.toUpperCase());
 }
 
@@ -211,7 +201,7 @@ function operationId(method: string, path: string): string {
   return `${method}${path.replace(/[^A-Za-z0-9]+(.)?/g, (_, ch: string | undefined) => (ch ? ch.toUpperCase() : ""))}`;
 }
 
-function describe(route: RouteDefinition): string {
+function describe(route: EngineRoute): string {
   const parts = [route.description ?? `${route.summary}.`, `Requires scope \`${route.scope}\` (or a key without scopes).`];
   if (route.idempotencyRequired) parts.push("An `Idempotency-Key` header is required.");
   if (route.testModeOnly) parts.push("Test-mode keys only; live keys get 404.");

@@ -10,7 +10,9 @@ import type { EngineObserver } from "../ports/observer";
 import type { ScreeningAdapter } from "../ports/screening";
 import type { StorageAdapter } from "../ports/storage";
 import type { VenueSet } from "../quoting/venue-set";
+import type { ParseContext } from "../validation/schema";
 import type { Job } from "../workers/due-work";
+import type { EngineCatalogue } from "./catalogue";
 
 /**
  * Who is asking, carried into every use case. Requests build it from the API key; workers build
@@ -137,6 +139,10 @@ export interface EngineDeps {
   wakeWorkers(): void;
   /** Where metrics go (the host's observer, guarded; `NO_OBSERVER` by default). */
   observer: EngineObserver;
+  /** What the modules declare (event types, scopes, id prefixes). */
+  catalogue: EngineCatalogue;
+  /** What request schemas validate against: the asset registry and the catalogue. */
+  parse: ParseContext;
 }
 
 /** The context of work the engine does for an account on its own (workers, maintenance). */

@@ -11,20 +11,6 @@ import type { ScreeningAdapter } from "../ports/screening";
 import type { DueWorkKindStats, StorageAdapter, StorageTx } from "../ports/storage";
 import type { VenueAdapter } from "../ports/venue";
 import { VenueSet } from "../quoting/venue-set";
-import { accountsModule } from "../resources/accounts";
-import { apiKeysModule } from "../resources/api-keys";
-import { balancesModule } from "../resources/balances";
-import { eventsModule } from "../resources/events";
-import { limitOrdersModule } from "../resources/limit-orders";
-import { paymentIntentsModule } from "../resources/payment-intents";
-import { payoutsModule } from "../resources/payouts";
-import { quotesModule } from "../resources/quotes";
-import { recipientsModule } from "../resources/recipients";
-import { swapsModule } from "../resources/swaps";
-import { testHelpersModule } from "../resources/test-helpers";
-import { webhooksModule } from "../resources/webhook-endpoints";
-import { ledgerEntriesModule } from "../resources/ledger-entries";
-import { reportsModule } from "../resources/reports";
 import { FileLinks } from "../files/file-links";
 import type { BlobStore } from "../ports/blobs";
 import { newDueWork } from "../workers/due-work";
@@ -34,35 +20,9 @@ import { DEFAULT_CONFIG, type EngineConfig, type EngineDeps } from "./context";
 import { IdempotencyService } from "./idempotency";
 import { RateLimitService } from "./rate-limits";
 import { checkReadiness, type Readiness } from "./readiness";
-import type { Kernel, ResourceModule, ServicesOf } from "./resource-module";
-import type { DownloadRouteDefinition, RouteDefinition } from "./route";
-
-/**
- * The resources of the engine, in the order they are set up (a module may use the services of
- * those before it). Each brings its services, its due work and its routes through one seam
- * (`ResourceModule`); nothing else wires a resource in.
- */
-const MODULES = [
-  accountsModule,
-  apiKeysModule,
-  balancesModule,
-  eventsModule,
-  recipientsModule,
-  payoutsModule,
-  paymentIntentsModule,
-  webhooksModule,
-  quotesModule,
-  swapsModule,
-  limitOrdersModule,
-  ledgerEntriesModule,
-  reportsModule,
-  testHelpersModule,
-] as const;
-
-type UnionToIntersection<U> = (U extends unknown ? (u: U) => void : never) extends (i: infer I) => void ? I : never;
-
-/** The members every resource module adds to the engine (`engine.payouts`, `engine.swaps`, …). */
-export type EngineServices = UnionToIntersection<ServicesOf<(typeof MODULES)[number]>>;
+import { EngineCatalogue } from "./catalogue";
+import type { AnyModule, ApisOf, Kernel, ResourceModule } from "./module";
+import { bindDownload, bindRoute, type EngineDownloadRoute, type EngineRoute } from "./route";
 
 /**
  * The ports an engine runs on. Every one is explicit: `payrail/dev` has the simulated ones
@@ -131,22 +91,40 @@ export interface CloseOptions {
   graceMs?: number;
 }
 
-const internals = new WeakMap<Engine, EngineDeps>();
+/** What an engine was built from and what its modules provide each other: never a member of it. */
+interface EngineInternals {
+  deps: EngineDeps;
+  provided: ReadonlyMap<AnyModule, unknown>;
+}
+
+const internalsOf = new WeakMap<Engine, EngineInternals>();
 
 /**
  * What the engine is built from, for code inside this package that needs it (tests, benchmarks,
  * the conformance suites); hosts use the engine's members.
  */
 export function engineDeps(engine: Engine): EngineDeps {
-  return internals.get(engine)!;
+  return internalsOf.get(engine)!.deps;
 }
 
-// The services of the modules are members of the engine, typed from the modules themselves.
-export interface Engine extends EngineServices {}
+/**
+ * What a module of the engine provides the modules after it (`ModuleParts.provides`), for code
+ * inside this package that drives a module's internals step by step (tests).
+ */
+export function provided<P>(engine: Engine, module: ResourceModule<string, any, P, any>): P {
+  const parts = internalsOf.get(engine)!.provided;
+  if (!parts.has(module)) throw new Error(`module ${module.name} is not in this engine`);
+  return parts.get(module) as P;
+}
+
+/** An engine with the host APIs of the modules `M`. */
+export type EngineOf<M extends readonly AnyModule[]> = Engine & ApisOf<M>;
 
 /**
- * The composition root: ports in, services and workers out. Engines hold no state between
- * requests beyond caches, so any number of them can share one database.
+ * The composition root: ports and modules in, the modules' host APIs and the workers out. The
+ * class holds what every engine has whatever its modules; `EngineOf<M>` adds the modules' APIs
+ * (`engine.payouts`, …). Engines hold no state between requests beyond caches, so any number of
+ * them can share one database.
  */
 export class Engine {
   /** The due-work runner: `start()` it to run background work, `runDue()` in tests. */
@@ -155,48 +133,62 @@ export class Engine {
   readonly idempotency: IdempotencyService;
   /** Rate limits counted in storage, for a binding that limits requests. */
   readonly rateLimits: RateLimitService;
-  /** Every route of every resource module, framework-neutral (`payrail/http` mounts them). */
-  readonly routes: readonly RouteDefinition[];
+  /** Every route of every module, framework-neutral and bound to its module (`payrail/http` mounts them). */
+  readonly routes: readonly EngineRoute[];
   /** Routes that answer files to holders of signed links, without an API key. */
-  readonly downloads: readonly DownloadRouteDefinition[];
+  readonly downloads: readonly EngineDownloadRoute[];
+  /** What the modules declare: event types, scopes, id prefixes, tags. */
+  readonly catalogue: EngineCatalogue;
+  /** The modules' `close` hooks. */
+  private readonly closing: (() => void)[] = [];
 
   private constructor(
     deps: EngineDeps,
+    modules: readonly AnyModule[],
     workerOptions: WorkerOptions,
     private readonly storageInitialized: () => boolean,
   ) {
-    internals.set(this, deps);
-    const worker = new WorkerRunner(deps.storage, deps.clock, deps.ids, deps.random, workerOptions, { assets: deps.assets }, deps.observer);
+    const worker = new WorkerRunner(deps.storage, deps.clock, deps.ids, deps.random, workerOptions, deps.parse, deps.observer);
     this.worker = worker;
+    this.catalogue = deps.catalogue;
+    const committed: (() => void)[] = [];
     deps.wakeWorkers = () => {
       worker.wake();
-      // a commit that scheduled work may have written events: lists waiting for them look again
-      this.events.notify();
+      for (const hook of committed) hook();
     };
     this.idempotency = new IdempotencyService(deps);
     this.rateLimits = new RateLimitService(deps);
     worker.handle(MAINTENANCE, maintenanceHandler(deps));
-    const setUp = new Map<ResourceModule<object>, object>();
+    const provided = new Map<AnyModule, unknown>();
     const kernel: Kernel = {
       deps,
       worker,
-      use<S extends object>(module: ResourceModule<S>): S {
-        const services = setUp.get(module as ResourceModule<object>);
-        if (!services) throw new Error(`module ${module.name} is used before it is set up`);
-        return services as S;
+      use: (module) => {
+        if (!provided.has(module)) throw new Error(`module ${module.name} is used before it is set up (or is not in the engine's list)`);
+        return provided.get(module) as never;
       },
     };
-    for (const module of MODULES as readonly ResourceModule<object>[]) {
+    const routes: EngineRoute[] = [];
+    const downloads: EngineDownloadRoute[] = [];
+    for (const module of modules) {
       const parts = module.setup(kernel);
-      setUp.set(module, parts.services);
-      Object.assign(this, parts.services);
+      provided.set(module, parts.provides);
+      for (const [name, member] of Object.entries(parts.api)) {
+        if (name in this) throw new TypeError(`module ${module.name}: engine.${name} is taken`);
+        Object.defineProperty(this, name, { value: member, enumerable: true });
+      }
       for (const binding of parts.work ?? []) {
         if (binding.lane) worker.addLane({ kinds: [binding.def.kind], ...binding.lane });
         worker.handle(binding.def, binding.handler);
       }
+      if (parts.committed) committed.push(parts.committed);
+      if (parts.close) this.closing.push(parts.close);
+      routes.push(...(module.routes ?? []).map((route) => bindRoute(route, parts.api)));
+      downloads.push(...(module.downloads ?? []).map((route) => bindDownload(route, parts.api)));
     }
-    this.routes = MODULES.flatMap((module) => module.routes);
-    this.downloads = (MODULES as readonly ResourceModule<object>[]).flatMap((module) => module.downloads ?? []);
+    internalsOf.set(this, { deps, provided });
+    this.routes = routes;
+    this.downloads = downloads;
   }
 
   get clock(): Clock {
@@ -221,13 +213,17 @@ export class Engine {
     return engineDeps(this).ids.next("req");
   }
 
-  /** Creates an engine: initialises storage (migrations) and schedules housekeeping. */
-  static async create(options: EngineOptions): Promise<Engine> {
+  /**
+   * Creates an engine of `modules` (set up in their order): initialises storage (migrations) and
+   * schedules housekeeping.
+   */
+  static async create<const M extends readonly AnyModule[]>(options: EngineOptions, modules: M): Promise<EngineOf<M>> {
+    const catalogue = new EngineCatalogue(modules);
     const storage = guardStorage(options.storage);
     await storage.init();
     const { clock } = options;
     const random = options.random ?? cryptoRandom;
-    const ids = new IdGenerator(clock, random);
+    const ids = new IdGenerator(clock, random, catalogue.prefixes);
     const secret =
       options.secret ??
       (await storage.transaction((tx) => tx.meta.setIfAbsent("cursor_secret", randomToken(random, 32))));
@@ -238,13 +234,14 @@ export class Engine {
     const observer = guardObserver(options.observer ?? NO_OBSERVER, (e) => options.worker?.onError?.(e));
     const startedAt = clock.now();
     if (options.exclusiveStorage) await storage.transaction((tx) => tx.work.releaseAllLeases(startedAt));
+    const assets = AssetRegistry.withDefaults(options.assets, options.chains);
     const deps: EngineDeps = {
       storage,
       house,
       clock,
       ids,
       random,
-      assets: AssetRegistry.withDefaults(options.assets, options.chains),
+      assets,
       cursors: new CursorCodec(Buffer.from(secret)),
       config: { ...DEFAULT_CONFIG, ...options.config },
       chains: new ChainDirectory(options.chainAdapters, (name) => adapterTiming(observer, clock, "chain", name)),
@@ -257,13 +254,15 @@ export class Engine {
       publicUrl: options.publicUrl ?? null,
       observer,
       claimsValidFrom: options.exclusiveStorage ? startedAt : Number.NEGATIVE_INFINITY,
+      catalogue,
+      parse: { assets, catalogue },
     };
-    const engine = new Engine(deps, options.worker ?? {}, () => storage.initialized);
+    const engine = new Engine(deps, modules, options.worker ?? {}, () => storage.initialized);
     const now = clock.now();
     await storage.transaction((tx) =>
       tx.work.enqueue([newDueWork(ids, now, MAINTENANCE, {}, null, { dedupeKey: MAINTENANCE.kind })]),
     );
-    return engine;
+    return engine as EngineOf<M>;
   }
 
   /**
@@ -282,12 +281,21 @@ export class Engine {
   }
 
   /**
+   * Answers every request that waits on the engine (event lists long-polling with `wait`) at
+   * once, and every later one without waiting: the first step of a shutdown, before a server
+   * drains its connections. `close` does it too.
+   */
+  stopWaiting(): void {
+    for (const close of this.closing) close();
+  }
+
+  /**
    * Stops the workers and waits for the work in flight (at most `graceMs`, see `CloseOptions`),
    * answers the lists waiting for events, and closes the delivery adapter and storage.
    */
   async close(options: CloseOptions = {}): Promise<void> {
     const deps = engineDeps(this);
-    this.events.close();
+    this.stopWaiting();
     await this.worker.stop(options);
     await deps.delivery.close();
     await deps.blobs.close();
@@ -307,6 +315,4 @@ async function houseAccount(tx: StorageTx, ids: IdGenerator, now: number, livemo
   return id;
 }
 
-export function createEngine(options: EngineOptions): Promise<Engine> {
-  return Engine.create(options);
-}
+

@@ -1,8 +1,7 @@
 import type { Result } from "neverthrow";
-import type { Engine } from "./engine";
 import type { ApiError } from "../errors";
 import type { RequestContext } from "./context";
-import type { RouteScope } from "../resources/accounts/auth";
+import type { RouteScope } from "./scopes";
 import type { RateLimit } from "./rate-limits";
 import type { ObjectSchema } from "../validation/schema";
 import type { ErrorCode } from "../errors";
@@ -13,8 +12,9 @@ import type { NamedSchema } from "../api/response-schema";
  * untyped JSON as the client sent it: the service the handler calls validates them with the
  * same schemas its typed inputs come from, so they are passed on as they are.
  */
-export interface RouteInput {
-  engine: Engine;
+export interface RouteInput<Api = unknown> {
+  /** The host API of the route's module (`ModuleParts.api`). */
+  api: Api;
   ctx: RequestContext;
   /** Path parameters, e.g. `{ id }`. */
   params: Record<string, string>;
@@ -30,14 +30,14 @@ export interface RouteInput {
  * One route of the /v1 binding. The table of routes drives both the Hono app and the OpenAPI
  * document, with the request schemas the services validate with.
  */
-export interface RouteDefinition {
+export interface RouteDefinition<Api = unknown> {
   method: "get" | "post" | "delete";
   /** Hono path syntax, e.g. `/v1/events/:id`. */
   path: string;
   summary: string;
   /** What the operation does, for the document (Markdown); the summary when absent. */
   description?: string;
-  /** OpenAPI tag. */
+  /** OpenAPI tag (one of its module's `tags`). */
   tag: string;
   /** The scope an API key needs (`<resource>:read` or `:write`), or `full_access` (a key without scopes). */
   scope: RouteScope;
@@ -53,23 +53,45 @@ export interface RouteDefinition {
   rateLimit?: RateLimit;
   /** Status of success (default 200). */
   successStatus?: number;
-  /** Schema of the object a success answers (`src/api/objects.ts`), for the document. */
+  /** Schema of the object a success answers (the resource's `*-objects.ts`), for the document. */
   returns: NamedSchema<unknown>;
   /** Codes of 402 `request_failed` the route can answer, for the document. */
   failures?: readonly ErrorCode[];
-  handler: (input: RouteInput) => Promise<Result<unknown, ApiError>>;
+  handler: (input: RouteInput<Api>) => Promise<Result<unknown, ApiError>>;
+}
+
+/** A route as the engine serves it: bound to its module's API, so a binding passes the request only. */
+export interface EngineRoute extends Omit<RouteDefinition, "handler"> {
+  handler: (input: Omit<RouteInput, "api">) => Promise<Result<unknown, ApiError>>;
+}
+
+/** A route bound to the API its handler is given. */
+export function bindRoute<Api>(route: RouteDefinition<Api>, api: Api): EngineRoute {
+  const { handler, ...rest } = route;
+  return { ...rest, handler: (input) => handler({ ...input, api }) };
 }
 
 /**
  * A route that answers a file, not JSON, to whoever holds a signed link: no API key, no
  * idempotency. A failed check answers in the error shape (403 for a bad or expired link).
  */
-export interface DownloadRouteDefinition {
+export interface DownloadRouteDefinition<Api = unknown> {
   /** Hono path syntax; GET only. */
   path: string;
   summary: string;
   tag: string;
-  handler: (input: { engine: Engine; path: string; query: Record<string, unknown> }) => Promise<Result<DownloadFile, ApiError>>;
+  handler: (input: { api: Api; path: string; query: Record<string, unknown> }) => Promise<Result<DownloadFile, ApiError>>;
+}
+
+/** A download route as the engine serves it, bound to its module's API. */
+export interface EngineDownloadRoute extends Omit<DownloadRouteDefinition, "handler"> {
+  handler: (input: { path: string; query: Record<string, unknown> }) => Promise<Result<DownloadFile, ApiError>>;
+}
+
+/** A download route bound to the API its handler is given. */
+export function bindDownload<Api>(route: DownloadRouteDefinition<Api>, api: Api): EngineDownloadRoute {
+  const { handler, ...rest } = route;
+  return { ...rest, handler: (input) => handler({ ...input, api }) };
 }
 
 /** A file as a download route answers it (`Content-Disposition: attachment`). */

@@ -1,5 +1,4 @@
 import { groupBy } from "../collections/group-by";
-import type { EventType } from "../events/catalogue";
 import { WEBHOOK_FANOUT, fanoutPayload } from "../events/delivery-work";
 import { Ledger } from "../ledger/ledger";
 import { balanceObject, type BalanceObject } from "../ledger/balances";
@@ -38,7 +37,9 @@ export class UnitOfWork {
    * Records an event about `object` for the outbox. `object` becomes the snapshot in `data.object`
    * as it is, not copied: pass a freshly presented object and do not change it afterwards.
    */
-  emit(type: EventType, object: Json, accountId: string = this.ctx.accountId): string {
+  emit(type: string, object: Json, accountId: string = this.ctx.accountId): string {
+    // the catalogue is every type the engine emits, and nothing else: a module emitting a type it never declared is a bug
+    if (!this.deps.catalogue.isEventType(type)) throw new TypeError(`event type ${type} is not in the engine's catalogue`);
     const id = this.deps.ids.next("evt");
     this.events.push({
       accountId,

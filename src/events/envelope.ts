@@ -1,6 +1,5 @@
-import type { Event } from "../api/objects";
+import type { Event } from "./event-object";
 import type { Out } from "../api/response-schema";
-import type { EventType } from "./catalogue";
 import type { EventRecord } from "../ports/storage";
 import { isoTime } from "../validation/timestamp";
 
@@ -11,8 +10,7 @@ export function toEnvelope(record: EventRecord): EventEnvelope {
   return {
     id: record.id,
     object: "event",
-    // storage holds only events the engine emitted, of the catalogue
-    type: record.type as EventType,
+    type: record.type,
     created: isoTime(record.created),
     livemode: record.livemode,
     data: record.data as EventEnvelope["data"],

@@ -1,4 +1,4 @@
-import type { Balance } from "../api/objects";
+import type { Balance } from "./ledger-objects";
 import type { Out } from "../api/response-schema";
 import type { AssetRegistry, AssetDefinition } from "../money/assets";
 import { formatAmount } from "../money/amount";

@@ -1,4 +1,4 @@
-import type { LedgerEntry } from "../api/objects";
+import type { LedgerEntry } from "./ledger-objects";
 import type { Out } from "../api/response-schema";
 import type { AssetRegistry } from "../money/assets";
 import { formatAmount } from "../money/amount";

@@ -11,6 +11,16 @@ import { parseTimestamp } from "./timestamp";
  */
 export interface ParseContext {
   readonly assets: AssetRegistry;
+  /** The engine's event types and scopes, as its modules declared them (`EngineCatalogue`). */
+  readonly catalogue: CatalogueTerms;
+}
+
+/** The terms of the engine's catalogue a request may name. */
+export interface CatalogueTerms {
+  readonly eventTypes: readonly string[];
+  readonly scopes: readonly string[];
+  isEventType(value: unknown): boolean;
+  isScope(value: unknown): boolean;
 }
 
 export type JsonSchema = Record<string, unknown>;
@@ -184,6 +194,32 @@ export class AssetSchema extends Schema<AssetDefinition, string> {
   }
   protected baseJsonSchema(): JsonSchema {
     return { $ref: "#/components/schemas/AssetCode" };
+  }
+}
+
+/** An event type of the engine's catalogue (the document's `EventType`); `withAll` also takes `*`. */
+export class EventTypeSchema extends Schema<string> {
+  constructor(readonly withAll = false) {
+    super();
+  }
+  parse(value: unknown, path: string, ctx: ParseContext): Result<string, ApiError> {
+    if (ctx.catalogue.isEventType(value) || (this.withAll && value === "*")) return ok(value as string);
+    return invalid(path, `${path} must be an event type such as "payout.settled"${this.withAll ? ' or "*"' : ""}`);
+  }
+  protected baseJsonSchema(): JsonSchema {
+    const type = { $ref: "#/components/schemas/EventType" };
+    return this.withAll ? { anyOf: [type, { type: "string", const: "*" }] } : type;
+  }
+}
+
+/** A scope of the engine's catalogue (the document's `Scope`). */
+export class ScopeSchema extends Schema<string> {
+  parse(value: unknown, path: string, ctx: ParseContext): Result<string, ApiError> {
+    if (ctx.catalogue.isScope(value)) return ok(value as string);
+    return invalid(path, `${path} must be a scope such as "payouts:read"`);
+  }
+  protected baseJsonSchema(): JsonSchema {
+    return { $ref: "#/components/schemas/Scope" };
   }
 }
 
@@ -373,6 +409,9 @@ export const s = {
   decimal: () => new DecimalSchema("parameter_invalid"),
   asset: () => new AssetSchema(),
   chain: () => new ChainSchema(),
+  /** An event type of the engine's catalogue; `{ withAll: true }` also takes `*`. */
+  eventType: (opts?: { withAll?: boolean }) => new EventTypeSchema(opts?.withAll ?? false),
+  scope: () => new ScopeSchema(),
   timestamp: () => new TimestampSchema(),
   array: <T, I>(item: Schema<T, I>, opts?: { min?: number; max?: number; tooLarge?: ErrorCode }) => new ArraySchema(item, opts),
   /** `expand[]` taking these paths (see `ExpandSchema`). */

@@ -1,6 +1,7 @@
 import { ManualClock } from "../../adapters/clock";
 import { createHttpApp } from "../../adapters/http";
-import { Engine, createEngine, type EngineOptions } from "../../src/engine/engine";
+import { type EngineOptions } from "../../src/engine/engine";
+import { type PayrailEngine as Engine, createEngine } from "../../src/modules";
 import { systemContext, type RequestContext } from "../../src/engine/context";
 import type { StorageHarness } from "../../src/conformance";
 import type { StorageKind } from "./storage";

@@ -2,9 +2,8 @@ import { ok } from "neverthrow";
 import { expect } from "vitest";
 import { runCommand } from "../../src/engine/command";
 import { engineDeps } from "../../src/engine/engine";
-import type { EventType } from "../../src/events/catalogue";
 import type { Json } from "../../src/ports/storage";
-import { sampleObject } from "../../src/resources/events/event-samples";
+import { sampleEvent } from "../../src/resources/test-helpers/test-helpers-service";
 import type { TestWorld } from "./engine";
 
 /** Registers an endpoint through the API and returns it with its secret. */
@@ -52,7 +51,7 @@ export async function runNext(w: TestWorld, maxMs = Number.POSITIVE_INFINITY): P
 export async function emitTogether(w: TestWorld, types: readonly string[]): Promise<string[]> {
   const deps = engineDeps(w.engine);
   const emitted = await runCommand(deps, w.ctx, async (uow) =>
-    ok(types.map((type) => uow.emit(type as EventType, sampleObject(type as EventType, deps.ids, deps.assets, uow.now) as Json))),
+    ok(types.map((type) => uow.emit(type, sampleEvent(deps, type, uow.now) as Json))),
   );
   return emitted._unsafeUnwrap();
 }

@@ -1,5 +1,9 @@
 import type { Command } from "commander";
-import { EVENT_TYPES, isEventType } from "../../../src/events/catalogue";
+import { DEFAULT_CATALOGUE } from "../../../src/modules";
+
+// the CLI talks to a host of the default modules
+const EVENT_TYPES = DEFAULT_CATALOGUE.eventTypes;
+const isEventType = (type: string) => DEFAULT_CATALOGUE.isEventType(type);
 import type { EventEnvelope } from "../api-client";
 import { CliError } from "../io";
 import { colorType, jsonLine, resourceKey } from "../output";

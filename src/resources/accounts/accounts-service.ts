@@ -1,10 +1,10 @@
 import { err, ok, type Result } from "neverthrow";
-import type { Account } from "../../api/objects";
+import type { Account } from "./account-objects";
 import type { Out } from "../../api/response-schema";
 import { ApiError, fail } from "../../errors";
 import type { AccountRecord, Json } from "../../ports/storage";
 import { isoTime } from "../../validation/timestamp";
-import { isApiKeyFormat, isScope } from "./auth";
+import { isApiKeyFormat } from "./auth";
 import { newApiKey } from "../api-keys/api-keys-service";
 import type { EngineDeps, RequestContext } from "../../engine/context";
 import { type AccountPolicy, type PolicyInput, parsePolicy, policyOf } from "./policy";
@@ -86,7 +86,7 @@ export class AccountsService {
 
   /** Sets the account's payout policy (replacing the previous one). */
   async setPolicy(accountId: string, input: PolicyInput): Promise<Result<AccountPolicy, ApiError>> {
-    const policy = parsePolicy(this.deps.assets, input);
+    const policy = parsePolicy(this.deps.parse, input);
     if (policy.isErr()) return policy;
     return this.deps.storage.transaction(async (tx) => {
       const account = await tx.accounts.getAccount(accountId);
@@ -111,7 +111,7 @@ export class AccountsService {
    * policy (`{}` lifts every limit of it); a field left out keeps what it was.
    */
   async updatePolicy(ctx: RequestContext, input: PolicyInput): Promise<Result<AccountObject, ApiError>> {
-    const parsed = parsePolicy(this.deps.assets, input);
+    const parsed = parsePolicy(this.deps.parse, input);
     if (parsed.isErr()) return err(parsed.error);
     const given = input as Partial<Record<keyof AccountPolicy, unknown>>;
     return this.deps.storage.transaction(async (tx) => {
@@ -132,7 +132,7 @@ export class AccountsService {
     const account = await this.get(accountId);
     if (!account) return fail("resource_missing", `No such account: ${accountId}`);
     const scopes = input.scopes ?? [];
-    const badScope = scopes.find((scope) => !isScope(scope));
+    const badScope = scopes.find((scope) => !this.deps.catalogue.isScope(scope));
     if (badScope !== undefined) return fail("parameter_invalid", `Unknown scope: ${badScope}`, { param: "scopes" });
     const mode = account.livemode ? "live" : "test";
     const key = input.key;

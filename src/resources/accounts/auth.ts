@@ -2,39 +2,8 @@ import { createHash } from "node:crypto";
 import { ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../../errors";
 import type { EngineDeps } from "../../engine/context";
+import { FULL_ACCESS, scopesAllow, type RouteScope } from "../../engine/scopes";
 import { keyUsable } from "../api-keys/key-usable";
-
-/** Resources a scope can name; `<resource>:write` implies `<resource>:read`. */
-export const SCOPE_RESOURCES = [
-  "account",
-  "balances",
-  "events",
-  "payouts",
-  "recipients",
-  "quotes",
-  "swaps",
-  "limit_orders",
-  "payment_intents",
-  "webhook_endpoints",
-  "reports",
-  "test_helpers",
-] as const;
-
-export type ScopeResource = (typeof SCOPE_RESOURCES)[number];
-export type Scope = `${ScopeResource}:${"read" | "write"}`;
-
-/**
- * What a route needs: a scope, or `full_access` (a key with no scopes), which is what managing
- * API keys takes, so a restricted key can never widen its own access.
- */
-export const FULL_ACCESS = "full_access";
-export type RouteScope = Scope | typeof FULL_ACCESS;
-
-const SCOPE_PATTERN = new RegExp(`^(${SCOPE_RESOURCES.join("|")}):(read|write)$`);
-
-export function isScope(value: unknown): value is Scope {
-  return typeof value === "string" && SCOPE_PATTERN.test(value);
-}
 
 /** Who an API key says the caller is. */
 export interface Principal {
@@ -59,14 +28,6 @@ export function redactApiKey(key: string): string {
   return `${key.slice(0, 8)}…${key.slice(-4)}`;
 }
 
-/** Whether a principal may use `scope` (no scopes = full access; write implies read). */
-export function allows(principal: Principal, scope: RouteScope): boolean {
-  if (principal.scopes.length === 0) return true;
-  if (scope === FULL_ACCESS) return false;
-  if (principal.scopes.includes(scope)) return true;
-  const [resource, action] = scope.split(":");
-  return action === "read" && principal.scopes.includes(`${resource}:write`);
-}
 
 /** Bearer-key authentication (DECISIONS.md §3): keys are looked up by their SHA-256 only. */
 export class AuthService {
@@ -91,7 +52,7 @@ export class AuthService {
 
   /** `permission_denied` unless the principal has the scope. */
   authorize(principal: Principal, scope: RouteScope): Result<Principal, ApiError> {
-    if (allows(principal, scope)) return ok(principal);
+    if (scopesAllow(principal.scopes, scope)) return ok(principal);
     return scope === FULL_ACCESS
       ? fail("permission_denied", "Only a full-access API key (one without scopes) can do this")
       : fail("permission_denied", `This API key lacks the ${scope} scope`);

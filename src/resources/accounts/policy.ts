@@ -1,8 +1,8 @@
 import { err, ok, type Result } from "neverthrow";
 import { ApiError, expectOk, fail } from "../../errors";
-import type { AssetDefinition, AssetRegistry } from "../../money/assets";
+import type { AssetDefinition } from "../../money/assets";
 import { parseAmount } from "../../money/amount";
-import { s, type Input } from "../../validation/schema";
+import { s, type Input, type ParseContext } from "../../validation/schema";
 
 /**
  * An account's payout policy (DECISIONS.md §3): per asset, the largest payout allowed
@@ -24,8 +24,9 @@ export interface AccountPolicy {
 export const NO_POLICY: AccountPolicy = { max_payout_amount: {}, approval_threshold: {} };
 
 /** Checks a policy: known assets, amounts within each asset's precision. */
-export function parsePolicy(assets: AssetRegistry, input: unknown): Result<AccountPolicy, ApiError> {
-  const parsed = policySchema.parse(input, "", { assets });
+export function parsePolicy(parse: ParseContext, input: unknown): Result<AccountPolicy, ApiError> {
+  const { assets } = parse;
+  const parsed = policySchema.parse(input, "", parse);
   if (parsed.isErr()) return err(parsed.error);
   const policy: AccountPolicy = { max_payout_amount: {}, approval_threshold: {} };
   for (const field of ["max_payout_amount", "approval_threshold"] as const) {

@@ -1,8 +1,16 @@
-import { Account } from "../../api/objects";
+import { Account } from "./account-objects";
 import type { RouteDefinition } from "../../engine/route";
 import { policySchema } from "./policy";
+import type { AccountsService } from "./accounts-service";
+import type { AuthService } from "./auth";
 
-export const accountRoutes: RouteDefinition[] = [
+/** The host API of the module: its API operations (members of the engine, and what its routes call). */
+export interface AccountsApi {
+  accounts: Pick<AccountsService, "create" | "get" | "house" | "context" | "setPolicy" | "policy" | "retrieve" | "updatePolicy" | "createApiKey">;
+  auth: Pick<AuthService, "authenticate" | "authorize">;
+}
+
+export const accountRoutes: RouteDefinition<AccountsApi>[] = [
   {
     method: "get",
     path: "/v1/account",
@@ -10,7 +18,7 @@ export const accountRoutes: RouteDefinition[] = [
     tag: "Account",
     scope: "account:read",
     returns: Account,
-    handler: ({ engine, ctx }) => engine.accounts.retrieve(ctx),
+    handler: ({ api, ctx }) => api.accounts.retrieve(ctx),
   },
   {
     method: "post",
@@ -20,6 +28,6 @@ export const accountRoutes: RouteDefinition[] = [
     scope: "account:write",
     body: policySchema,
     returns: Account,
-    handler: ({ engine, ctx, body }) => engine.accounts.updatePolicy(ctx, body),
+    handler: ({ api, ctx, body }) => api.accounts.updatePolicy(ctx, body),
   },
 ];

@@ -1,10 +1,10 @@
 import { listParamsShape } from "../../lists/list-params";
 import { s, type Input } from "../../validation/schema";
-import { SCOPE_RESOURCES } from "../accounts/auth";
 
 /** Request schemas of API keys (DECISIONS.md §3: scopes such as `payouts:write`; none is full access). */
 
-export const SCOPES = SCOPE_RESOURCES.flatMap((r) => [`${r}:read`, `${r}:write`] as const);
+/** More scopes than a key could need (read and write of every resource, each once). */
+const MAX_SCOPES = 256;
 
 /** The longest grace a roll gives the old key: 7 days. */
 export const MAX_GRACE_SECONDS = 7 * 86_400;
@@ -12,7 +12,7 @@ export const MAX_GRACE_SECONDS = 7 * 86_400;
 export const createApiKeySchema = s.object({
   name: s.string({ max: 100 }).optional().describe("A label for the key"),
   scopes: s
-    .array(s.enum(SCOPES), { max: SCOPES.length })
+    .array(s.scope(), { max: MAX_SCOPES })
     .optional()
     .describe("What the key may do (`<resource>:write` implies read); empty or absent: full access"),
 });

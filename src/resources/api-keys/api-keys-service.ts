@@ -1,5 +1,5 @@
 import { err, ok, type Result } from "neverthrow";
-import type { ApiKey } from "../../api/objects";
+import type { ApiKey } from "./api-key-objects";
 import type { Out } from "../../api/response-schema";
 import type { EngineDeps, RequestContext } from "../../engine/context";
 import { runCommand } from "../../engine/command";
@@ -56,7 +56,7 @@ export function presentApiKey(key: ApiKeyRecord, now: number, secret?: string): 
     object: "api_key",
     name: key.name,
     livemode: key.livemode,
-    scopes: key.scopes as ApiKeyObject["scopes"], // stored only once checked against SCOPES
+    scopes: key.scopes as ApiKeyObject["scopes"], // stored only once checked against the catalogue
     last4: key.redacted.slice(-4),
     status: key.revokedAt !== null ? "revoked" : keyUsable(key, now) ? "active" : "expired",
     expires_at: key.expiresAt === null ? null : isoTime(key.expiresAt),
@@ -75,7 +75,7 @@ export class ApiKeysService {
   constructor(private readonly deps: EngineDeps) {}
 
   async create(ctx: RequestContext, input: CreateApiKeyRequest = {}): Promise<Result<ApiKeyObject, ApiError>> {
-    const parsed = createApiKeySchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = createApiKeySchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const { key, record } = newApiKey(this.deps, { id: ctx.accountId, livemode: ctx.livemode }, {
       scopes: [...new Set(parsed.value.scopes ?? [])],
@@ -102,7 +102,7 @@ export class ApiKeysService {
    * seconds (0: stops now), then authenticates no more. A revoked or expired key cannot be rolled.
    */
   async roll(ctx: RequestContext, id: string, input: RollApiKeyInput = {}): Promise<Result<ApiKeyObject, ApiError>> {
-    const parsed = rollApiKeySchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = rollApiKeySchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const grace = (parsed.value.grace_period ?? 0) * 1000;
     return this.write(ctx, async (tx) => {
@@ -131,7 +131,7 @@ export class ApiKeysService {
   }
 
   private async page(ctx: RequestContext, input: ListApiKeysParams): Promise<Result<ListEnvelope<ApiKeyObject>, ApiError>> {
-    const parsed = listApiKeysSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = listApiKeysSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const now = this.deps.clock.now();
     return listPage({

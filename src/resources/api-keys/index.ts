@@ -1,10 +1,15 @@
-import { defineModule } from "../../engine/resource-module";
+import { defineModule, operations } from "../../engine/module";
 import { ApiKeysService } from "./api-keys-service";
 import { apiKeyRoutes } from "./routes";
+
+export type { ApiKeyObject } from "./api-keys-service";
+export type { CreateApiKeyRequest, ListApiKeysParams, RollApiKeyInput } from "./api-key-schemas";
+export type { ApiKeysApi } from "./routes";
 
 /** The account's API keys: create, list, roll, revoke (DECISIONS.md §3; full-access keys only over HTTP). */
 export const apiKeysModule = defineModule({
   name: "api_keys",
+  tags: [{ name: "API keys", description: "The account's API keys: created, rolled and revoked by full-access keys" }],
   routes: apiKeyRoutes,
-  setup: ({ deps }) => ({ services: { apiKeys: new ApiKeysService(deps) } }),
+  setup: ({ deps }) => ({ api: { apiKeys: operations(new ApiKeysService(deps), ["create", "retrieve", "list", "roll", "revoke"]) } }),
 });

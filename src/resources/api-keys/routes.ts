@@ -1,9 +1,15 @@
-import { ApiKey, ApiKeyList } from "../../api/objects";
+import { ApiKey, ApiKeyList } from "./api-key-objects";
 import type { RouteDefinition } from "../../engine/route";
 import { createApiKeySchema, listApiKeysSchema, rollApiKeySchema } from "./api-key-schemas";
+import type { ApiKeysService } from "./api-keys-service";
 
 /** Key management: full-access keys only (a restricted key gets 403 `permission_denied`). */
-export const apiKeyRoutes: RouteDefinition[] = [
+/** The host API of the module: its API operations (members of the engine, and what its routes call). */
+export interface ApiKeysApi {
+  apiKeys: Pick<ApiKeysService, "create" | "retrieve" | "list" | "roll" | "revoke">;
+}
+
+export const apiKeyRoutes: RouteDefinition<ApiKeysApi>[] = [
   {
     method: "post",
     path: "/v1/api_keys",
@@ -12,7 +18,7 @@ export const apiKeyRoutes: RouteDefinition[] = [
     scope: "full_access",
     body: createApiKeySchema,
     returns: ApiKey,
-    handler: ({ engine, ctx, body }) => engine.apiKeys.create(ctx, body),
+    handler: ({ api, ctx, body }) => api.apiKeys.create(ctx, body),
   },
   {
     method: "get",
@@ -22,7 +28,7 @@ export const apiKeyRoutes: RouteDefinition[] = [
     scope: "full_access",
     query: listApiKeysSchema,
     returns: ApiKeyList,
-    handler: ({ engine, ctx, query }) => engine.apiKeys.list(ctx, query),
+    handler: ({ api, ctx, query }) => api.apiKeys.list(ctx, query),
   },
   {
     method: "get",
@@ -31,7 +37,7 @@ export const apiKeyRoutes: RouteDefinition[] = [
     tag: "API keys",
     scope: "full_access",
     returns: ApiKey,
-    handler: ({ engine, ctx, params }) => engine.apiKeys.retrieve(ctx, params.id!),
+    handler: ({ api, ctx, params }) => api.apiKeys.retrieve(ctx, params.id!),
   },
   {
     method: "post",
@@ -41,7 +47,7 @@ export const apiKeyRoutes: RouteDefinition[] = [
     scope: "full_access",
     body: rollApiKeySchema,
     returns: ApiKey,
-    handler: ({ engine, ctx, params, body }) => engine.apiKeys.roll(ctx, params.id!, body),
+    handler: ({ api, ctx, params, body }) => api.apiKeys.roll(ctx, params.id!, body),
   },
   {
     method: "post",
@@ -50,6 +56,6 @@ export const apiKeyRoutes: RouteDefinition[] = [
     tag: "API keys",
     scope: "full_access",
     returns: ApiKey,
-    handler: ({ engine, ctx, params }) => engine.apiKeys.revoke(ctx, params.id!),
+    handler: ({ api, ctx, params }) => api.apiKeys.revoke(ctx, params.id!),
   },
 ];

@@ -15,7 +15,7 @@ export class BalancesService {
   }
 
   private async page(ctx: RequestContext, query: ListBalancesParams): Promise<Result<ListEnvelope<BalanceObject>, ApiError>> {
-    const parsed = listBalancesSchema.parse(query, "", { assets: this.deps.assets });
+    const parsed = listBalancesSchema.parse(query, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const binding = { accountId: ctx.accountId, list: "balances", filters: "[]" };
     let after: string | null = null;

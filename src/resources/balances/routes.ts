@@ -1,8 +1,14 @@
-import { BalanceList } from "../../api/objects";
+import { BalanceList } from "../../ledger/ledger-objects";
 import type { RouteDefinition } from "../../engine/route";
 import { listBalancesSchema } from "./balance-schemas";
+import type { BalancesService } from "./balances-service";
 
-export const balanceRoutes: RouteDefinition[] = [
+/** The host API of the module: its API operations (members of the engine, and what its routes call). */
+export interface BalancesApi {
+  balances: Pick<BalancesService, "list">;
+}
+
+export const balanceRoutes: RouteDefinition<BalancesApi>[] = [
   {
     method: "get",
     path: "/v1/balances",
@@ -11,6 +17,6 @@ export const balanceRoutes: RouteDefinition[] = [
     scope: "balances:read",
     query: listBalancesSchema,
     returns: BalanceList,
-    handler: ({ engine, ctx, query }) => engine.balances.list(ctx, query),
+    handler: ({ api, ctx, query }) => api.balances.list(ctx, query),
   },
 ];

@@ -1,4 +1,3 @@
-import { EVENT_TYPES } from "../../events/catalogue";
 import { listParamsShape } from "../../lists/list-params";
 import { s, type Input } from "../../validation/schema";
 
@@ -9,7 +8,7 @@ export const MAX_EVENT_WAIT_SECONDS = 30;
 
 export const listEventsSchema = s.object({
   ...listParamsShape,
-  type: s.enum(EVENT_TYPES).optional().describe("Only events of this type"),
+  type: s.eventType().optional().describe("Only events of this type"),
   wait: s
     .integer({ min: 0, max: MAX_EVENT_WAIT_SECONDS, coerce: true })
     .optional()

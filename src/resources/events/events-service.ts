@@ -39,7 +39,7 @@ export class EventsService {
   }
 
   private async page(ctx: RequestContext, input: ListEventsParams): Promise<Result<ListEnvelope<EventEnvelope>, ApiError>> {
-    const parsed = listEventsSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = listEventsSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const { wait, ...params } = parsed.value;
     const page = () =>

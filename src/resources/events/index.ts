@@ -1,10 +1,24 @@
-import { defineModule } from "../../engine/resource-module";
+import { defineModule, operations } from "../../engine/module";
 import { EventsService } from "./events-service";
 import { eventRoutes } from "./routes";
 
-/** The outbox as an account reads it: `GET /v1/events[/{id}]`. */
+export type { ListEventsParams } from "./event-schemas";
+export type { EventsApi } from "./routes";
+
+/** The outbox as an account reads it: `GET /v1/events[/{id}]`, long-polled with `wait`. */
 export const eventsModule = defineModule({
   name: "events",
+  scopes: ["events"],
+  tags: [{ name: "Events", description: "Things that happened, 30 days back" }],
   routes: eventRoutes,
-  setup: ({ deps }) => ({ services: { events: new EventsService(deps) } }),
+  setup: ({ deps }) => {
+    const events = new EventsService(deps);
+    return {
+      api: { events: operations(events, ["retrieve", "list"]) },
+      provides: { events },
+      // a commit in this process may have written events: lists waiting for them look again
+      committed: () => events.notify(),
+      close: () => events.close(),
+    };
+  },
 });

@@ -1,8 +1,14 @@
-import { Event, EventList } from "../../api/objects";
+import { Event, EventList } from "../../events/event-object";
 import type { RouteDefinition } from "../../engine/route";
 import { listEventsSchema } from "./event-schemas";
+import type { EventsService } from "./events-service";
 
-export const eventRoutes: RouteDefinition[] = [
+/** The host API of the module: its API operations (members of the engine, and what its routes call). */
+export interface EventsApi {
+  events: Pick<EventsService, "retrieve" | "list">;
+}
+
+export const eventRoutes: RouteDefinition<EventsApi>[] = [
   {
     method: "get",
     path: "/v1/events",
@@ -11,7 +17,7 @@ export const eventRoutes: RouteDefinition[] = [
     scope: "events:read",
     query: listEventsSchema,
     returns: EventList,
-    handler: ({ engine, ctx, query }) => engine.events.list(ctx, query),
+    handler: ({ api, ctx, query }) => api.events.list(ctx, query),
   },
   {
     method: "get",
@@ -20,6 +26,6 @@ export const eventRoutes: RouteDefinition[] = [
     tag: "Events",
     scope: "events:read",
     returns: Event,
-    handler: ({ engine, ctx, params }) => engine.events.retrieve(ctx, params.id!),
+    handler: ({ api, ctx, params }) => api.events.retrieve(ctx, params.id!),
   },
 ];

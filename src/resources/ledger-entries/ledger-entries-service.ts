@@ -30,7 +30,7 @@ export class LedgerEntriesService {
   }
 
   private async page(ctx: RequestContext, input: ListLedgerEntriesParams): Promise<Result<ListEnvelope<LedgerEntryObject>, ApiError>> {
-    const parsed = listLedgerEntriesSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = listLedgerEntriesSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     return listPage({
       codec: this.deps.cursors,

@@ -1,8 +1,14 @@
-import { LedgerEntry, LedgerEntryList } from "../../api/objects";
+import { LedgerEntry, LedgerEntryList } from "../../ledger/ledger-objects";
 import type { RouteDefinition } from "../../engine/route";
 import { listLedgerEntriesSchema } from "./ledger-entries-service";
+import type { LedgerEntriesService } from "./ledger-entries-service";
 
-export const ledgerEntryRoutes: RouteDefinition[] = [
+/** The host API of the module: its API operations (members of the engine, and what its routes call). */
+export interface LedgerEntriesApi {
+  ledgerEntries: Pick<LedgerEntriesService, "retrieve" | "list">;
+}
+
+export const ledgerEntryRoutes: RouteDefinition<LedgerEntriesApi>[] = [
   {
     method: "get",
     path: "/v1/ledger_entries",
@@ -11,7 +17,7 @@ export const ledgerEntryRoutes: RouteDefinition[] = [
     scope: "balances:read",
     query: listLedgerEntriesSchema,
     returns: LedgerEntryList,
-    handler: ({ engine, ctx, query }) => engine.ledgerEntries.list(ctx, query),
+    handler: ({ api, ctx, query }) => api.ledgerEntries.list(ctx, query),
   },
   {
     method: "get",
@@ -20,6 +26,6 @@ export const ledgerEntryRoutes: RouteDefinition[] = [
     tag: "Balances",
     scope: "balances:read",
     returns: LedgerEntry,
-    handler: ({ engine, ctx, params }) => engine.ledgerEntries.retrieve(ctx, params.id!),
+    handler: ({ api, ctx, params }) => api.ledgerEntries.retrieve(ctx, params.id!),
   },
 ];

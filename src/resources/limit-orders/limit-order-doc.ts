@@ -1,4 +1,4 @@
-import type { LimitOrder, LimitOrderFill } from "../../api/objects";
+import type { LimitOrder, LimitOrderFill } from "./limit-order-objects";
 import type { Out } from "../../api/response-schema";
 import { DocStore } from "../../engine/doc-store";
 import type { AssetRegistry } from "../../money/assets";

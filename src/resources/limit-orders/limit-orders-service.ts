@@ -60,7 +60,7 @@ export class LimitOrdersService {
   constructor(private readonly deps: EngineDeps) {}
 
   async create(ctx: RequestContext, input: CreateLimitOrderInput): Promise<Result<LimitOrderObject, ApiError>> {
-    const parsed = createLimitOrderSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = createLimitOrderSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const p = parsed.value;
     const from = p.from.asset;
@@ -127,7 +127,7 @@ export class LimitOrdersService {
   }
 
   private async page(ctx: RequestContext, input: ListLimitOrdersParams): Promise<Result<ListEnvelope<LimitOrderObject>, ApiError>> {
-    const parsed = listLimitOrdersSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = listLimitOrdersSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     return LIMIT_ORDERS.list(this.deps, ctx, parsed.value, (doc) => this.present(doc));
   }

@@ -1,8 +1,14 @@
-import { LimitOrder, LimitOrderList } from "../../api/objects";
+import { LimitOrder, LimitOrderList } from "./limit-order-objects";
 import type { RouteDefinition } from "../../engine/route";
 import { createLimitOrderSchema, listLimitOrdersSchema } from "./limit-order-schemas";
+import type { LimitOrdersService } from "./limit-orders-service";
 
-export const limitOrderRoutes: RouteDefinition[] = [
+/** The host API of the module: its API operations (members of the engine, and what its routes call). */
+export interface LimitOrdersApi {
+  limitOrders: Pick<LimitOrdersService, "create" | "retrieve" | "list" | "cancel">;
+}
+
+export const limitOrderRoutes: RouteDefinition<LimitOrdersApi>[] = [
   {
     method: "post",
     path: "/v1/limit_orders",
@@ -13,7 +19,7 @@ export const limitOrderRoutes: RouteDefinition[] = [
     idempotencyRequired: true,
     failures: ["insufficient_funds", "no_route", "insufficient_liquidity"],
     returns: LimitOrder,
-    handler: ({ engine, ctx, body }) => engine.limitOrders.create(ctx, body),
+    handler: ({ api, ctx, body }) => api.limitOrders.create(ctx, body),
   },
   {
     method: "get",
@@ -23,7 +29,7 @@ export const limitOrderRoutes: RouteDefinition[] = [
     scope: "limit_orders:read",
     query: listLimitOrdersSchema,
     returns: LimitOrderList,
-    handler: ({ engine, ctx, query }) => engine.limitOrders.list(ctx, query),
+    handler: ({ api, ctx, query }) => api.limitOrders.list(ctx, query),
   },
   {
     method: "get",
@@ -32,7 +38,7 @@ export const limitOrderRoutes: RouteDefinition[] = [
     tag: "Limit orders",
     scope: "limit_orders:read",
     returns: LimitOrder,
-    handler: ({ engine, ctx, params }) => engine.limitOrders.retrieve(ctx, params.id!),
+    handler: ({ api, ctx, params }) => api.limitOrders.retrieve(ctx, params.id!),
   },
   {
     method: "delete",
@@ -41,6 +47,6 @@ export const limitOrderRoutes: RouteDefinition[] = [
     tag: "Limit orders",
     scope: "limit_orders:write",
     returns: LimitOrder,
-    handler: ({ engine, ctx, params }) => engine.limitOrders.cancel(ctx, params.id!),
+    handler: ({ api, ctx, params }) => api.limitOrders.cancel(ctx, params.id!),
   },
 ];

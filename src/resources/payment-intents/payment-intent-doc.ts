@@ -1,4 +1,4 @@
-import type { Settlement } from "../../api/objects";
+import type { Settlement } from "./payment-intent-objects";
 import type { Out } from "../../api/response-schema";
 import type { PaymentIntentStatus } from "./payment-intent-machine";
 import type { AssetRegistry } from "../../money/assets";
@@ -60,7 +60,7 @@ export type SettlementStatus = "pending" | "credited" | "reversed" | "not_credit
 
 export type SettlementObject = Out<typeof Settlement>;
 
-import type { PaymentIntentObject } from "../../api/objects";
+import type { PaymentIntentObject } from "./payment-intent-objects";
 export type { PaymentIntentObject };
 
 /** Σ of the credited deposits in one ledger state. */

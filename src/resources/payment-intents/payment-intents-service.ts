@@ -35,7 +35,7 @@ export class PaymentIntentsService {
   ) {}
 
   async create(ctx: RequestContext, input: CreatePaymentIntentInput): Promise<Result<PaymentIntentObject, ApiError>> {
-    const parsed = createPaymentIntentSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = createPaymentIntentSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const { asset, reference } = parsed.value;
     const amount = parseAmount(parsed.value.amount, asset, "amount");
@@ -88,7 +88,7 @@ export class PaymentIntentsService {
   }
 
   async retrieve(ctx: RequestContext, id: string, query: RetrievePaymentIntentParams = {}): Promise<Result<PaymentIntentObject, ApiError>> {
-    const parsed = retrievePaymentIntentSchema.parse(query, "", { assets: this.deps.assets });
+    const parsed = retrievePaymentIntentSchema.parse(query, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const stored = await this.deps.storage.transaction((tx) => PAYMENT_INTENTS.get(tx, ctx.accountId, id));
     if (!stored) return missing(id);
@@ -102,7 +102,7 @@ export class PaymentIntentsService {
   }
 
   private async page(ctx: RequestContext, query: ListPaymentIntentsParams): Promise<Result<ListEnvelope<PaymentIntentObject>, ApiError>> {
-    const parsed = listPaymentIntentsSchema.parse(query, "", { assets: this.deps.assets });
+    const parsed = listPaymentIntentsSchema.parse(query, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const { expand, status, ...params } = parsed.value;
     const paths = itemPaths(expand);

@@ -1,8 +1,14 @@
-import { PaymentIntent, PaymentIntentList } from "../../api/objects";
+import { PaymentIntent, PaymentIntentList } from "./payment-intent-objects";
 import type { RouteDefinition } from "../../engine/route";
 import { createPaymentIntentSchema, listPaymentIntentsSchema, retrievePaymentIntentSchema } from "./payment-intent-schemas";
+import type { PaymentIntentsService } from "./payment-intents-service";
 
-export const paymentIntentRoutes: RouteDefinition[] = [
+/** The host API of the module: its API operations (members of the engine, and what its routes call). */
+export interface PaymentIntentsApi {
+  paymentIntents: Pick<PaymentIntentsService, "create" | "retrieve" | "list">;
+}
+
+export const paymentIntentRoutes: RouteDefinition<PaymentIntentsApi>[] = [
   {
     method: "post",
     path: "/v1/payment_intents",
@@ -11,7 +17,7 @@ export const paymentIntentRoutes: RouteDefinition[] = [
     scope: "payment_intents:write",
     body: createPaymentIntentSchema,
     returns: PaymentIntent,
-    handler: ({ engine, ctx, body }) => engine.paymentIntents.create(ctx, body),
+    handler: ({ api, ctx, body }) => api.paymentIntents.create(ctx, body),
   },
   {
     method: "get",
@@ -21,7 +27,7 @@ export const paymentIntentRoutes: RouteDefinition[] = [
     scope: "payment_intents:read",
     query: listPaymentIntentsSchema,
     returns: PaymentIntentList,
-    handler: ({ engine, ctx, query }) => engine.paymentIntents.list(ctx, query),
+    handler: ({ api, ctx, query }) => api.paymentIntents.list(ctx, query),
   },
   {
     method: "get",
@@ -31,6 +37,6 @@ export const paymentIntentRoutes: RouteDefinition[] = [
     scope: "payment_intents:read",
     query: retrievePaymentIntentSchema,
     returns: PaymentIntent,
-    handler: ({ engine, ctx, params, query }) => engine.paymentIntents.retrieve(ctx, params.id!, query),
+    handler: ({ api, ctx, params, query }) => api.paymentIntents.retrieve(ctx, params.id!, query),
   },
 ];

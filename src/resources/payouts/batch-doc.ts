@@ -1,4 +1,4 @@
-import type { PayoutBatch } from "../../api/objects";
+import type { PayoutBatch } from "./payout-objects";
 import type { Out } from "../../api/response-schema";
 import type { PayoutStatus } from "./payout-machine";
 import type { AssetRegistry } from "../../money/assets";

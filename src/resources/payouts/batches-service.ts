@@ -1,4 +1,4 @@
-import type { PayoutBatchValidation } from "../../api/objects";
+import type { PayoutBatchValidation } from "./payout-objects";
 import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail, type RowError } from "../../errors";
@@ -49,7 +49,7 @@ export class BatchesService {
     input: CreateBatchInput,
     params: CreateBatchParams = {},
   ): Promise<Result<BatchObject | BatchValidation, ApiError>> {
-    const parsedQuery = batchQuerySchema.parse(params, "", { assets: this.deps.assets });
+    const parsedQuery = batchQuerySchema.parse(params, "", this.deps.parse);
     if (parsedQuery.isErr()) return err(parsedQuery.error);
     const dryRun = parsedQuery.value.dry_run ?? false;
 
@@ -61,7 +61,7 @@ export class BatchesService {
       return fail("batch_too_large", `A batch has at most ${MAX_BATCH_LEGS} legs; this one has ${rawLegs.length}`, { param: "legs" });
     }
     if (rawLegs.length === 0) return fail("batch_invalid", "A batch needs at least one leg", { param: "legs" });
-    const parsedHead = batchHeadSchema.parse(head, "", { assets: this.deps.assets });
+    const parsedHead = batchHeadSchema.parse(head, "", this.deps.parse);
     if (parsedHead.isErr()) return err(parsedHead.error);
     const asset = parsedHead.value.funding.asset;
 
@@ -164,7 +164,7 @@ export class BatchesService {
     policy: ReturnType<typeof policyOf>,
   ): ValidRow | { errors: RowError[] } {
     const path = `legs[${index}]`;
-    const parsed = batchLegSchema.parse(raw, path, { assets: this.deps.assets });
+    const parsed = batchLegSchema.parse(raw, path, this.deps.parse);
     if (parsed.isErr()) return { errors: [rowError(index, path, parsed.error)] };
     const leg = parsed.value;
     const errors: RowError[] = [];

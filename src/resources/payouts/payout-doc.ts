@@ -1,4 +1,4 @@
-import type { Payout, PayoutLeg } from "../../api/objects";
+import type { Payout, PayoutLeg } from "./payout-objects";
 import type { Out } from "../../api/response-schema";
 import type { LegContext, LegStatus } from "./leg-machine";
 import type { PayoutContext, PayoutStatus } from "./payout-machine";

@@ -37,7 +37,7 @@ export class PayoutsService {
   ) {}
 
   async create(ctx: RequestContext, input: CreatePayoutInput): Promise<Result<PayoutObject, ApiError>> {
-    const parsed = createPayoutSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = createPayoutSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const { asset, recipient: recipientId, reference, routing } = parsed.value;
     const amount = parseAmount(parsed.value.amount, asset, "amount");
@@ -192,7 +192,7 @@ export class PayoutsService {
   }
 
   async retrieve(ctx: RequestContext, id: string, params: RetrievePayoutParams = {}): Promise<Result<PayoutObject, ApiError>> {
-    const parsed = retrievePayoutSchema.parse(params, "", { assets: this.deps.assets });
+    const parsed = retrievePayoutSchema.parse(params, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const stored = await this.deps.storage.transaction((tx) => PAYOUTS.get(tx, ctx.accountId, id));
     if (!stored) return missing(id);
@@ -206,7 +206,7 @@ export class PayoutsService {
   }
 
   private async page(ctx: RequestContext, params: ListPayoutsParams): Promise<Result<ListEnvelope<PayoutObject>, ApiError>> {
-    const parsed = listPayoutsSchema.parse(params, "", { assets: this.deps.assets });
+    const parsed = listPayoutsSchema.parse(params, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const { expand, status, ...rest } = parsed.value;
     const paths = itemPaths(expand);

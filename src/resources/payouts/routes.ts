@@ -1,10 +1,18 @@
-import { Payout, PayoutBatch, PayoutBatchOrValidation, PayoutList } from "../../api/objects";
+import { Payout, PayoutBatch, PayoutBatchOrValidation, PayoutList } from "./payout-objects";
 import { BATCH_SUBMISSIONS } from "../../engine/rate-limits";
 import type { RouteDefinition } from "../../engine/route";
 import { batchQuerySchema, createBatchSchema, createPayoutSchema, listPayoutsSchema, retrievePayoutSchema } from "./payout-schemas";
+import type { PayoutsService } from "./payouts-service";
+import type { BatchesService } from "./batches-service";
+
+/** The host API of the module: its API operations (members of the engine, and what its routes call). */
+export interface PayoutsApi {
+  payouts: Pick<PayoutsService, "create" | "retrieve" | "list" | "approve" | "cancel">;
+  batches: Pick<BatchesService, "create" | "retrieve">;
+}
 
 // Batch routes come first: /v1/payouts/batches must not be read as a payout id.
-export const payoutRoutes: RouteDefinition[] = [
+export const payoutRoutes: RouteDefinition<PayoutsApi>[] = [
   {
     method: "post",
     path: "/v1/payouts/batches",
@@ -17,7 +25,7 @@ export const payoutRoutes: RouteDefinition[] = [
     query: batchQuerySchema,
     failures: ["insufficient_funds", "no_route", "insufficient_liquidity", "recipient_blocked", "policy_limit_exceeded"],
     returns: PayoutBatchOrValidation,
-    handler: ({ engine, ctx, body, query }) => engine.batches.create(ctx, body, query),
+    handler: ({ api, ctx, body, query }) => api.batches.create(ctx, body, query),
   },
   {
     method: "get",
@@ -26,7 +34,7 @@ export const payoutRoutes: RouteDefinition[] = [
     tag: "Payouts",
     scope: "payouts:read",
     returns: PayoutBatch,
-    handler: ({ engine, ctx, params }) => engine.batches.retrieve(ctx, params.id!),
+    handler: ({ api, ctx, params }) => api.batches.retrieve(ctx, params.id!),
   },
   {
     method: "post",
@@ -38,7 +46,7 @@ export const payoutRoutes: RouteDefinition[] = [
     body: createPayoutSchema,
     failures: ["insufficient_funds", "no_route", "insufficient_liquidity", "recipient_blocked", "policy_limit_exceeded"],
     returns: Payout,
-    handler: ({ engine, ctx, body }) => engine.payouts.create(ctx, body),
+    handler: ({ api, ctx, body }) => api.payouts.create(ctx, body),
   },
   {
     method: "get",
@@ -48,7 +56,7 @@ export const payoutRoutes: RouteDefinition[] = [
     scope: "payouts:read",
     query: listPayoutsSchema,
     returns: PayoutList,
-    handler: ({ engine, ctx, query }) => engine.payouts.list(ctx, query),
+    handler: ({ api, ctx, query }) => api.payouts.list(ctx, query),
   },
   {
     method: "get",
@@ -58,7 +66,7 @@ export const payoutRoutes: RouteDefinition[] = [
     scope: "payouts:read",
     query: retrievePayoutSchema,
     returns: Payout,
-    handler: ({ engine, ctx, params, query }) => engine.payouts.retrieve(ctx, params.id!, query),
+    handler: ({ api, ctx, params, query }) => api.payouts.retrieve(ctx, params.id!, query),
   },
   {
     method: "post",
@@ -67,7 +75,7 @@ export const payoutRoutes: RouteDefinition[] = [
     tag: "Payouts",
     scope: "payouts:write",
     returns: Payout,
-    handler: ({ engine, ctx, params }) => engine.payouts.approve(ctx, params.id!),
+    handler: ({ api, ctx, params }) => api.payouts.approve(ctx, params.id!),
   },
   {
     method: "post",
@@ -76,6 +84,6 @@ export const payoutRoutes: RouteDefinition[] = [
     tag: "Payouts",
     scope: "payouts:write",
     returns: Payout,
-    handler: ({ engine, ctx, params }) => engine.payouts.cancel(ctx, params.id!),
+    handler: ({ api, ctx, params }) => api.payouts.cancel(ctx, params.id!),
   },
 ];

@@ -1,4 +1,4 @@
-import type { Quote } from "../../api/objects";
+import type { Quote } from "./quote-objects";
 import type { Out } from "../../api/response-schema";
 import { DocStore } from "../../engine/doc-store";
 import type { AssetDefinition, AssetRegistry } from "../../money/assets";

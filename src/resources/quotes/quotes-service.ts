@@ -14,7 +14,7 @@ export class QuotesService {
   constructor(private readonly deps: EngineDeps) {}
 
   async create(ctx: RequestContext, input: CreateQuoteInput): Promise<Result<QuoteObject, ApiError>> {
-    const parsed = createQuoteSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = createQuoteSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const { from, to } = parsed.value;
     const distinct = distinctAssets(from.asset, to.asset);

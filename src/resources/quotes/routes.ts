@@ -1,8 +1,14 @@
-import { Quote } from "../../api/objects";
+import { Quote } from "./quote-objects";
 import type { RouteDefinition } from "../../engine/route";
 import { createQuoteSchema } from "./quote-schemas";
+import type { QuotesService } from "./quotes-service";
 
-export const quoteRoutes: RouteDefinition[] = [
+/** The host API of the module: its API operations (members of the engine, and what its routes call). */
+export interface QuotesApi {
+  quotes: Pick<QuotesService, "create" | "retrieve">;
+}
+
+export const quoteRoutes: RouteDefinition<QuotesApi>[] = [
   {
     method: "post",
     path: "/v1/quotes",
@@ -12,7 +18,7 @@ export const quoteRoutes: RouteDefinition[] = [
     body: createQuoteSchema,
     failures: ["no_route", "insufficient_liquidity"],
     returns: Quote,
-    handler: ({ engine, ctx, body }) => engine.quotes.create(ctx, body),
+    handler: ({ api, ctx, body }) => api.quotes.create(ctx, body),
   },
   {
     method: "get",
@@ -21,6 +27,6 @@ export const quoteRoutes: RouteDefinition[] = [
     tag: "Quotes",
     scope: "quotes:read",
     returns: Quote,
-    handler: ({ engine, ctx, params }) => engine.quotes.retrieve(ctx, params.id!),
+    handler: ({ api, ctx, params }) => api.quotes.retrieve(ctx, params.id!),
   },
 ];

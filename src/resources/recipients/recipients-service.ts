@@ -1,4 +1,4 @@
-import type { Recipient } from "../../api/objects";
+import type { Recipient } from "./recipient-objects";
 import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
 import { addressProblem } from "../../chains/chain-address";
@@ -79,7 +79,7 @@ export class RecipientsService {
   constructor(private readonly deps: EngineDeps) {}
 
   async create(ctx: RequestContext, input: CreateRecipientInput): Promise<Result<RecipientObject, ApiError>> {
-    const parsed = createRecipientSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = createRecipientSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const addresses = checkAddresses(this.deps.assets, parsed.value.chain_addresses);
     if (addresses.isErr()) return err(addresses.error);
@@ -108,7 +108,7 @@ export class RecipientsService {
   }
 
   async update(ctx: RequestContext, id: string, input: UpdateRecipientInput): Promise<Result<RecipientObject, ApiError>> {
-    const parsed = updateRecipientSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = updateRecipientSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     let addresses: Record<string, string> | undefined;
     if (parsed.value.chain_addresses !== undefined) {
@@ -152,7 +152,7 @@ export class RecipientsService {
   }
 
   private async page(ctx: RequestContext, input: ListRecipientsParams): Promise<Result<ListEnvelope<RecipientObject>, ApiError>> {
-    const parsed = listRecipientsSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = listRecipientsSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const { screening_status, ...params } = parsed.value;
     return RECIPIENTS.list(this.deps, ctx, { ...params, ...(screening_status ? { status: screening_status } : {}) }, presentRecipient);

@@ -1,8 +1,14 @@
-import { DeletedRecipient, Recipient, RecipientList } from "../../api/objects";
+import { DeletedRecipient, Recipient, RecipientList } from "./recipient-objects";
 import type { RouteDefinition } from "../../engine/route";
 import { createRecipientSchema, listRecipientsSchema, updateRecipientSchema } from "./recipient-schemas";
+import type { RecipientsService } from "./recipients-service";
 
-export const recipientRoutes: RouteDefinition[] = [
+/** The host API of the module: its API operations (members of the engine, and what its routes call). */
+export interface RecipientsApi {
+  recipients: Pick<RecipientsService, "create" | "retrieve" | "update" | "del" | "list">;
+}
+
+export const recipientRoutes: RouteDefinition<RecipientsApi>[] = [
   {
     method: "post",
     path: "/v1/recipients",
@@ -11,7 +17,7 @@ export const recipientRoutes: RouteDefinition[] = [
     scope: "recipients:write",
     body: createRecipientSchema,
     returns: Recipient,
-    handler: ({ engine, ctx, body }) => engine.recipients.create(ctx, body),
+    handler: ({ api, ctx, body }) => api.recipients.create(ctx, body),
   },
   {
     method: "get",
@@ -21,7 +27,7 @@ export const recipientRoutes: RouteDefinition[] = [
     scope: "recipients:read",
     query: listRecipientsSchema,
     returns: RecipientList,
-    handler: ({ engine, ctx, query }) => engine.recipients.list(ctx, query),
+    handler: ({ api, ctx, query }) => api.recipients.list(ctx, query),
   },
   {
     method: "get",
@@ -30,7 +36,7 @@ export const recipientRoutes: RouteDefinition[] = [
     tag: "Recipients",
     scope: "recipients:read",
     returns: Recipient,
-    handler: ({ engine, ctx, params }) => engine.recipients.retrieve(ctx, params.id!),
+    handler: ({ api, ctx, params }) => api.recipients.retrieve(ctx, params.id!),
   },
   {
     method: "post",
@@ -40,7 +46,7 @@ export const recipientRoutes: RouteDefinition[] = [
     scope: "recipients:write",
     body: updateRecipientSchema,
     returns: Recipient,
-    handler: ({ engine, ctx, params, body }) => engine.recipients.update(ctx, params.id!, body),
+    handler: ({ api, ctx, params, body }) => api.recipients.update(ctx, params.id!, body),
   },
   {
     method: "delete",
@@ -49,6 +55,6 @@ export const recipientRoutes: RouteDefinition[] = [
     tag: "Recipients",
     scope: "recipients:write",
     returns: DeletedRecipient,
-    handler: ({ engine, ctx, params }) => engine.recipients.del(ctx, params.id!),
+    handler: ({ api, ctx, params }) => api.recipients.del(ctx, params.id!),
   },
 ];

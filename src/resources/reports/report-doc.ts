@@ -1,4 +1,4 @@
-import type { Report } from "../../api/objects";
+import type { Report } from "./report-objects";
 import type { Out } from "../../api/response-schema";
 import { DocStore } from "../../engine/doc-store";
 import { isoTime } from "../../validation/timestamp";

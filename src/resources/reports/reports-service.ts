@@ -41,7 +41,7 @@ export class ReportsService {
   constructor(private readonly deps: EngineDeps) {}
 
   async create(ctx: RequestContext, input: CreateReportInput): Promise<Result<ReportObject, ApiError>> {
-    const parsed = createReportSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = createReportSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const { type, created_gte, created_lt, format = "csv" } = parsed.value;
     return runCommand(this.deps, ctx, async (uow) => {
@@ -91,7 +91,7 @@ export class ReportsService {
   }
 
   private async page(ctx: RequestContext, input: ListReportsParams, origin?: string): Promise<Result<ListEnvelope<ReportObject>, ApiError>> {
-    const parsed = listReportsSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = listReportsSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     return REPORTS.list(this.deps, ctx, parsed.value, (doc) => this.present(doc, origin));
   }

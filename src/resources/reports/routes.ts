@@ -1,8 +1,14 @@
-import { Report, ReportList } from "../../api/objects";
+import { Report, ReportList } from "./report-objects";
 import type { DownloadRouteDefinition, RouteDefinition } from "../../engine/route";
 import { createReportSchema, listReportsSchema } from "./report-schemas";
+import type { ReportsService } from "./reports-service";
 
-export const reportRoutes: RouteDefinition[] = [
+/** The host API of the module: its API operations (members of the engine, and what its routes call). */
+export interface ReportsApi {
+  reports: Pick<ReportsService, "create" | "retrieve" | "list" | "download">;
+}
+
+export const reportRoutes: RouteDefinition<ReportsApi>[] = [
   {
     method: "post",
     path: "/v1/reports",
@@ -11,7 +17,7 @@ export const reportRoutes: RouteDefinition[] = [
     scope: "reports:read",
     body: createReportSchema,
     returns: Report,
-    handler: ({ engine, ctx, body }) => engine.reports.create(ctx, body),
+    handler: ({ api, ctx, body }) => api.reports.create(ctx, body),
   },
   {
     method: "get",
@@ -21,7 +27,7 @@ export const reportRoutes: RouteDefinition[] = [
     scope: "reports:read",
     query: listReportsSchema,
     returns: ReportList,
-    handler: ({ engine, ctx, query, origin }) => engine.reports.list(ctx, query, origin),
+    handler: ({ api, ctx, query, origin }) => api.reports.list(ctx, query, origin),
   },
   {
     method: "get",
@@ -30,16 +36,16 @@ export const reportRoutes: RouteDefinition[] = [
     tag: "Reports",
     scope: "reports:read",
     returns: Report,
-    handler: ({ engine, ctx, params, origin }) => engine.reports.retrieve(ctx, params.id!, origin),
+    handler: ({ api, ctx, params, origin }) => api.reports.retrieve(ctx, params.id!, origin),
   },
 ];
 
 /** The file behind a report's URL when the blob store has no URLs of its own: no API key, a signed link. */
-export const reportDownloadRoutes: DownloadRouteDefinition[] = [
+export const reportDownloadRoutes: DownloadRouteDefinition<ReportsApi>[] = [
   {
     path: "/v1/files/*",
     summary: "Download a report file by its signed link (no API key; 403 once expired or altered)",
     tag: "Reports",
-    handler: ({ engine, path, query }) => engine.reports.download(path, query),
+    handler: ({ api, path, query }) => api.reports.download(path, query),
   },
 ];

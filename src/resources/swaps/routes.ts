@@ -1,8 +1,14 @@
-import { Swap, SwapList } from "../../api/objects";
+import { Swap, SwapList } from "./swap-objects";
 import type { RouteDefinition } from "../../engine/route";
 import { createSwapSchema, listSwapsSchema, retrieveSwapSchema } from "./swap-schemas";
+import type { SwapsService } from "./swaps-service";
 
-export const swapRoutes: RouteDefinition[] = [
+/** The host API of the module: its API operations (members of the engine, and what its routes call). */
+export interface SwapsApi {
+  swaps: Pick<SwapsService, "create" | "retrieve" | "list">;
+}
+
+export const swapRoutes: RouteDefinition<SwapsApi>[] = [
   {
     method: "post",
     path: "/v1/swaps",
@@ -13,7 +19,7 @@ export const swapRoutes: RouteDefinition[] = [
     idempotencyRequired: true,
     failures: ["quote_expired", "insufficient_funds", "no_route", "insufficient_liquidity"],
     returns: Swap,
-    handler: ({ engine, ctx, body }) => engine.swaps.create(ctx, body),
+    handler: ({ api, ctx, body }) => api.swaps.create(ctx, body),
   },
   {
     method: "get",
@@ -23,7 +29,7 @@ export const swapRoutes: RouteDefinition[] = [
     scope: "swaps:read",
     query: listSwapsSchema,
     returns: SwapList,
-    handler: ({ engine, ctx, query }) => engine.swaps.list(ctx, query),
+    handler: ({ api, ctx, query }) => api.swaps.list(ctx, query),
   },
   {
     method: "get",
@@ -33,6 +39,6 @@ export const swapRoutes: RouteDefinition[] = [
     scope: "swaps:read",
     returns: Swap,
     query: retrieveSwapSchema,
-    handler: ({ engine, ctx, params, query }) => engine.swaps.retrieve(ctx, params.id!, query),
+    handler: ({ api, ctx, params, query }) => api.swaps.retrieve(ctx, params.id!, query),
   },
 ];

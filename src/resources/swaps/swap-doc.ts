@@ -1,4 +1,4 @@
-import type { Swap } from "../../api/objects";
+import type { Swap } from "./swap-objects";
 import type { Out } from "../../api/response-schema";
 import { DocStore } from "../../engine/doc-store";
 import type { AssetRegistry } from "../../money/assets";

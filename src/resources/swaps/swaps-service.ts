@@ -36,7 +36,7 @@ export class SwapsService {
   constructor(private readonly deps: EngineDeps) {}
 
   async create(ctx: RequestContext, input: CreateSwapInput): Promise<Result<SwapObject, ApiError>> {
-    const parsed = createSwapSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = createSwapSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const { quote: quoteId, destination_chain, refresh } = parsed.value;
     let maxSlippage: Ratio | null = null;
@@ -103,7 +103,7 @@ export class SwapsService {
   }
 
   async retrieve(ctx: RequestContext, id: string, params: RetrieveSwapParams = {}): Promise<Result<SwapObject, ApiError>> {
-    const parsed = retrieveSwapSchema.parse(params, "", { assets: this.deps.assets });
+    const parsed = retrieveSwapSchema.parse(params, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const stored = await this.deps.storage.transaction((tx) => SWAPS.get(tx, ctx.accountId, id));
     if (!stored) return fail("resource_missing", `No such swap: ${id}`, { param: "id" });
@@ -117,7 +117,7 @@ export class SwapsService {
   }
 
   private async page(ctx: RequestContext, input: ListSwapsParams): Promise<Result<ListEnvelope<SwapObject>, ApiError>> {
-    const parsed = listSwapsSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = listSwapsSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const { expand, ...params } = parsed.value;
     const paths = itemPaths(expand);

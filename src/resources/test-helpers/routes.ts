@@ -1,4 +1,7 @@
-import { Balance, Event, PaymentIntent, TestChain, TestClock, TestVenueHalt } from "../../api/objects";
+import { Balance } from "../../ledger/ledger-objects";
+import { Event } from "../../events/event-object";
+import { PaymentIntent } from "../payment-intents/payment-intent-objects";
+import { TestChain, TestClock, TestVenueHalt } from "./test-helper-objects";
 import type { RouteDefinition } from "../../engine/route";
 import {
   advanceChainSchema,
@@ -9,8 +12,14 @@ import {
   reorgChainSchema,
   triggerEventSchema,
 } from "./test-helper-schemas";
+import type { TestHelpersService } from "./test-helpers-service";
 
-export const testHelperRoutes: RouteDefinition[] = [
+/** The host API of the module: its API operations (members of the engine, and what its routes call). */
+export interface TestHelpersApi {
+  testHelpers: Pick<TestHelpersService, "fund" | "advanceClock" | "advanceChain" | "reorgChain" | "payPaymentIntent" | "haltVenues" | "triggerEvent">;
+}
+
+export const testHelperRoutes: RouteDefinition<TestHelpersApi>[] = [
   {
     method: "post",
     path: "/v1/test_helpers/balances/fund",
@@ -20,7 +29,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     testModeOnly: true,
     body: fundSchema,
     returns: Balance,
-    handler: ({ engine, ctx, body }) => engine.testHelpers.fund(ctx, body),
+    handler: ({ api, ctx, body }) => api.testHelpers.fund(ctx, body),
   },
   {
     method: "post",
@@ -31,7 +40,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     testModeOnly: true,
     body: advanceClockSchema,
     returns: TestClock,
-    handler: ({ engine, ctx, body }) => engine.testHelpers.advanceClock(ctx, body),
+    handler: ({ api, ctx, body }) => api.testHelpers.advanceClock(ctx, body),
   },
   {
     method: "post",
@@ -42,7 +51,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     testModeOnly: true,
     body: advanceChainSchema,
     returns: TestChain,
-    handler: ({ engine, ctx, params, body }) => engine.testHelpers.advanceChain(ctx, params.chain!, body),
+    handler: ({ api, ctx, params, body }) => api.testHelpers.advanceChain(ctx, params.chain!, body),
   },
   {
     method: "post",
@@ -53,7 +62,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     testModeOnly: true,
     body: reorgChainSchema,
     returns: TestChain,
-    handler: ({ engine, ctx, params, body }) => engine.testHelpers.reorgChain(ctx, params.chain!, body),
+    handler: ({ api, ctx, params, body }) => api.testHelpers.reorgChain(ctx, params.chain!, body),
   },
   {
     method: "post",
@@ -64,7 +73,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     testModeOnly: true,
     body: payPaymentIntentSchema,
     returns: PaymentIntent,
-    handler: ({ engine, ctx, params, body }) => engine.testHelpers.payPaymentIntent(ctx, params.id!, body),
+    handler: ({ api, ctx, params, body }) => api.testHelpers.payPaymentIntent(ctx, params.id!, body),
   },
   {
     method: "post",
@@ -75,7 +84,7 @@ export const testHelperRoutes: RouteDefinition[] = [
     testModeOnly: true,
     body: haltVenuesSchema,
     returns: TestVenueHalt,
-    handler: ({ engine, ctx, body }) => engine.testHelpers.haltVenues(ctx, body),
+    handler: ({ api, ctx, body }) => api.testHelpers.haltVenues(ctx, body),
   },
   {
     method: "post",
@@ -86,6 +95,6 @@ export const testHelperRoutes: RouteDefinition[] = [
     testModeOnly: true,
     body: triggerEventSchema,
     returns: Event,
-    handler: ({ engine, ctx, body }) => engine.testHelpers.triggerEvent(ctx, body),
+    handler: ({ api, ctx, body }) => api.testHelpers.triggerEvent(ctx, body),
   },
 ];

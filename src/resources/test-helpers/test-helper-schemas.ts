@@ -1,4 +1,3 @@
-import { EVENT_TYPES } from "../../events/catalogue";
 import { s, type Input } from "../../validation/schema";
 
 /** Request schemas of the test helpers (DECISIONS.md §7). */
@@ -29,7 +28,7 @@ export const haltVenuesSchema = s.object({
 });
 
 export const triggerEventSchema = s.object({
-  type: s.enum(EVENT_TYPES).describe("The event type to emit with a sample object"),
+  type: s.eventType().describe("The event type to emit with a sample object"),
   overrides: s
     .record(s.string({ min: 1, max: 200 }), s.string({ max: 10_000 }))
     .optional()

@@ -1,4 +1,4 @@
-import type { TestChain, TestClock, TestVenueHalt } from "../../api/objects";
+import type { TestChain, TestClock, TestVenueHalt } from "./test-helper-objects";
 import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
 import { runCommand } from "../../engine/command";
@@ -13,7 +13,6 @@ import type { Json } from "../../ports/storage";
 import type { Schema } from "../../validation/schema";
 import { isoTime } from "../../validation/timestamp";
 import type { WorkerRunner } from "../../workers/runner";
-import { sampleObject } from "../events/event-samples";
 import { ALL_VENUES, withVenueHalt } from "./venue-halts";
 import { applyOverrides } from "../events/sample-overrides";
 import type { EventsService } from "../events/events-service";
@@ -59,7 +58,7 @@ export class TestHelpersService {
   async fund(ctx: RequestContext, input: FundInput): Promise<Result<BalanceObject, ApiError>> {
     const mode = testModeOnly(ctx);
     if (mode.isErr()) return err(mode.error);
-    const parsed = fundSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = fundSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const { asset, chain, amount } = parsed.value;
     const onChain = this.deps.assets.chainFor(asset, chain.name, "chain");
@@ -80,7 +79,7 @@ export class TestHelpersService {
   async advanceClock(ctx: RequestContext, input: AdvanceClockInput): Promise<Result<TestClockObject, ApiError>> {
     const mode = testModeOnly(ctx);
     if (mode.isErr()) return err(mode.error);
-    const parsed = advanceClockSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = advanceClockSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const clock = this.deps.clock;
     if (!isManualClock(clock)) {
@@ -131,7 +130,7 @@ export class TestHelpersService {
   async payPaymentIntent(ctx: RequestContext, id: string, input: PayPaymentIntentInput): Promise<Result<PaymentIntentObject, ApiError>> {
     const mode = testModeOnly(ctx);
     if (mode.isErr()) return err(mode.error);
-    const parsed = payPaymentIntentSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = payPaymentIntentSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const stored = await this.deps.storage.transaction((tx) => PAYMENT_INTENTS.get(tx, ctx.accountId, id));
     if (!stored) return fail("resource_missing", `No such payment intent: ${id}`, { param: "id" });
@@ -170,7 +169,7 @@ export class TestHelpersService {
   async haltVenues(ctx: RequestContext, input: HaltVenuesInput): Promise<Result<TestVenueHaltObject, ApiError>> {
     const mode = testModeOnly(ctx);
     if (mode.isErr()) return err(mode.error);
-    const parsed = haltVenuesSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = haltVenuesSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const { venue, seconds } = parsed.value;
     if (venue !== ALL_VENUES && !(await this.knownVenue(venue))) {
@@ -206,11 +205,11 @@ export class TestHelpersService {
   async triggerEvent(ctx: RequestContext, input: TriggerEventInput): Promise<Result<EventEnvelope, ApiError>> {
     const mode = testModeOnly(ctx);
     if (mode.isErr()) return err(mode.error);
-    const parsed = triggerEventSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = triggerEventSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const { type, overrides } = parsed.value;
     const emitted = await runCommand(this.deps, ctx, async (uow) => {
-      const sample = sampleObject(type, this.deps.ids, this.deps.assets, uow.now);
+      const sample = sampleEvent(this.deps, type, uow.now);
       const object = overrides ? applyOverrides(sample, overrides) : ok(sample);
       return object.map((o) => uow.emit(type, o as Json));
     });
@@ -229,7 +228,7 @@ export class TestHelpersService {
     if (mode.isErr()) return err(mode.error);
     const known = this.deps.assets.knownChain(chain, "chain");
     if (known.isErr()) return err(known.error);
-    const parsed = schema.parse(input, "", { assets: this.deps.assets });
+    const parsed = schema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const adapter = this.deps.chains.for(chain, false);
     if (!adapter || !isChainSimulation(adapter)) {
@@ -244,4 +243,14 @@ export class TestHelpersService {
 
 function testModeOnly(ctx: RequestContext): Result<true, ApiError> {
   return ctx.livemode ? fail("resource_missing", "Test helpers exist only in test mode") : ok(true);
+}
+
+/**
+ * A sample object for an event of `type` (fresh ids, `sample: true`), built by the module that
+ * declares the type; a snapshot only: nothing is created and no value moves.
+ */
+export function sampleEvent(deps: Pick<EngineDeps, "catalogue" | "ids" | "assets">, type: string, now: number): object {
+  const definition = deps.catalogue.event(type);
+  if (!definition) throw new TypeError(`event type ${type} is not in the engine's catalogue`);
+  return { ...definition.sample({ ids: deps.ids, assets: deps.assets, now }), sample: true };
 }

@@ -1,8 +1,19 @@
 import { WEBHOOK_DELIVERY, WEBHOOK_FANOUT } from "../../events/delivery-work";
-import { defineModule, work } from "../../engine/resource-module";
+import { defineModule, operations, work } from "../../engine/module";
 import { webhookEndpointRoutes } from "./routes";
 import { FAN_OUTS_AT_ONCE, RECORD_MARGIN_MS, WebhookDeliveriesService } from "./webhook-deliveries-service";
 import { WebhookEndpointsService } from "./webhook-endpoints-service";
+
+export type { WebhookDeliveryObject, WebhookReplayObject } from "./webhook-deliveries-service";
+export type {
+  CreateWebhookEndpointInput,
+  ListDeliveriesParams,
+  ListWebhookEndpointsParams,
+  ReplayInput,
+  UpdateWebhookEndpointInput,
+} from "./webhook-endpoint-schemas";
+export type { DeletedWebhookEndpoint, WebhookEndpointObject } from "./webhook-endpoints-service";
+export type { WebhooksApi } from "./routes";
 
 /**
  * Webhook endpoints, their signed at-least-once deliveries, the delivery log and replay.
@@ -16,6 +27,9 @@ import { WebhookEndpointsService } from "./webhook-endpoints-service";
  */
 export const webhooksModule = defineModule({
   name: "webhook_endpoints",
+  ids: { we: "webhook endpoint", dlv: "webhook delivery" },
+  scopes: ["webhook_endpoints"],
+  tags: [{ name: "Webhook endpoints", description: "Receivers of signed events, their delivery log and replays" }],
   routes: webhookEndpointRoutes,
   setup: ({ deps, worker }) => {
     const webhookEndpoints = new WebhookEndpointsService(deps);
@@ -23,7 +37,12 @@ export const webhooksModule = defineModule({
     const leaseMs = Math.max(worker.leaseMs, deps.config.webhookTimeoutMs + RECORD_MARGIN_MS);
     const webhookDeliveries = new WebhookDeliveriesService(deps, webhookEndpoints, { leaseMs });
     return {
-      services: { webhookEndpoints, webhookDeliveries },
+      api: {
+        webhookEndpoints: operations(webhookEndpoints, ["create", "retrieve", "list", "update", "del", "rotateSecret"]),
+        webhookDeliveries: operations(webhookDeliveries, ["list", "replay"]),
+      },
+      // the delivery stages, for tests that drive them one step at a time
+      provides: { webhookEndpoints, webhookDeliveries },
       work: [
         work(
           WEBHOOK_FANOUT,

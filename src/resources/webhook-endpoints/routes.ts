@@ -1,8 +1,16 @@
-import { DeletedWebhookEndpointSchema, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookReplay } from "../../api/objects";
+import { DeletedWebhookEndpointSchema, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookReplay } from "./webhook-endpoint-objects";
 import type { RouteDefinition } from "../../engine/route";
 import { createEndpointSchema, listDeliveriesSchema, listEndpointsSchema, replaySchema, updateEndpointSchema } from "./webhook-endpoint-schemas";
+import type { WebhookEndpointsService } from "./webhook-endpoints-service";
+import type { WebhookDeliveriesService } from "./webhook-deliveries-service";
 
-export const webhookEndpointRoutes: RouteDefinition[] = [
+/** The host API of the module: its API operations (members of the engine, and what its routes call). */
+export interface WebhooksApi {
+  webhookEndpoints: Pick<WebhookEndpointsService, "create" | "retrieve" | "list" | "update" | "del" | "rotateSecret">;
+  webhookDeliveries: Pick<WebhookDeliveriesService, "list" | "replay">;
+}
+
+export const webhookEndpointRoutes: RouteDefinition<WebhooksApi>[] = [
   {
     method: "post",
     path: "/v1/webhook_endpoints",
@@ -11,7 +19,7 @@ export const webhookEndpointRoutes: RouteDefinition[] = [
     scope: "webhook_endpoints:write",
     body: createEndpointSchema,
     returns: WebhookEndpoint,
-    handler: ({ engine, ctx, body }) => engine.webhookEndpoints.create(ctx, body),
+    handler: ({ api, ctx, body }) => api.webhookEndpoints.create(ctx, body),
   },
   {
     method: "get",
@@ -21,7 +29,7 @@ export const webhookEndpointRoutes: RouteDefinition[] = [
     scope: "webhook_endpoints:read",
     query: listEndpointsSchema,
     returns: WebhookEndpointList,
-    handler: ({ engine, ctx, query }) => engine.webhookEndpoints.list(ctx, query),
+    handler: ({ api, ctx, query }) => api.webhookEndpoints.list(ctx, query),
   },
   {
     method: "get",
@@ -30,7 +38,7 @@ export const webhookEndpointRoutes: RouteDefinition[] = [
     tag: "Webhook endpoints",
     scope: "webhook_endpoints:read",
     returns: WebhookEndpoint,
-    handler: ({ engine, ctx, params }) => engine.webhookEndpoints.retrieve(ctx, params.id!),
+    handler: ({ api, ctx, params }) => api.webhookEndpoints.retrieve(ctx, params.id!),
   },
   {
     method: "post",
@@ -40,7 +48,7 @@ export const webhookEndpointRoutes: RouteDefinition[] = [
     scope: "webhook_endpoints:write",
     body: updateEndpointSchema,
     returns: WebhookEndpoint,
-    handler: ({ engine, ctx, params, body }) => engine.webhookEndpoints.update(ctx, params.id!, body),
+    handler: ({ api, ctx, params, body }) => api.webhookEndpoints.update(ctx, params.id!, body),
   },
   {
     method: "delete",
@@ -49,7 +57,7 @@ export const webhookEndpointRoutes: RouteDefinition[] = [
     tag: "Webhook endpoints",
     scope: "webhook_endpoints:write",
     returns: DeletedWebhookEndpointSchema,
-    handler: ({ engine, ctx, params }) => engine.webhookEndpoints.del(ctx, params.id!),
+    handler: ({ api, ctx, params }) => api.webhookEndpoints.del(ctx, params.id!),
   },
   {
     method: "post",
@@ -58,7 +66,7 @@ export const webhookEndpointRoutes: RouteDefinition[] = [
     tag: "Webhook endpoints",
     scope: "webhook_endpoints:write",
     returns: WebhookEndpoint,
-    handler: ({ engine, ctx, params }) => engine.webhookEndpoints.rotateSecret(ctx, params.id!),
+    handler: ({ api, ctx, params }) => api.webhookEndpoints.rotateSecret(ctx, params.id!),
   },
   {
     method: "get",
@@ -68,7 +76,7 @@ export const webhookEndpointRoutes: RouteDefinition[] = [
     scope: "webhook_endpoints:read",
     query: listDeliveriesSchema,
     returns: WebhookDeliveryList,
-    handler: ({ engine, ctx, params, query }) => engine.webhookDeliveries.list(ctx, params.id!, query),
+    handler: ({ api, ctx, params, query }) => api.webhookDeliveries.list(ctx, params.id!, query),
   },
   {
     method: "post",
@@ -79,6 +87,6 @@ export const webhookEndpointRoutes: RouteDefinition[] = [
     body: replaySchema,
     successStatus: 202,
     returns: WebhookReplay,
-    handler: ({ engine, ctx, params, body }) => engine.webhookDeliveries.replay(ctx, params.id!, body),
+    handler: ({ api, ctx, params, body }) => api.webhookDeliveries.replay(ctx, params.id!, body),
   },
 ];

@@ -1,4 +1,4 @@
-import type { WebhookDelivery, WebhookReplay } from "../../api/objects";
+import type { WebhookDelivery, WebhookReplay } from "./webhook-endpoint-objects";
 import type { Out } from "../../api/response-schema";
 import { BoundedMap } from "../../collections/bounded-map";
 import { groupBy } from "../../collections/group-by";
@@ -253,7 +253,7 @@ export class WebhookDeliveriesService {
   }
 
   private async page(ctx: RequestContext, endpointId: string, input: ListDeliveriesParams): Promise<Result<ListEnvelope<WebhookDeliveryObject>, ApiError>> {
-    const parsed = listDeliveriesSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = listDeliveriesSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const found = await this.deps.storage.transaction((tx) => this.endpoints.find(tx, ctx, endpointId));
     if (found.isErr()) return err(found.error);
@@ -280,7 +280,7 @@ export class WebhookDeliveriesService {
    * afresh when sent. `from` may reach back as far as the delivery log (7 days).
    */
   async replay(ctx: RequestContext, endpointId: string, input: ReplayInput): Promise<Result<WebhookReplayObject, ApiError>> {
-    const parsed = replaySchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = replaySchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const now = this.deps.clock.now();
     const from = parsed.value.from;
@@ -502,7 +502,7 @@ export class WebhookDeliveriesService {
           }
           const jobs = taken.flatMap((record) => {
             try {
-              const job = toJob(WEBHOOK_DELIVERY, record, { assets: this.deps.assets });
+              const job = toJob(WEBHOOK_DELIVERY, record, this.deps.parse);
               deliveryOf(job);
               return [job];
             } catch {

@@ -1,4 +1,4 @@
-import type { DeletedWebhookEndpointSchema, WebhookEndpoint } from "../../api/objects";
+import type { DeletedWebhookEndpointSchema, WebhookEndpoint } from "./webhook-endpoint-objects";
 import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../../errors";
@@ -149,7 +149,7 @@ export class WebhookEndpointsService {
   }
 
   async create(ctx: RequestContext, input: CreateWebhookEndpointInput): Promise<Result<WebhookEndpointObject, ApiError>> {
-    const parsed = createEndpointSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = createEndpointSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const url = this.checkUrl(parsed.value.url);
     if (url.isErr()) return err(url.error);
@@ -182,14 +182,14 @@ export class WebhookEndpointsService {
   }
 
   private async page(ctx: RequestContext, input: ListWebhookEndpointsParams): Promise<Result<ListEnvelope<WebhookEndpointObject>, ApiError>> {
-    const parsed = listEndpointsSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = listEndpointsSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     return WEBHOOK_ENDPOINTS.list(this.deps, ctx, parsed.value, (doc) => present(doc));
   }
 
   /** Changes the URL, the events, the description, or enables and disables by hand. */
   async update(ctx: RequestContext, id: string, input: UpdateWebhookEndpointInput): Promise<Result<WebhookEndpointObject, ApiError>> {
-    const parsed = updateEndpointSchema.parse(input, "", { assets: this.deps.assets });
+    const parsed = updateEndpointSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const change = parsed.value;
     const url = change.url === undefined ? ok(undefined) : this.checkUrl(change.url);

@@ -1,0 +1,24 @@
+import { o } from "../../api/response-schema";
+
+const perAsset = (description: string) => o.record(o.decimal(), { description });
+
+export const Account = o.named(
+  "Account",
+  o.object(
+    {
+      id: o.id("acct"),
+      object: o.literal("account"),
+      name: o.string({ example: "Demo" }),
+      livemode: o.boolean(),
+      policy: o.object(
+        {
+          max_payout_amount: perAsset("Per asset, the largest payout (above it: 402 policy_limit_exceeded)"),
+          approval_threshold: perAsset("Per asset, the amount above which a payout waits in created for approval"),
+        },
+        { description: "The account's payout policy (DECISIONS.md §3)" },
+      ),
+      created: o.time(),
+    },
+    { description: "The account an API key belongs to" },
+  ),
+);

@@ -1,0 +1,42 @@
+import { asset, chain, conversionSide, listOf, money } from "../../api/common-objects";
+import { o } from "../../api/response-schema";
+
+export const LimitOrderFill = o.named(
+  "LimitOrderFill",
+  o.object({
+    id: o.id("fil"),
+    from_amount: o.decimal(),
+    to_amount: o.decimal(),
+    rate: o.decimal({ description: "to_amount per from_amount, never below the order's target_rate" }),
+    price_impact: o.decimal(),
+    network_fee: o.decimal(),
+    platform_fee: o.decimal(),
+    created: o.time(),
+  }),
+);
+
+export const LimitOrder = o.named(
+  "LimitOrder",
+  o.object(
+    {
+      id: o.id("lo"),
+      object: o.literal("limit_order"),
+      status: o.enum(["working", "partially_filled", "filled", "canceled"] as const),
+      cancellation_reason: o.nullable(o.enum(["requested", "expired"] as const)),
+      from: conversionSide,
+      to: o.object({ asset: asset() }),
+      destination_chain: chain(),
+      target_rate: o.decimal(),
+      partial_fills: o.boolean(),
+      max_slippage: o.nullable(o.decimal()),
+      filled: o.object({ from_amount: o.decimal(), to_amount: o.decimal() }),
+      reserved_amount: money("What the order still holds reserved, in `from.asset`"),
+      fills: o.array(LimitOrderFill),
+      expires_at: o.time(),
+      created: o.time(),
+    },
+    { description: "A conversion that waits for a target rate (DECISIONS.md §4)" },
+  ),
+);
+
+export const LimitOrderList = listOf("LimitOrder", LimitOrder);

@@ -1,0 +1,26 @@
+import { chain, conversionSide, listOf } from "../../api/common-objects";
+import { o } from "../../api/response-schema";
+import { Quote } from "../quotes/quote-objects";
+
+export const Swap = o.named(
+  "Swap",
+  o.object(
+    {
+      id: o.id("sw"),
+      object: o.literal("swap"),
+      status: o.enum(["executing", "settled", "failed"] as const),
+      quote: o.anyOf(o.id("qt"), Quote, { description: "The quote's id; the quote with `expand[]=quote`" }),
+      from: conversionSide,
+      to: conversionSide,
+      destination_chain: chain(),
+      executed_rate: o.decimal({ description: "The quote's rate, or the refreshed quote's when `refreshed`" }),
+      refreshed: o.boolean(),
+      failure_code: o.nullable(o.string({ description: "`venue_rejected` when failed", example: "venue_rejected" })),
+      created: o.time(),
+      settled: o.nullable(o.time()),
+    },
+    { description: "A conversion executed at a quote" },
+  ),
+);
+
+export const SwapList = listOf("Swap", Swap);
