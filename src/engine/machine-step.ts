@@ -1,23 +1,37 @@
-import { initialTransition, transition, type AnyStateMachine, type ContextFrom, type EventFromLogic, type InputFrom, type SnapshotFrom } from "xstate";
+import {
+  initialTransition,
+  transition,
+  type AnyStateMachine,
+  type ContextFrom,
+  type EventFromLogic,
+  type InputFrom,
+  type SnapshotFrom,
+  type StateMachine,
+} from "xstate";
+
+/** The state names of a machine (payrail's machines are flat): the type of a resource's status. */
+export type StateOf<M> = M extends StateMachine<any, any, any, any, any, any, any, infer V, any, any, any, any, any, any, any> ? V & string : never;
+
+/**
+ * The actions a machine's transitions name, as `setup()` declared them: `{ type, params }` with
+ * each action's own params type, so a service carries them out with a `switch` on `type` and
+ * no casts.
+ */
+export type ActionOf<M> = M extends StateMachine<any, any, any, any, infer A, any, any, any, any, any, any, any, any, any, any> ? A : never;
 
 /**
  * How a machine's state is kept in storage: the state name and the context. The machines of
  * payrail are flat (one level of states), so the name is a string.
  */
-export interface PersistedState<TContext> {
-  value: string;
+export interface PersistedState<TContext, TState extends string = string> {
+  value: TState;
   context: TContext;
 }
 
-/** An action a transition named; services turn each into ledger postings, events or work. */
-export interface MachineAction {
-  type: string;
-  params: unknown;
-}
-
 /** The outcome of feeding a machine one event. */
-export interface MachineStep<TContext> extends PersistedState<TContext> {
-  actions: MachineAction[];
+export interface MachineStep<M extends AnyStateMachine> extends PersistedState<ContextFrom<M>, StateOf<M>> {
+  /** The actions the transition named, in order (xstate's own, such as assign, left out). */
+  actions: ActionOf<M>[];
   /** Whether the state name changed (a self-transition with actions is not a change). */
   moved: boolean;
   /** Whether the event changed anything: the state, the context's values, or actions to run. */
@@ -27,40 +41,62 @@ export interface MachineStep<TContext> extends PersistedState<TContext> {
 }
 
 /**
- * The only way services run machines (DESIGN.md: machines are pure). No actor is created and no
- * action is executed: xstate's `initialTransition` / `transition` compute the next snapshot and
- * name the actions, and the caller persists the state and carries the actions out in the same
- * storage transaction.
+ * Every state of a machine, in the order its definition lists them: the values of the
+ * resource's `status` (the API's enum is this list, so the two cannot disagree).
+ */
+export function statesOf<M extends AnyStateMachine>(machine: M): readonly StateOf<M>[] {
+  return Object.keys(machine.states) as StateOf<M>[];
+}
+
+/** The final states of a machine: they absorb every later event. */
+export function finalStatesOf<M extends AnyStateMachine>(machine: M): readonly StateOf<M>[] {
+  return statesOf(machine).filter((state) => machine.states[state]!.type === "final");
+}
+
+/**
+ * The only way services start machines (DESIGN.md: machines are pure). No actor is created and
+ * no action is executed: xstate's `initialTransition` computes the first snapshot and names the
+ * actions, and the caller persists the state and carries the actions out in the same storage
+ * transaction.
  */
 export function startMachine<M extends AnyStateMachine>(
   machine: M,
   // Optional always: xstate's InputFrom drops `undefined`, and payrail's context factories
   // tolerate a missing input by rule (DESIGN.md).
   input?: InputFrom<M>,
-): MachineStep<ContextFrom<M>> {
+): MachineStep<M> {
   const [snapshot, actions] = (initialTransition as (m: M, i?: unknown) => [any, any[]])(machine, input);
-  return toStep<ContextFrom<M>>(snapshot, actions, null, undefined);
+  return toStep<M>(snapshot, actions, null, undefined);
 }
 
+/** Feeds a machine in a persisted state one event (see `startMachine`). */
 export function stepMachine<M extends AnyStateMachine>(
   machine: M,
   state: PersistedState<ContextFrom<M>>,
   event: EventFromLogic<M>,
-): MachineStep<ContextFrom<M>> {
+): MachineStep<M> {
   const snapshot = machine.resolveState({ value: state.value, context: state.context });
   const [next, actions] = transition(machine, snapshot as SnapshotFrom<M>, event) as [any, any[]];
-  return toStep(next, actions, state.value, state.context);
+  return toStep<M>(next, actions, state.value, state.context);
 }
 
-function toStep<C>(snapshot: any, actions: any[], previous: string | null, previousContext: C | undefined): MachineStep<C> {
+/**
+ * Whether the machine in `state` takes `event` (a transition is enabled for it): what a service
+ * asks before it takes a lock or writes, instead of testing status strings.
+ */
+export function canStep<M extends AnyStateMachine>(machine: M, state: PersistedState<ContextFrom<M>>, event: EventFromLogic<M>): boolean {
+  return (machine.resolveState({ value: state.value, context: state.context }) as { can(e: unknown): boolean }).can(event);
+}
+
+function toStep<M extends AnyStateMachine>(snapshot: any, actions: any[], previous: string | null, previousContext: unknown): MachineStep<M> {
   if (typeof snapshot.value !== "string") throw new Error("payrail machines are flat: nested states are not supported");
   const named = actions
     .filter((a) => typeof a.type === "string" && !a.type.startsWith("xstate."))
-    .map((a) => ({ type: a.type as string, params: a.params }));
+    .map((a) => ({ type: a.type as string, params: a.params }) as ActionOf<M>);
   const moved = previous !== null && snapshot.value !== previous;
   return {
-    value: snapshot.value,
-    context: snapshot.context as C,
+    value: snapshot.value as StateOf<M>,
+    context: snapshot.context as ContextFrom<M>,
     actions: named,
     moved,
     handled: previous === null || moved || named.length > 0 || !sameJson(snapshot.context, previousContext),

@@ -1,6 +1,6 @@
 import { setup } from "xstate";
+import { statesOf, type StateOf } from "../../engine/machine-step";
 
-export type LimitOrderStatus = "working" | "partially_filled" | "filled" | "canceled";
 export type CancellationReason = "requested" | "expired";
 
 export type LimitOrderEvent =
@@ -65,3 +65,12 @@ export const limitOrderMachine = setup({
     canceled: { type: "final", entry: ["release", { type: "announce", params: { type: "limit_order.canceled" } }] },
   },
 });
+
+/** A limit order's status: a state of its machine. */
+export type LimitOrderStatus = StateOf<typeof limitOrderMachine>;
+
+/** Every limit order status, in the machine's order (the API's enum and the list filter's). */
+export const LIMIT_ORDER_STATUSES = statesOf(limitOrderMachine);
+
+/** What the API says a canceled order was canceled for. */
+export const CANCELLATION_REASONS = ["requested", "expired"] as const satisfies readonly CancellationReason[];

@@ -1,5 +1,6 @@
 import { asset, chain, conversionSide, listOf, money } from "../../api/common-objects";
 import { o } from "../../api/response-schema";
+import { CANCELLATION_REASONS, LIMIT_ORDER_STATUSES } from "./limit-order-machine";
 
 export const LimitOrderFill = o.named(
   "LimitOrderFill",
@@ -21,8 +22,8 @@ export const LimitOrder = o.named(
     {
       id: o.id("lo"),
       object: o.literal("limit_order"),
-      status: o.enum(["working", "partially_filled", "filled", "canceled"] as const),
-      cancellation_reason: o.nullable(o.enum(["requested", "expired"] as const)),
+      status: o.enum(LIMIT_ORDER_STATUSES),
+      cancellation_reason: o.nullable(o.enum(CANCELLATION_REASONS)),
       from: conversionSide,
       to: o.object({ asset: asset() }),
       destination_chain: chain(),

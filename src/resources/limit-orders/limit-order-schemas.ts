@@ -1,6 +1,6 @@
 import { listParamsShape } from "../../lists/list-params";
 import { s, type Input } from "../../validation/schema";
-import type { LimitOrderStatus } from "./limit-order-machine";
+import { LIMIT_ORDER_STATUSES } from "./limit-order-machine";
 
 /** Request schemas of limit orders: validation, the typed inputs below, and the OpenAPI document. */
 
@@ -23,7 +23,6 @@ export const createLimitOrderSchema = s.object({
     .describe("Chain the output is credited on; default the chain most of the input comes from, if the output lives there"),
 });
 
-export const LIMIT_ORDER_STATUSES = ["working", "partially_filled", "filled", "canceled"] as const satisfies readonly LimitOrderStatus[];
 
 export const listLimitOrdersSchema = s.object({
   ...listParamsShape,

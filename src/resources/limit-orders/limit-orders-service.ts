@@ -8,7 +8,7 @@ import {
   type LimitOrderEvent,
   type LimitOrderStatus,
 } from "./limit-order-machine";
-import { startMachine, stepMachine, type MachineAction } from "../../engine/machine-step";
+import { canStep, startMachine, stepMachine, type ActionOf } from "../../engine/machine-step";
 import { matchStep, respectsTerms, type OrderTerms } from "../../matching/fill-step";
 import type { AssetDefinition } from "../../money/assets";
 import { parseAmount } from "../../money/amount";
@@ -45,8 +45,9 @@ export const LIMIT_ORDER_MATCH = defineWork("limit_order.match", orderId);
 export const LIMIT_ORDER_EXPIRE = defineWork("limit_order.expire", orderId);
 
 
+/** Whether an order is still open: its machine takes a cancel (working or partially filled). */
 function isOpen(doc: LimitOrderDoc): boolean {
-  return doc.status === "working" || doc.status === "partially_filled";
+  return canStep(limitOrderMachine, { value: doc.status, context: { partialFills: doc.partialFills } }, { type: "cancel", reason: "requested" });
 }
 
 /**
@@ -93,7 +94,7 @@ export class LimitOrdersService {
       const start = startMachine(limitOrderMachine, { partialFills });
       const doc: LimitOrderDoc = {
         id,
-        status: start.value as LimitOrderStatus,
+        status: start.value,
         cancellationReason: null,
         from: from.code,
         to: to.code,
@@ -278,7 +279,7 @@ export class LimitOrdersService {
       };
       const next: LimitOrderDoc = {
         ...doc,
-        status: step.value as LimitOrderStatus,
+        status: step.value,
         filledIn: filledIn.toString(),
         filledOut: filledOut.toString(),
         reserved: (reserved - a).toString(),
@@ -305,7 +306,7 @@ export class LimitOrdersService {
     } satisfies LimitOrderEvent);
     const next: LimitOrderDoc = {
       ...doc,
-      status: step.value as LimitOrderStatus,
+      status: step.value,
       cancellationReason: reason,
       // A fill decided but not applied is dropped: the customer's side never moves for it.
       pending: null,
@@ -317,21 +318,26 @@ export class LimitOrdersService {
   }
 
   /** Carries out the machine's actions in this transaction. */
-  private async carryOut(uow: UnitOfWork, accountId: string, doc: LimitOrderDoc, actions: MachineAction[]): Promise<void> {
+  private async carryOut(uow: UnitOfWork, accountId: string, doc: LimitOrderDoc, actions: ActionOf<typeof limitOrderMachine>[]): Promise<void> {
     const announce: LimitOrderAnnouncement[] = [];
     for (const action of actions) {
-      if (action.type === "watch") {
-        const payload = { order: doc.id };
-        uow.schedule(LIMIT_ORDER_MATCH, payload, { accountId, dedupeKey: `${LIMIT_ORDER_MATCH.kind}:${doc.id}` });
-        uow.schedule(LIMIT_ORDER_EXPIRE, payload, {
-          accountId,
-          runAt: doc.expiresAt + 1,
-          dedupeKey: `${LIMIT_ORDER_EXPIRE.kind}:${doc.id}`,
-        });
-      } else if (action.type === "release") {
-        await releaseReservations(uow, accountId, doc.reservations);
-      } else if (action.type === "announce") {
-        announce.push((action.params as { type: LimitOrderAnnouncement }).type);
+      switch (action.type) {
+        case "watch": {
+          const payload = { order: doc.id };
+          uow.schedule(LIMIT_ORDER_MATCH, payload, { accountId, dedupeKey: `${LIMIT_ORDER_MATCH.kind}:${doc.id}` });
+          uow.schedule(LIMIT_ORDER_EXPIRE, payload, {
+            accountId,
+            runAt: doc.expiresAt + 1,
+            dedupeKey: `${LIMIT_ORDER_EXPIRE.kind}:${doc.id}`,
+          });
+          break;
+        }
+        case "release":
+          await releaseReservations(uow, accountId, doc.reservations);
+          break;
+        case "announce":
+          announce.push(action.params.type);
+          break;
       }
     }
     for (const type of announce) uow.emit(type, this.present(doc), accountId);

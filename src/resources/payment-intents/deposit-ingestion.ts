@@ -1,6 +1,6 @@
 import { ok } from "neverthrow";
 import { COUNTER, isCustomerBook, transfer, type PostingLine } from "../../ledger/postings";
-import { stepMachine } from "../../engine/machine-step";
+import { stepMachine, type ActionOf } from "../../engine/machine-step";
 import { paymentIntentMachine, type PaymentIntentEvent, type PaymentIntentStatus } from "./payment-intent-machine";
 import type { Book } from "../../ports/storage";
 import type { Finality, InboundTransfer } from "../../ports/chain";
@@ -119,9 +119,8 @@ export class DepositIngestion {
   private step(uow: UnitOfWork, doc: PaymentIntentDoc, event: PaymentIntentEvent): PaymentIntentDoc {
     const step = stepMachine(paymentIntentMachine, { value: doc.status, context: {} }, event);
     if (!step.handled) return doc;
-    const next = { ...doc, status: step.value as PaymentIntentStatus };
-    const type = EVENT_OF[step.actions.find((a) => a.type in EVENT_OF)?.type ?? ""];
-    if (type) uow.emit(type, presentPaymentIntent(this.deps.assets, this.withEntries(uow, next)));
+    const next = { ...doc, status: step.value };
+    for (const action of step.actions) uow.emit(EVENT_OF[action.type], presentPaymentIntent(this.deps.assets, this.withEntries(uow, next)));
     return next;
   }
 
@@ -201,7 +200,8 @@ export class DepositIngestion {
   }
 }
 
-const EVENT_OF: Record<string, "payment_intent.processing" | "payment_intent.succeeded" | "payment_intent.partially_paid" | "payment_intent.expired" | "payment_intent.reverted" | "payment_intent.unsupported_chain"> = {
+/** The event each of the machine's actions announces (every action of the machine is one). */
+const EVENT_OF: Record<ActionOf<typeof paymentIntentMachine>["type"], `payment_intent.${PaymentIntentStatus}`> = {
   emitProcessing: "payment_intent.processing",
   emitSucceeded: "payment_intent.succeeded",
   emitPartiallyPaid: "payment_intent.partially_paid",

@@ -1,13 +1,5 @@
 import { setup } from "xstate";
-
-export type PaymentIntentStatus =
-  | "requires_payment"
-  | "processing"
-  | "succeeded"
-  | "partially_paid"
-  | "expired"
-  | "reverted"
-  | "unsupported_chain";
+import { statesOf, type StateOf } from "../../engine/machine-step";
 
 /**
  * What the intent's deposits add up to, recomputed from its settlements after every change; the
@@ -31,6 +23,9 @@ export type PaymentIntentEvent = ({ type: "reconcile" } & DepositTally) | { type
 type Context = Record<string, never>;
 
 const paid = (t: DepositTally) => t.final >= t.minimum;
+
+/** The states a reconcile may leave an intent in or move it from (the machine's, below). */
+type OpenState = "requires_payment" | "unsupported_chain" | "processing" | "partially_paid" | "reverted";
 
 /**
  * A payment intent (the seed's states; DECISIONS.md §4).
@@ -95,8 +90,8 @@ export const paymentIntentMachine = setup({
  * nothing; an intent told it was paid on an unsupported chain, or reverted, stays so until
  * something is credited.
  */
-function open(self: PaymentIntentStatus) {
-  const rules: [PaymentIntentStatus, string | null, string][] = [
+function open(self: OpenState) {
+  const rules: [string, string | null, string][] = [
     ["succeeded", "emitSucceeded", "paid"],
     ["processing", "emitProcessing", "pending"],
     ["expired", "emitExpired", "expired"],
@@ -108,3 +103,9 @@ function open(self: PaymentIntentStatus) {
     target === self ? { guard } : action ? { guard, target, actions: action } : { guard, target },
   );
 }
+
+/** A payment intent's status: a state of its machine. */
+export type PaymentIntentStatus = StateOf<typeof paymentIntentMachine>;
+
+/** Every payment intent status, in the machine's order (the API's enum and the list filter's). */
+export const PAYMENT_INTENT_STATUSES = statesOf(paymentIntentMachine);

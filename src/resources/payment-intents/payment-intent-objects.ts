@@ -1,8 +1,8 @@
 import { asset, chain, FINALITIES, listOf, money, txHash } from "../../api/common-objects";
 import { o, type NamedSchema, type Out, type ResponseSchema } from "../../api/response-schema";
 import { ledgerEntries } from "../../ledger/ledger-objects";
+import { PAYMENT_INTENT_STATUSES } from "./payment-intent-machine";
 
-const PAYMENT_INTENT_STATUS_VALUES = ["requires_payment", "processing", "succeeded", "partially_paid", "expired", "reverted", "unsupported_chain"] as const;
 
 /** The settlement's `payment_intent` refers back to its intent; declared lazily (the two are mutually recursive). */
 const paymentIntentRef: ResponseSchema<PaymentIntentObject> = { json: { $ref: "#/components/schemas/PaymentIntent" } };
@@ -35,7 +35,7 @@ const paymentIntentShape = o.object(
   {
     id: o.id("pi"),
     object: o.literal("payment_intent"),
-    status: o.enum(PAYMENT_INTENT_STATUS_VALUES),
+    status: o.enum(PAYMENT_INTENT_STATUSES),
     amount: o.decimal(),
     asset: asset(),
     amount_received: money("Credited at finality"),

@@ -2,10 +2,10 @@ import { listPaths } from "../../lists/expansion";
 import { PAYMENT_INTENT_EXPAND_PATHS } from "./payment-intent-expansions";
 import { listParamsShape, searchParamShape } from "../../lists/list-params";
 import { s, type Input } from "../../validation/schema";
+import { PAYMENT_INTENT_STATUSES } from "./payment-intent-machine";
 
 /** Request schemas of payment intents: validation, the typed inputs below, and the OpenAPI document. */
 
-export const STATUSES = ["requires_payment", "processing", "succeeded", "partially_paid", "expired", "reverted", "unsupported_chain"] as const;
 
 /** DECISIONS.md §4: expires_in defaults to an hour; bounds follow limit orders' (60 s to 30 days). */
 export const DEFAULT_EXPIRES_IN = 3_600;
@@ -29,7 +29,7 @@ export const retrievePaymentIntentSchema = s.object({
 export const listPaymentIntentsSchema = s.object({
   ...listParamsShape,
   ...searchParamShape,
-  status: s.enum(STATUSES).optional(),
+  status: s.enum(PAYMENT_INTENT_STATUSES).optional(),
   expand: s
     .expand(listPaths(PAYMENT_INTENT_EXPAND_PATHS))
     .optional()

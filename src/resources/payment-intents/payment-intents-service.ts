@@ -18,6 +18,8 @@ import {
   type PaymentIntentObject,
 } from "./payment-intent-doc";
 import { type CreatePaymentIntentInput, DEFAULT_EXPIRES_IN, type ListPaymentIntentsParams, type RetrievePaymentIntentParams, createPaymentIntentSchema, listPaymentIntentsSchema, retrievePaymentIntentSchema } from "./payment-intent-schemas";
+import { startMachine } from "../../engine/machine-step";
+import { paymentIntentMachine } from "./payment-intent-machine";
 
 /** At `expires_at`: the intent expires unless paid or paying. */
 export const PAYMENT_INTENT_EXPIRE = defineWork("payment_intents.expire", s.object({ intent: s.string({ min: 1 }) }));
@@ -64,7 +66,7 @@ export class PaymentIntentsService {
     return runCommand(this.deps, ctx, async (uow) => {
       const doc: PaymentIntentDoc = {
         id,
-        status: "requires_payment",
+        status: startMachine(paymentIntentMachine).value,
         asset: asset.code,
         amount: amount.value.toString(),
         minimum: (amount.value - allowance).toString(),

@@ -1,11 +1,11 @@
 import { groupBy } from "../../collections/group-by";
-import type { PayoutStatus } from "./payout-machine";
+import { stepMachine } from "../../engine/machine-step";
+import { batchMachine } from "./batch-machine";
+import { FINAL_PAYOUT_STATUSES, type PayoutStatus } from "./payout-machine";
 import type { EngineDeps } from "../../engine/context";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import { BATCHES, presentBatch } from "./batch-doc";
 import type { StatusChange } from "./payout-transitions";
-
-const TERMINAL: readonly PayoutStatus[] = ["settled", "partially_settled", "failed", "canceled"];
 
 /**
  * Keeps each batch's `counts` in step with its payouts, in the same transaction as their
@@ -29,12 +29,16 @@ export class BatchCounts {
         counts[to] = (counts[to] ?? 0) + 1;
       }
       for (const key of Object.keys(counts) as PayoutStatus[]) if (counts[key] === 0) delete counts[key];
-      const doc = { ...stored.doc, counts };
-      const terminal = TERMINAL.reduce((n, status) => n + (counts[status] ?? 0), 0);
-      if (doc.status === "processing" && terminal === doc.legCount) {
-        doc.status = "completed";
-        doc.completedAt = uow.now;
-        uow.emit("payout.batch.completed", presentBatch(this.deps.assets, doc));
+      const final = FINAL_PAYOUT_STATUSES.reduce((n, status) => n + (counts[status] ?? 0), 0);
+      const step = stepMachine(batchMachine, { value: stored.doc.status, context: {} }, { type: "counted", final, total: stored.doc.legCount });
+      const doc = { ...stored.doc, counts, status: step.value };
+      for (const action of step.actions) {
+        switch (action.type) {
+          case "emitCompleted":
+            doc.completedAt = uow.now;
+            uow.emit("payout.batch.completed", presentBatch(this.deps.assets, doc));
+            break;
+        }
       }
       await BATCHES.update(uow.tx, stored, doc, uow.now);
     }

@@ -1,5 +1,6 @@
 import type { PayoutBatch } from "./payout-objects";
 import type { Out } from "../../api/response-schema";
+import type { BatchStatus } from "./batch-machine";
 import type { PayoutStatus } from "./payout-machine";
 import type { AssetRegistry } from "../../money/assets";
 import { formatAmount } from "../../money/amount";
@@ -9,7 +10,7 @@ import { DocStore } from "../../engine/doc-store";
 /** A batch as stored. */
 export interface BatchDoc {
   id: string;
-  status: "processing" | "completed";
+  status: BatchStatus;
   reference: string | null;
   funding: { asset: string; source: "auto" };
   legCount: number;

@@ -15,6 +15,8 @@ import { PayoutPlanner, type PayoutPlan } from "./payout-planner";
 import { availableByChain, checkPayable, type PayoutsService } from "./payouts-service";
 import type { PayoutTransitions } from "./payout-transitions";
 import { type CreateBatchInput, type CreateBatchParams, MAX_BATCH_LEGS, batchHeadSchema, batchLegSchema, batchQuerySchema } from "./payout-schemas";
+import { startMachine } from "../../engine/machine-step";
+import { batchMachine } from "./batch-machine";
 
 /** Payouts per broadcast item (see `EngineConfig.batchChunk`): a batch moves in chunks, not one transaction per payout. */
 function batchChunk(deps: EngineDeps): number {
@@ -129,7 +131,7 @@ export class BatchesService {
       for (const doc of docs) counts[doc.status] = (counts[doc.status] ?? 0) + 1;
       const batch: BatchDoc = {
         id: batchId,
-        status: "processing",
+        status: startMachine(batchMachine).value,
         reference: parsedHead.value.reference ?? null,
         funding: { asset: asset.code, source: "auto" },
         legCount: rows.length,

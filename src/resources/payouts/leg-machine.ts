@@ -1,4 +1,5 @@
 import { assign, setup } from "xstate";
+import { startMachine, statesOf, type StateOf } from "../../engine/machine-step";
 import type { Finality } from "../../ports/chain";
 
 /** What a leg remembers beside its status (the seed's leg fields). */
@@ -106,4 +107,14 @@ function carriedBy({ context, event }: { context: LegContext; event: LegEvent })
   return event.type === "status" && event.txHash ? event.txHash : context.txHash;
 }
 
-export type LegStatus = "pending" | "broadcast" | "confirmed" | "failed";
+/** A leg's status: a state of its machine. */
+export type LegStatus = StateOf<typeof legMachine>;
+
+/** Every leg status, in the machine's order (the API's enum). */
+export const LEG_STATUSES = statesOf(legMachine);
+
+/** Where every leg starts: the machine's initial state and context. */
+export const NEW_LEG = (() => {
+  const { value, context } = startMachine(legMachine);
+  return { status: value, machine: context };
+})();

@@ -1,4 +1,5 @@
 import { setup } from "xstate";
+import { finalStatesOf, statesOf, type StateOf } from "../../engine/machine-step";
 
 export interface PayoutContext {
   /** Above the account's approval threshold: waits in created for an approval. */
@@ -16,8 +17,6 @@ export type PayoutEvent =
   | { type: "approve" }
   | { type: "cancel" }
   | ({ type: "legs_changed" } & LegTally);
-
-export type PayoutStatus = "created" | "executing" | "settled" | "partially_settled" | "failed" | "canceled";
 
 const allTerminal = (t: LegTally) => t.confirmed + t.failed === t.total;
 
@@ -85,3 +84,12 @@ export const payoutMachine = setup({
     canceled: { type: "final" },
   },
 });
+
+/** A payout's status: a state of its machine. */
+export type PayoutStatus = StateOf<typeof payoutMachine>;
+
+/** Every payout status, in the machine's order (the API's enum and the list filter's). */
+export const PAYOUT_STATUSES = statesOf(payoutMachine);
+
+/** The statuses a payout ends in: a batch completes when all its payouts are in one of them. */
+export const FINAL_PAYOUT_STATUSES = finalStatesOf(payoutMachine);

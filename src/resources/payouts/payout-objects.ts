@@ -2,8 +2,9 @@ import { asset, chain, FINALITIES, listOf, money, txHash } from "../../api/commo
 import { o, type ResponseSchema } from "../../api/response-schema";
 import { ledgerEntries } from "../../ledger/ledger-objects";
 import { Recipient } from "../recipients/recipient-objects";
-
-const PAYOUT_STATUS_VALUES = ["created", "executing", "settled", "partially_settled", "failed", "canceled"] as const;
+import { BATCH_STATUSES } from "./batch-machine";
+import { LEG_STATUSES } from "./leg-machine";
+import { PAYOUT_STATUSES } from "./payout-machine";
 
 export const PayoutBatch = o.named(
   "PayoutBatch",
@@ -11,14 +12,14 @@ export const PayoutBatch = o.named(
     {
       id: o.id("bat"),
       object: o.literal("payout_batch"),
-      status: o.enum(["processing", "completed"] as const),
+      status: o.enum(BATCH_STATUSES),
       reference: o.nullable(o.string({ example: "march-payroll" })),
       funding: o.object({ asset: asset(), source: o.literal("auto") }),
       leg_count: o.integer({ minimum: 1 }),
       total_amount: money("Sum of the legs' amounts, in the funding asset"),
       counts: o.object(
-        Object.fromEntries(PAYOUT_STATUS_VALUES.map((s) => [s, o.optional(o.integer({ minimum: 0 }))])) as {
-          [K in (typeof PAYOUT_STATUS_VALUES)[number]]: ResponseSchema<number> & { optional: true };
+        Object.fromEntries(PAYOUT_STATUSES.map((s) => [s, o.optional(o.integer({ minimum: 0 }))])) as {
+          [K in (typeof PAYOUT_STATUSES)[number]]: ResponseSchema<number> & { optional: true };
         },
         { description: "Payouts of the batch per status" },
       ),
@@ -52,7 +53,7 @@ export const PayoutLeg = o.named(
       chain: chain(),
       amount: money("What the recipient receives on this chain"),
       fee: money("The leg's network fee, charged on top"),
-      status: o.enum(["pending", "broadcast", "confirmed", "failed"] as const),
+      status: o.enum(LEG_STATUSES),
       tx_hash: o.nullable(txHash),
       confirmations: o.integer({ minimum: 0 }),
       finality: o.enum(FINALITIES),
@@ -68,7 +69,7 @@ export const Payout = o.named(
     {
       id: o.id("po"),
       object: o.literal("payout"),
-      status: o.enum(PAYOUT_STATUS_VALUES),
+      status: o.enum(PAYOUT_STATUSES),
       amount: money("What the recipient receives"),
       asset: asset(),
       recipient: o.anyOf(o.id("rcp"), Recipient, { description: "The recipient's id; the recipient with `expand[]=recipient`" }),

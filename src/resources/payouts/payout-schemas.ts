@@ -2,10 +2,11 @@ import { listPaths } from "../../lists/expansion";
 import { listParamsShape, searchParamShape } from "../../lists/list-params";
 import { PAYOUT_EXPAND_PATHS } from "./payout-expansions";
 import { s, type Input } from "../../validation/schema";
+import { PAYOUT_STATUSES } from "./payout-machine";
 
 /** Request schemas of payouts and batches: validation, the typed inputs below, and the OpenAPI document. */
 
-export const PAYOUT_STATUSES = ["created", "executing", "settled", "partially_settled", "failed", "canceled"] as const;
+
 
 export const routingSchema = s.object({
   prefer_chains: s.array(s.string({ min: 1, max: 32 }), { max: 16 }).optional().describe("Soft preference, tried first"),

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { legMachine, type LegEvent } from "./leg-machine";
 import { startMachine, stepMachine, type MachineStep } from "../../engine/machine-step";
-import { payoutMachine, type PayoutContext, type PayoutEvent, type PayoutStatus } from "./payout-machine";
+import { payoutMachine, type PayoutEvent, type PayoutStatus } from "./payout-machine";
 import { COUNTER, isCustomerBook } from "../../ledger/postings";
 import type { EngineDeps } from "../../engine/context";
 import type { UnitOfWork } from "../../engine/unit-of-work";
@@ -16,6 +16,9 @@ export interface StatusChange {
   from: PayoutStatus | null;
   to: PayoutStatus;
 }
+
+/** A payout about to start: everything but what its machine decides. */
+export type NewPayout = Omit<PayoutDoc, "status" | "machine">;
 
 export interface ApplyOptions {
   /** Leave scheduling of broadcasts to the caller (a batch schedules them in chunks). */
@@ -33,22 +36,28 @@ export class PayoutTransitions {
    * The payout machine's first step, which depends on `requiresApproval` alone (machines are
    * pure): computed once for each value rather than once per payout of a 25,000-leg batch.
    */
-  private readonly firstSteps = new Map<boolean, MachineStep<PayoutContext>>();
+  private readonly firstSteps = new Map<boolean, MachineStep<typeof payoutMachine>>();
 
   constructor(private readonly deps: EngineDeps) {}
 
-  /** A new payout (legs pending, reservations made): its first transition. */
-  start(uow: UnitOfWork, doc: PayoutDoc, requiresApproval: boolean, options: ApplyOptions = {}): { doc: PayoutDoc; change: StatusChange } {
+  /** A new payout (legs pending, reservations made): its first transition decides its status. */
+  start(uow: UnitOfWork, draft: NewPayout, requiresApproval: boolean, options: ApplyOptions = {}): { doc: PayoutDoc; change: StatusChange } {
     let step = this.firstSteps.get(requiresApproval);
     if (!step) this.firstSteps.set(requiresApproval, (step = startMachine(payoutMachine, { requiresApproval })));
-    const next: PayoutDoc = { ...doc, status: step.value as PayoutStatus, machine: { ...step.context } };
+    const next: PayoutDoc = { ...draft, status: step.value, machine: { ...step.context } };
     const emits: (() => void)[] = [];
     for (const action of step.actions) {
-      if (action.type === "emitCreated") emits.push(() => uow.emit("payout.created", presentPayout(this.deps.assets, next)));
-      else if (action.type === "startExecution" && !options.deferBroadcast) this.scheduleBroadcast(uow, [next.id]);
+      switch (action.type) {
+        case "emitCreated":
+          emits.push(() => uow.emit("payout.created", presentPayout(this.deps.assets, next)));
+          break;
+        case "startExecution":
+          if (!options.deferBroadcast) this.scheduleBroadcast(uow, [next.id]);
+          break;
+      }
     }
     for (const emit of emits) emit();
-    return { doc: next, change: { batch: doc.batch, from: null, to: next.status } };
+    return { doc: next, change: { batch: draft.batch, from: null, to: next.status } };
   }
 
   /** An event for the payout itself (approve, cancel); `handled` is false when its state refuses it. */
@@ -87,20 +96,26 @@ export class PayoutTransitions {
       const step = stepMachine(legMachine, { value: leg.status, context: leg.machine }, event);
       if (!step.handled) return;
       handled = true;
-      let next: LegDoc = { ...leg, status: step.value as LegDoc["status"], machine: step.context };
+      let next: LegDoc = { ...leg, status: step.value, machine: step.context };
       doc.legs[index] = next;
       for (const action of step.actions) {
-        if (action.type === "emitLegBroadcast") {
-          const announced = next;
-          emits.push(() => uow.emit("payout.leg.broadcast", presentLeg(asset, announced, doc.id)));
-        } else if (action.type === "postLeg") {
-          next = withEntries(next, await this.postLeg(uow, doc.id, next, (action.params as { feePaid: bigint | null }).feePaid));
-        } else if (action.type === "releaseLeg") {
-          // A release gives back the whole reservation, the leg's fee included.
-          const from = uow.ledger.postedFor(doc.id).length;
-          expectOk(await uow.ledger.release(uow.ctx.accountId, next.reservation), "a failed leg releases its reservation");
-          const fee = BigInt(next.fee);
-          next = withEntries(next, legEntries(uow.ctx.accountId, uow.ledger.postedFor(doc.id).slice(from), (e) => sign(e.amount) * fee));
+        switch (action.type) {
+          case "emitLegBroadcast": {
+            const announced = next;
+            emits.push(() => uow.emit("payout.leg.broadcast", presentLeg(asset, announced, doc.id)));
+            break;
+          }
+          case "postLeg":
+            next = withEntries(next, await this.postLeg(uow, doc.id, next, action.params.feePaid));
+            break;
+          case "releaseLeg": {
+            // A release gives back the whole reservation, the leg's fee included.
+            const from = uow.ledger.postedFor(doc.id).length;
+            expectOk(await uow.ledger.release(uow.ctx.accountId, next.reservation), "a failed leg releases its reservation");
+            const fee = BigInt(next.fee);
+            next = withEntries(next, legEntries(uow.ctx.accountId, uow.ledger.postedFor(doc.id).slice(from), (e) => sign(e.amount) * fee));
+            break;
+          }
         }
       }
       doc.legs[index] = next;
@@ -123,19 +138,22 @@ export class PayoutTransitions {
       const step = stepMachine(payoutMachine, { value: doc.status, context: doc.machine }, event);
       if (!step.handled) continue;
       handled = true;
-      doc = { ...doc, status: step.value as PayoutStatus, machine: step.context };
+      doc = { ...doc, status: step.value, machine: step.context };
       for (const action of step.actions) {
         switch (action.type) {
           case "startExecution":
             this.scheduleBroadcast(uow, [doc.id]);
             break;
           case "cancelLegs":
+            doc.canceledAt = uow.now;
             for (let i = 0; i < doc.legs.length; i++) await runLeg(i, { type: "cancel", reason: "payout_canceled" });
             break;
           case "emitSettled":
+            doc.settledAt = uow.now;
             emits.push(() => uow.emit("payout.settled", presentPayout(this.deps.assets, doc)));
             break;
           case "emitPartiallySettled":
+            doc.settledAt = uow.now;
             emits.push(() => uow.emit("payout.partially_settled", presentPayout(this.deps.assets, doc)));
             break;
           case "emitFailed":
@@ -143,10 +161,6 @@ export class PayoutTransitions {
             break;
         }
       }
-    }
-    if (doc.status !== before) {
-      if (doc.status === "canceled") doc.canceledAt = uow.now;
-      if (doc.status === "settled" || doc.status === "partially_settled") doc.settledAt = uow.now;
     }
     const known = new Set(doc.ledgerEntries);
     // the account's own entries: a fee margin posted to the house account is not the payout owner's

@@ -17,11 +17,12 @@ import { BatchCounts } from "./batch-counts";
 import { PAYOUTS, legEntries, presentPayout, sign, type LegDoc, type PayoutDoc, type PayoutObject } from "./payout-doc";
 import { PAYOUT_EXPANDABLE } from "./payout-expansions";
 import { PayoutPlanner, routingOptions, type PayoutPlan } from "./payout-planner";
-import { PayoutTransitions, type StatusChange } from "./payout-transitions";
+import { PayoutTransitions, type NewPayout, type StatusChange } from "./payout-transitions";
 import type { PayoutWorkers } from "./payout-workers";
 import type { OutboundTransfer } from "../../ports/chain";
 import { replaceSavedResponse } from "../../engine/idempotency";
 import { type CreatePayoutInput, type ListPayoutsParams, type RetrievePayoutParams, createPayoutSchema, listPayoutsSchema, retrievePayoutSchema } from "./payout-schemas";
+import { NEW_LEG } from "./leg-machine";
 
 /**
  * Payouts: routed across chains at create, reserved (amount plus routed fee), then moved by
@@ -162,14 +163,11 @@ export class PayoutsService {
             reservation: reservation.id,
             // The reservation holds amount and fee: its entries carry the whole fee.
             entries: legEntries(accountId, entries, (e) => sign(e.amount) * leg.fee),
-            status: "pending",
-            machine: { txHash: null, confirmations: 0, finality: "pending", failureCode: null },
+            ...NEW_LEG,
           };
         });
-        const draft: PayoutDoc = {
+        const draft: NewPayout = {
           id: ids[i]!,
-          status: "created",
-          machine: { requiresApproval: p.requiresApproval },
           asset: p.asset.code,
           amount: p.amount.toString(),
           fee: p.plan.fee.toString(),

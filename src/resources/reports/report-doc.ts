@@ -2,6 +2,7 @@ import type { Report } from "./report-objects";
 import type { Out } from "../../api/response-schema";
 import { DocStore } from "../../engine/doc-store";
 import { isoTime } from "../../validation/timestamp";
+import type { ReportStatus } from "./report-machine";
 
 export const REPORT_TYPES = ["ledger_entries", "payout_ledger"] as const;
 export type ReportType = (typeof REPORT_TYPES)[number];
@@ -9,8 +10,7 @@ export type ReportType = (typeof REPORT_TYPES)[number];
 export const REPORT_FORMATS = ["csv"] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
-export const REPORT_STATUSES = ["pending", "ready", "failed"] as const;
-export type ReportStatus = (typeof REPORT_STATUSES)[number];
+export type { ReportStatus } from "./report-machine";
 
 /** The report object of DECISIONS.md §4, plus `failure_reason`. */
 export type ReportObject = Out<typeof Report>;

@@ -1,6 +1,7 @@
 import { listOf } from "../../api/common-objects";
 import { o } from "../../api/response-schema";
 import { REPORT_TYPES } from "./report-doc";
+import { REPORT_STATUSES } from "./report-machine";
 
 export const Report = o.named(
   "Report",
@@ -9,7 +10,7 @@ export const Report = o.named(
       id: o.id("rpt"),
       object: o.literal("report"),
       type: o.enum(REPORT_TYPES),
-      status: o.enum(["pending", "ready", "failed"] as const),
+      status: o.enum(REPORT_STATUSES),
       format: o.enum(["csv"] as const),
       parameters: o.object(
         { created_gte: o.nullable(o.time()), created_lt: o.time() },

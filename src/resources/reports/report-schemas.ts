@@ -1,6 +1,7 @@
 import { listParamsShape } from "../../lists/list-params";
 import { s, type Input } from "../../validation/schema";
-import { REPORT_FORMATS, REPORT_STATUSES, REPORT_TYPES } from "./report-doc";
+import { REPORT_FORMATS, REPORT_TYPES } from "./report-doc";
+import { REPORT_STATUSES } from "./report-machine";
 
 export const createReportSchema = s.object({
   type: s.enum(REPORT_TYPES).describe("ledger_entries: every entry of the account's books; payout_ledger: the entries of payouts"),

@@ -18,6 +18,16 @@ import {
 } from "./report-doc";
 import { reportCsv } from "./report-rows";
 import { createReportSchema, listReportsSchema, type CreateReportInput, type ListReportsParams } from "./report-schemas";
+import { canStep, startMachine, stepMachine } from "../../engine/machine-step";
+import { reportMachine, type ReportEvent } from "./report-machine";
+
+/** Where every report starts: the machine's initial state and context. */
+const REPORT_START = startMachine(reportMachine);
+
+/** Whether a report's file is still to be built (its machine takes a build's answer). */
+function building(doc: ReportDoc): boolean {
+  return canStep(reportMachine, { value: doc.status, context: { rowCount: doc.rowCount, size: doc.size, failureReason: doc.failureReason } }, { type: "failed", reason: "" });
+}
 
 /** Builds one report's file, then marks it ready (or, after too many failures, failed). */
 export const REPORT_BUILD = defineWork("reports.build", s.object({ report: s.string({ min: 1 }) }));
@@ -60,15 +70,13 @@ export class ReportsService {
       const doc: ReportDoc = {
         id,
         type,
-        status: "pending",
+        status: REPORT_START.value,
         format,
         livemode: ctx.livemode,
         createdGte: created_gte ?? null,
         createdLt,
         blobKey: reportBlobKey(ctx.accountId, id, format),
-        rowCount: null,
-        size: null,
-        failureReason: null,
+        ...REPORT_START.context,
         created: uow.now,
         completedAt: null,
       };
@@ -117,7 +125,7 @@ export class ReportsService {
     const { report: id } = job.payload;
     const { accountId } = job;
     const stored = await this.deps.storage.transaction((tx) => REPORTS.get(tx, accountId, id));
-    if (!stored || stored.doc.status !== "pending") return;
+    if (!stored || !building(stored.doc)) return;
     const doc = stored.doc;
     const counted = { rows: 0 };
     let size: number;
@@ -130,33 +138,37 @@ export class ReportsService {
     } catch (e) {
       if (job.attempts < REPORT_BUILD_ATTEMPTS) throw e;
       const reason = `The file could not be built after ${job.attempts} attempts: ${e instanceof Error ? e.message : String(e)}`;
-      await this.finish(jobContext(job), doc, { status: "failed", failure_reason: reason });
+      await this.finish(jobContext(job), doc, { type: "failed", reason });
       return;
     }
-    await this.finish(jobContext(job), doc, { status: "ready", row_count: counted.rows, size });
+    await this.finish(jobContext(job), doc, { type: "built", rowCount: counted.rows, size });
   }
 
   /** Moves a pending report to ready or failed, once, with its event. */
   private async finish(
     ctx: RequestContext,
     doc: ReportDoc,
-    outcome: { status: "ready"; row_count: number; size: number } | { status: "failed"; failure_reason: string },
+    outcome: ReportEvent,
   ): Promise<void> {
     const { accountId } = ctx;
     const done = await runCommand(this.deps, ctx, async (uow) => {
       const locked = await REPORTS.get(uow.tx, accountId, doc.id, { lock: true });
-      if (!locked || locked.doc.status !== "pending") return ok(undefined);
-      const next: ReportDoc = {
-        ...locked.doc,
-        status: outcome.status,
-        rowCount: outcome.status === "ready" ? outcome.row_count : null,
-        size: outcome.status === "ready" ? outcome.size : null,
-        failureReason: outcome.status === "failed" ? outcome.failure_reason : null,
-        completedAt: uow.now,
-      };
+      if (!locked || !building(locked.doc)) return ok(undefined);
+      const { rowCount, size, failureReason } = locked.doc;
+      const step = stepMachine(reportMachine, { value: locked.doc.status, context: { rowCount, size, failureReason } }, outcome);
+      const next: ReportDoc = { ...locked.doc, status: step.value, ...step.context, completedAt: uow.now };
       await REPORTS.update(uow.tx, locked, next, uow.now);
       // Events carry no link: it would expire long before a replay. Receivers retrieve the report.
-      uow.emit(outcome.status === "ready" ? "report.ready" : "report.failed", presentReport(next), accountId);
+      for (const action of step.actions) {
+        switch (action.type) {
+          case "emitReady":
+            uow.emit("report.ready", presentReport(next), accountId);
+            break;
+          case "emitFailed":
+            uow.emit("report.failed", presentReport(next), accountId);
+            break;
+        }
+      }
       return ok(undefined);
     });
     if (done.isErr()) throw done.error;

@@ -1,6 +1,5 @@
 import { setup } from "xstate";
-
-export type SwapStatus = "executing" | "settled" | "failed";
+import { statesOf, type StateOf } from "../../engine/machine-step";
 
 export type SwapEvent = { type: "executed" } | { type: "rejected"; code: string };
 
@@ -40,3 +39,9 @@ export const swapMachine = setup({
     failed: { type: "final", entry: [{ type: "announce", params: { type: "swap.failed" } }] },
   },
 });
+
+/** A swap's status: a state of its machine. */
+export type SwapStatus = StateOf<typeof swapMachine>;
+
+/** Every swap status, in the machine's order (the API's enum and the list filter's). */
+export const SWAP_STATUSES = statesOf(swapMachine);

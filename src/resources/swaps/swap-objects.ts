@@ -1,6 +1,7 @@
 import { chain, conversionSide, listOf } from "../../api/common-objects";
 import { o } from "../../api/response-schema";
 import { Quote } from "../quotes/quote-objects";
+import { SWAP_STATUSES } from "./swap-machine";
 
 export const Swap = o.named(
   "Swap",
@@ -8,7 +9,7 @@ export const Swap = o.named(
     {
       id: o.id("sw"),
       object: o.literal("swap"),
-      status: o.enum(["executing", "settled", "failed"] as const),
+      status: o.enum(SWAP_STATUSES),
       quote: o.anyOf(o.id("qt"), Quote, { description: "The quote's id; the quote with `expand[]=quote`" }),
       from: conversionSide,
       to: conversionSide,

@@ -1,7 +1,7 @@
 import { listPaths } from "../../lists/expansion";
 import { listParamsShape } from "../../lists/list-params";
 import { s, type Input } from "../../validation/schema";
-import type { SwapStatus } from "./swap-machine";
+import { SWAP_STATUSES } from "./swap-machine";
 
 /** Request schemas of swaps: validation, the typed inputs below, and the OpenAPI document. */
 
@@ -13,8 +13,6 @@ export const createSwapSchema = s.object({
     .optional()
     .describe("Re-quote an expired quote and execute if the new rate is within max_slippage of the old"),
 });
-
-export const SWAP_STATUSES = ["executing", "settled", "failed"] as const satisfies readonly SwapStatus[];
 
 /** What `expand[]` replaces in a swap: its quote. */
 export const SWAP_EXPAND_PATHS = ["quote"] as const;

@@ -2,7 +2,7 @@ import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../../errors";
 import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-page";
 import { swapMachine, type SwapAnnouncement, type SwapEvent, type SwapStatus } from "./swap-machine";
-import { startMachine, stepMachine, type MachineAction } from "../../engine/machine-step";
+import { canStep, startMachine, stepMachine, type ActionOf } from "../../engine/machine-step";
 import type { AssetDefinition } from "../../money/assets";
 import { defineWork, type Job } from "../../workers/due-work";
 import type { VenueExecutionResult } from "../../ports/venue";
@@ -82,7 +82,7 @@ export class SwapsService {
       const start = startMachine(swapMachine);
       const doc: SwapDoc = {
         id,
-        status: start.value as SwapStatus,
+        status: start.value,
         quote: quoteId,
         from: from.value.code,
         to: to.value.code,
@@ -137,7 +137,7 @@ export class SwapsService {
     const { swap: id } = job.payload;
     const accountId = job.accountId;
     const stored = await this.deps.storage.transaction((tx) => SWAPS.get(tx, accountId, id));
-    if (!stored || stored.doc.status !== "executing") return;
+    if (!stored || !executable(stored.doc)) return;
     const doc = stored.doc;
     const pricing = fromPricingRecord(doc.pricing);
     // A venue halted for this test-mode account (DECISIONS.md §10) refuses, as a halted venue would.
@@ -149,13 +149,12 @@ export class SwapsService {
     const code = result.status === "rejected" ? "venue_rejected" : null;
     const applied = await runCommand(this.deps, jobContext(job), async (uow) => {
       const locked = await SWAPS.get(uow.tx, accountId, id, { lock: true });
-      if (!locked || locked.doc.status !== "executing") return ok(undefined);
+      if (!locked || !executable(locked.doc)) return ok(undefined);
       const event: SwapEvent = result.status === "executed" ? { type: "executed" } : { type: "rejected", code: code! };
       const step = stepMachine(swapMachine, { value: locked.doc.status, context: {} }, event);
       const next: SwapDoc = {
         ...locked.doc,
-        status: step.value as SwapStatus,
-        settledAt: step.value === "settled" ? uow.now : null,
+        status: step.value,
         failureCode: code,
         failureReason: result.status === "rejected" ? result.reason : null,
       };
@@ -194,16 +193,19 @@ export class SwapsService {
     uow: UnitOfWork,
     accountId: string,
     doc: SwapDoc,
-    actions: MachineAction[],
+    actions: ActionOf<typeof swapMachine>[],
     to: AssetDefinition,
     result?: VenueExecutionResult,
   ): Promise<Result<void, ApiError>> {
     const announce: SwapAnnouncement[] = [];
     for (const action of actions) {
-      if (action.type === "execute") {
+      switch (action.type) {
+      case "execute":
         uow.schedule(SWAP_EXECUTE, { swap: doc.id }, { accountId, dedupeKey: `${SWAP_EXECUTE.kind}:${doc.id}` });
-      } else if (action.type === "settle") {
+        break;
+      case "settle": {
         if (result?.status !== "executed") throw new Error("settle without an execution");
+        doc.settledAt = uow.now;
         const pricing = fromPricingRecord(doc.pricing);
         const posted = await settleConversion(uow, {
           accountId,
@@ -219,15 +221,24 @@ export class SwapsService {
           networkFee: pricing.networkFee,
         });
         if (posted.isErr()) return posted;
-      } else if (action.type === "refund") {
+        break;
+      }
+      case "refund":
         await releaseReservations(uow, accountId, doc.reservations);
-      } else if (action.type === "announce") {
-        announce.push((action.params as { type: SwapAnnouncement }).type);
+        break;
+      case "announce":
+        announce.push(action.params.type);
+        break;
       }
     }
     for (const type of announce) uow.emit(type, presentSwap(this.deps.assets, doc), accountId);
     return ok(undefined);
   }
+}
+
+/** Whether a swap still waits for its venues' answer (its machine takes one). */
+function executable(doc: SwapDoc): boolean {
+  return canStep(swapMachine, { value: doc.status, context: {} }, { type: "executed" });
 }
 
 function alreadyUsed(id: string): Result<never, ApiError> {

@@ -1,5 +1,5 @@
 import { setup } from "xstate";
-import type { PersistedState } from "../../engine/machine-step";
+import { statesOf, type PersistedState, type StateOf } from "../../engine/machine-step";
 
 /**
  * A webhook endpoint's life (seed: "Answering a delivery with 410 Gone disables it
@@ -30,19 +30,26 @@ export const webhookEndpointMachine = setup({
   },
 });
 
-export type WebhookEndpointState = "enabled" | "disabled" | "gone";
+export type WebhookEndpointState = StateOf<typeof webhookEndpointMachine>;
 
-/** The API's view of a machine state. */
-export function endpointStatus(state: WebhookEndpointState): {
-  status: "enabled" | "disabled";
-  disabled_reason: "manual" | "gone" | null;
-} {
-  if (state === "enabled") return { status: "enabled", disabled_reason: null };
-  return { status: "disabled", disabled_reason: state === "gone" ? "gone" : "manual" };
+/** The API's view of a machine state: `status` and why it is disabled. */
+export function endpointStatus(state: WebhookEndpointState) {
+  if (state === "enabled") return { status: "enabled", disabled_reason: null } as const;
+  return { status: "disabled", disabled_reason: state === "gone" ? "gone" : "manual" } as const;
 }
 
+type EndpointView = ReturnType<typeof endpointStatus>;
+
+/** Every `status` the API shows, from the machine's states (the API's enum and the update's). */
+export const ENDPOINT_STATUSES = [...new Set(statesOf(webhookEndpointMachine).map((s) => endpointStatus(s).status))] as EndpointView["status"][];
+
+/** Every `disabled_reason` the API shows, likewise. */
+export const DISABLED_REASONS = [
+  ...new Set(statesOf(webhookEndpointMachine).flatMap((s) => endpointStatus(s).disabled_reason ?? [])),
+] as NonNullable<EndpointView["disabled_reason"]>[];
+
 /** The machine state a stored endpoint is in, from its status and reason. */
-export function endpointState(doc: { status: string; disabled_reason: string | null }): PersistedState<Record<string, never>> {
+export function endpointState(doc: { status: string; disabled_reason: string | null }): PersistedState<Record<string, never>, WebhookEndpointState> {
   const value: WebhookEndpointState = doc.status === "enabled" ? "enabled" : doc.disabled_reason === "gone" ? "gone" : "disabled";
   return { value, context: {} };
 }

@@ -1,6 +1,7 @@
 import { eventType, listOf } from "../../api/common-objects";
 import { o } from "../../api/response-schema";
 import { Event } from "../../events/event-object";
+import { DISABLED_REASONS, ENDPOINT_STATUSES } from "./webhook-endpoint-machine";
 
 export const WebhookEndpoint = o.named(
   "WebhookEndpoint",
@@ -9,8 +10,8 @@ export const WebhookEndpoint = o.named(
       id: o.id("we"),
       object: o.literal("webhook_endpoint"),
       url: o.string({ format: "uri", example: "https://example.com/hooks" }),
-      status: o.enum(["enabled", "disabled"] as const),
-      disabled_reason: o.nullable(o.enum(["manual", "gone"] as const, { description: "gone: the receiver answered 410" })),
+      status: o.enum(ENDPOINT_STATUSES),
+      disabled_reason: o.nullable(o.enum(DISABLED_REASONS, { description: "gone: the receiver answered 410" })),
       enabled_events: o.array(o.anyOf(eventType(), o.literal("*")), { description: "Event types sent to the endpoint; `*`: all" }),
       description: o.nullable(o.string()),
       livemode: o.boolean(),

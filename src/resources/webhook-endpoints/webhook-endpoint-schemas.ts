@@ -1,6 +1,7 @@
 import { listPaths } from "../../lists/expansion";
 import { listParamsShape } from "../../lists/list-params";
 import { s, type Input } from "../../validation/schema";
+import { ENDPOINT_STATUSES } from "./webhook-endpoint-machine";
 
 /** Request schemas of webhook endpoints, their delivery log and replay. */
 
@@ -25,12 +26,12 @@ export const updateEndpointSchema = s.object({
   url: urlField.optional(),
   enabled_events: eventsField.optional(),
   description: descriptionField,
-  status: s.enum(["enabled", "disabled"] as const).optional().describe("disabled stops deliveries until enabled again"),
+  status: s.enum(ENDPOINT_STATUSES).optional().describe("disabled stops deliveries until enabled again"),
 });
 
 export const listEndpointsSchema = s.object({
   ...listParamsShape,
-  status: s.enum(["enabled", "disabled"] as const).optional(),
+  status: s.enum(ENDPOINT_STATUSES).optional(),
 });
 
 export const listDeliveriesSchema = s.object({

@@ -64,7 +64,7 @@ export const WEBHOOK_ENDPOINTS = new DocStore<WebhookEndpointDoc>({
     const v1 = data as unknown as WebhookEndpointDocV1;
     return {
       id: v1.id,
-      state: endpointState(v1).value as WebhookEndpointState,
+      state: endpointState(v1).value,
       url: v1.url,
       enabledEvents: v1.enabled_events,
       description: v1.description,
@@ -159,7 +159,7 @@ export class WebhookEndpointsService {
       const secret = newSecret(this.deps);
       const doc: WebhookEndpointDoc = {
         id: this.deps.ids.next("we"),
-        state: startMachine(webhookEndpointMachine).value as WebhookEndpointState,
+        state: startMachine(webhookEndpointMachine).value,
         url: url.value,
         enabledEvents: events.value,
         description: parsed.value.description ?? null,
@@ -279,7 +279,7 @@ export class WebhookEndpointsService {
 function transition(doc: WebhookEndpointDoc, event: WebhookEndpointEvent["type"]): WebhookEndpointDoc | null {
   const step = stepMachine(webhookEndpointMachine, { value: doc.state, context: {} }, { type: event });
   if (!step.moved) return null;
-  return { ...doc, state: step.value as WebhookEndpointState };
+  return { ...doc, state: step.value };
 }
 
 /** `["*"]` stands alone; repeated types count once, in the order given. */
