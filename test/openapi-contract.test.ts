@@ -6,19 +6,12 @@ import { promisify } from "node:util";
 import openapiTS, { astToString } from "openapi-typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkedFetch, testWorld, type TestWorld } from "./support/engine";
+import { CHILD_ENV, redoclyLint } from "./support/openapi-lint";
 import { closeSharedStorage, storageKinds } from "./support/storage";
 
 const run = promisify(execFile);
 const ROOT = resolve(__dirname, "..");
 const OPENAPI_DIR = join(ROOT, "test/openapi");
-/** Child processes get no DATABASE_URL (docs/testing.md), and Redocly neither phones home nor nags. */
-const CHILD_ENV = {
-  PATH: process.env.PATH ?? "",
-  HOME: process.env.HOME ?? "",
-  REDOCLY_TELEMETRY: "off",
-  REDOCLY_SUPPRESS_UPDATE_NOTICE: "true",
-  NO_COLOR: "1",
-};
 
 /**
  * The OpenAPI document as a contract (issue 12): Redocly's recommended rules find nothing in it,
@@ -38,25 +31,10 @@ describe("the OpenAPI document", () => {
   });
 
   it("passes Redocly's recommended rules with 0 errors and 0 warnings", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "payrail-openapi-"));
-    try {
-      writeFileSync(join(dir, "openapi.json"), JSON.stringify(doc, null, 2));
-      copyFileSync(join(OPENAPI_DIR, "redocly.yaml"), join(dir, "redocly.yaml"));
-      copyFileSync(join(OPENAPI_DIR, ".redocly.lint-ignore.yaml"), join(dir, ".redocly.lint-ignore.yaml"));
-      const cli = join(ROOT, "node_modules/@redocly/cli/bin/cli.js");
-      const { stdout } = await run(process.execPath, [cli, "lint", "openapi.json", "--format=json"], { cwd: dir, env: CHILD_ENV }).catch(
-        (e: { stdout?: string; stderr?: string }) => {
-          throw new Error(`redocly lint failed:\n${e.stdout ?? ""}\n${e.stderr ?? ""}`);
-        },
-      );
-      const report = JSON.parse(stdout.slice(stdout.indexOf("{")));
-      const problems = report.problems.map((p: any) => `${p.severity} ${p.ruleId}: ${p.message} at ${p.location?.[0]?.pointer}`);
-      expect(problems).toEqual([]);
-      expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
-      expect(report.version).toBe("2.77.0");
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    const report = await redoclyLint(doc);
+    expect(report.problems).toEqual([]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+    expect(report.version).toBe("2.77.0");
   }, 60_000);
 
   it("describes every success as an object schema, every error status, and the headers", () => {

@@ -30,7 +30,8 @@ export class UnitOfWork {
     readonly ctx: RequestContext,
   ) {
     this.now = deps.clock.now();
-    this.ledger = new Ledger(tx, deps.ids, this.now);
+    const { house } = deps;
+    this.ledger = new Ledger(tx, deps.ids, this.now, (id) => id === house.test || id === house.live);
   }
 
   /**

@@ -59,6 +59,8 @@ export class Ledger {
     private readonly tx: StorageTx,
     private readonly ids: IdGenerator,
     private readonly now: number,
+    /** The house accounts: their books are the engine's, so their changes announce no balance. */
+    private readonly isHouse: (accountId: string) => boolean = () => false,
   ) {}
 
   /** Entries this unit of work posted for `resource`, oldest first (what a resource lists as its own). */
@@ -155,10 +157,12 @@ export class Ledger {
       const mine = this.posted.get(request.resource);
       if (mine) mine.push(...entries);
       else this.posted.set(request.resource, [...entries]);
-      // `balance.updated` is for the posting's account; the house account's books are the engine's.
+      // `balance.updated` is for every customer account whose books moved (the posting's, or
+      // another's, as a transfer between accounts moves both); the house accounts' are the engine's.
       for (const line of lines) {
-        if ((line.accountId ?? request.accountId) === request.accountId) {
-          this.touched.set(`${request.accountId}\u0000${line.asset}`, { accountId: request.accountId, asset: line.asset });
+        const accountId = line.accountId ?? request.accountId;
+        if (isCustomerBook(line.book) && !this.isHouse(accountId)) {
+          this.touched.set(`${accountId}\u0000${line.asset}`, { accountId, asset: line.asset });
         }
       }
     });
