@@ -5,7 +5,7 @@ import type { VenueSnapshot } from "../src/ports/venue";
 import { gridSplit } from "../src/quoting/grid-split";
 import { OrderPricer, priceImpact } from "../src/quoting/order-pricer";
 import { platformFeeBps } from "../src/resources/conversion";
-import type { EngineDeps } from "../src/engine/context";
+import type { ModuleDeps } from "../src/engine/context";
 import { bookDepth, venueOut, zeroSizeRate } from "../src/quoting/venue-curves";
 import { amountArb, venuesArb } from "./support/venue-arbitraries";
 import { quoteFigures } from "../src/resources/quotes/quote-doc";
@@ -312,7 +312,7 @@ describe("the quote's figures (research §4)", () => {
   });
 
   it("charge no platform fee on stablecoin pairs, the configured fee otherwise", () => {
-    const deps = { config: { platformFeeBps: 25 } } as EngineDeps;
+    const deps = { config: { platformFeeBps: 25 } } as ModuleDeps;
     const EURC: AssetDefinition = { ...USDC, code: "EURC" };
     expect(platformFeeBps(deps, USDC, EURC)).toBe(0n);
     expect(platformFeeBps(deps, USDC, ETH)).toBe(25n);

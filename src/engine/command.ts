@@ -1,7 +1,7 @@
 import { err, type Result } from "neverthrow";
 import { ApiError, causeOf, fail } from "../errors";
-import type { Json } from "../ports/storage";
-import type { EngineDeps, RequestContext } from "./context";
+import type { Json, StorageTx } from "../ports/storage";
+import type { EngineDeps, EngineWorkOptions, ModuleDeps, RequestContext, StorageAccess } from "./context";
 import { saveResponseWithin } from "./idempotency";
 import { IdempotencyKeyLostError } from "../ports/storage/idempotency";
 import { UnitOfWork } from "./unit-of-work";
@@ -43,10 +43,9 @@ export async function runCommand<T>(
   fn: (uow: UnitOfWork) => Promise<Result<T, ApiError>>,
   options: CommandOptions<T> = {},
 ): Promise<Result<T, ApiError>> {
-  let wake = false;
-  let report: ReturnType<UnitOfWork["report"]> | null = null;
   try {
-    const result = await deps.storage.transaction(async (tx) => {
+    // the transaction returns everything it decided: a run the storage repeats decides afresh
+    const done = await deps.storage.transaction(async (tx) => {
       const uow = new UnitOfWork(tx, deps, ctx);
       const r = await fn(uow);
       if (r.isErr()) throw new Rollback(r.error);
@@ -54,16 +53,37 @@ export async function runCommand<T>(
       if (ctx.idempotency) {
         await saveResponseWithin(tx, ctx.idempotency, { status: options.status ?? 200, body: (options.stored ? options.stored(r.value) : r.value) as Json });
       }
-      wake = uow.scheduledDueWork;
-      report = uow.report();
-      return r;
+      return { result: r, wake: uow.scheduledDueWork, report: uow.report() };
     }, options.durable === false ? { durable: false } : {});
-    if (wake) deps.wakeWorkers();
-    if (report) observe(deps, report);
-    return result;
+    if (done.wake) deps.wakeWorkers();
+    observe(deps, done.report);
+    return done.result;
   } catch (e) {
     if (e instanceof Rollback) return err(e.error);
     if (causeOf(e, IdempotencyKeyLostError)) return fail("idempotency_key_in_use", "Another request took over this Idempotency-Key", { param: "Idempotency-Key" });
     throw e;
   }
+}
+
+/** Engine-owned writes in one transaction (`StorageAccess.engineWork`). */
+export async function runEngineWork<T>(deps: EngineDeps, fn: (tx: StorageTx) => Promise<T>, options: EngineWorkOptions<T> = {}): Promise<T> {
+  const { wakeWhen, ...commit } = options;
+  const value = await deps.storage.transaction(fn, commit);
+  if (wakeWhen?.(value)) deps.wakeWorkers();
+  return value;
+}
+
+/** The engine's parts as a module receives them: storage only through reads and units of work. */
+export function moduleDeps(deps: EngineDeps): ModuleDeps {
+  const { storage, wakeWorkers: _, ...core } = deps;
+  const access: StorageAccess = {
+    get capabilities() {
+      return storage.capabilities;
+    },
+    read: (fn) => storage.transaction((tx) => fn(tx)),
+    command: (ctx, fn, options) => runCommand(deps, ctx, fn, options),
+    engineWork: (fn, options) => runEngineWork(deps, fn, options),
+  };
+  // `core` is a copy: parts the engine sets later (wakeWorkers) are read through `deps`
+  return { ...core, storage: access };
 }

@@ -8,11 +8,15 @@ import type { Clock } from "../ports/clock";
 import type { DeliveryAdapter } from "../ports/delivery";
 import type { EngineObserver } from "../ports/observer";
 import type { ScreeningAdapter } from "../ports/screening";
-import type { StorageAdapter } from "../ports/storage";
+import type { CommitOptions, StorageAdapter, StorageCapabilities, StorageTx } from "../ports/storage";
+import type { Result } from "neverthrow";
+import type { ApiError } from "../errors";
 import type { VenueSet } from "../quoting/venue-set";
 import type { ParseContext } from "../validation/schema";
 import type { Job } from "../workers/due-work";
 import type { EngineCatalogue } from "./catalogue";
+import type { CommandOptions } from "./command";
+import type { UnitOfWork } from "./unit-of-work";
 
 /**
  * Who is asking, carried into every use case. Requests build it from the API key; workers build
@@ -143,6 +147,48 @@ export interface EngineDeps {
   catalogue: EngineCatalogue;
   /** What request schemas validate against: the asset registry and the catalogue. */
   parse: ParseContext;
+}
+
+/** The engine's parts every module may use: everything but raw storage. */
+export type CoreDeps = Omit<EngineDeps, "storage" | "wakeWorkers">;
+
+/** A storage method that only reads (what `ReadTx` keeps of each store). */
+type ReadMethod = `get${string}` | `list${string}` | `find${string}` | `page${string}` | "nextRunAt" | "stats";
+
+/** A transaction's stores with their reading methods only: what `StorageAccess.read` hands out. */
+export type ReadTx = { readonly [K in keyof StorageTx]: Pick<StorageTx[K], Extract<keyof StorageTx[K], ReadMethod>> };
+
+/**
+ * How a module reaches storage: reads, and units of work that commit a change with all its
+ * effects (ledger postings, events, due work, the idempotent response) or none. There is no
+ * other way in: a module never opens a transaction of its own.
+ */
+export interface StorageAccess {
+  /** What the storage can do (transactions side by side, or one at a time). */
+  readonly capabilities: StorageCapabilities;
+  /** Reads committed state in one short transaction; nothing can be written through `tx`. */
+  read<T>(fn: (tx: ReadTx) => Promise<T>): Promise<T>;
+  /**
+   * One use case of an account in one transaction (`runCommand`): its unit of work's ledger,
+   * events and due work, and the request's idempotent response, commit together. `fn` returns
+   * its effects (never sets variables outside itself): the storage may run it again.
+   */
+  command<T>(ctx: RequestContext, fn: (uow: UnitOfWork) => Promise<Result<T, ApiError>>, options?: CommandOptions<T>): Promise<Result<T, ApiError>>;
+  /**
+   * Engine-owned writes that belong to no account's request (chain cursors, the webhook delivery
+   * log, due work finished by hand) in one transaction. `fn` may run again, like a command's.
+   */
+  engineWork<T>(fn: (tx: StorageTx) => Promise<T>, options?: EngineWorkOptions<T>): Promise<T>;
+}
+
+export interface EngineWorkOptions<T> extends CommitOptions {
+  /** Whether the committed work scheduled something due now, so the workers should look at once. */
+  wakeWhen?: (value: T) => boolean;
+}
+
+/** What a module's services are built from (`Kernel.deps`): the engine's parts, storage through `StorageAccess`. */
+export interface ModuleDeps extends CoreDeps {
+  readonly storage: StorageAccess;
 }
 
 /** The context of work the engine does for an account on its own (workers, maintenance). */

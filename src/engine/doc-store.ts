@@ -3,7 +3,10 @@ import type { ApiError } from "../errors";
 import { listPage, type ListEnvelope } from "../lists/list-page";
 import type { ListParams } from "../lists/list-params";
 import type { ResourceRecord, StorageTx } from "../ports/storage";
-import type { EngineDeps, RequestContext } from "./context";
+import type { ModuleDeps, ReadTx, RequestContext } from "./context";
+
+/** What reading documents takes: the resources store of a transaction, read-only or not. */
+type ResourceReads = Pick<ReadTx, "resources">;
 
 /**
  * A resource kind kept in the generic `resources` table, and the one convention every resource
@@ -63,13 +66,13 @@ export class DocStore<T extends { id: string }> {
     return { ...doc, [SHAPE]: this.type.version };
   }
 
-  async get(tx: StorageTx, accountId: string, id: string, options: { lock?: boolean } = {}): Promise<Stored<T> | null> {
+  async get(tx: ResourceReads, accountId: string, id: string, options: { lock?: boolean } = {}): Promise<Stored<T> | null> {
     const record = await tx.resources.get(accountId, id, options);
     return record && record.kind === this.type.kind ? { doc: this.read(record), record } : null;
   }
 
   /** Documents of this kind by id, read in one statement (no locks); missing ids are absent. */
-  async getMany(tx: StorageTx, accountId: string, ids: readonly string[]): Promise<Map<string, T>> {
+  async getMany(tx: ResourceReads, accountId: string, ids: readonly string[]): Promise<Map<string, T>> {
     const found = new Map<string, T>();
     for (const record of await tx.resources.getMany(accountId, ids)) {
       if (record.kind === this.type.kind) found.set(record.id, this.read(record));
@@ -144,7 +147,7 @@ export class DocStore<T extends { id: string }> {
 
   /** A page of the list contract (DECISIONS.md §5) over this kind. */
   list<O>(
-    deps: EngineDeps,
+    deps: ModuleDeps,
     ctx: RequestContext,
     params: ListParams & { status?: string },
     present: (doc: T) => O | Promise<O>,
@@ -157,7 +160,7 @@ export class DocStore<T extends { id: string }> {
       params,
       ...(params.status !== undefined ? { status: params.status } : {}),
       ...(extraBinding ? { extraBinding } : {}),
-      fetch: (query) => deps.storage.transaction((tx) => tx.resources.list({ ...query, kind: this.type.kind })),
+      fetch: (query) => deps.storage.read((tx) => tx.resources.list({ ...query, kind: this.type.kind })),
       position: (row) => ({ created: row.created, id: row.id }),
       present: (row) => present(this.read(row)),
     });

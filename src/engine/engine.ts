@@ -16,7 +16,8 @@ import type { BlobStore } from "../ports/blobs";
 import { newDueWork } from "../workers/due-work";
 import { MAINTENANCE, maintenanceHandler } from "../workers/maintenance";
 import { WorkerRunner, type WorkerOptions } from "../workers/runner";
-import { DEFAULT_CONFIG, type EngineConfig, type EngineDeps } from "./context";
+import { moduleDeps } from "./command";
+import { DEFAULT_CONFIG, type EngineConfig, type EngineDeps, type ModuleDeps } from "./context";
 import { IdempotencyService } from "./idempotency";
 import { RateLimitService } from "./rate-limits";
 import { checkReadiness, type Readiness } from "./readiness";
@@ -94,6 +95,8 @@ export interface CloseOptions {
 /** What an engine was built from and what its modules provide each other: never a member of it. */
 interface EngineInternals {
   deps: EngineDeps;
+  /** What the modules were built from (`Kernel.deps`). */
+  moduleDeps: ModuleDeps;
   provided: ReadonlyMap<AnyModule, unknown>;
 }
 
@@ -105,6 +108,11 @@ const internalsOf = new WeakMap<Engine, EngineInternals>();
  */
 export function engineDeps(engine: Engine): EngineDeps {
   return internalsOf.get(engine)!.deps;
+}
+
+/** What the engine's modules were built from, for code of this package that builds a module's part by hand (tests). */
+export function engineModuleDeps(engine: Engine): ModuleDeps {
+  return internalsOf.get(engine)!.moduleDeps;
 }
 
 /**
@@ -160,8 +168,9 @@ export class Engine {
     this.rateLimits = new RateLimitService(deps);
     worker.handle(MAINTENANCE, maintenanceHandler(deps));
     const provided = new Map<AnyModule, unknown>();
+    const forModules = moduleDeps(deps);
     const kernel: Kernel = {
-      deps,
+      deps: forModules,
       worker,
       use: (module) => {
         if (!provided.has(module)) throw new Error(`module ${module.name} is used before it is set up (or is not in the engine's list)`);
@@ -186,7 +195,7 @@ export class Engine {
       routes.push(...(module.routes ?? []).map((route) => bindRoute(route, parts.api)));
       downloads.push(...(module.downloads ?? []).map((route) => bindDownload(route, parts.api)));
     }
-    internalsOf.set(this, { deps, provided });
+    internalsOf.set(this, { deps, moduleDeps: forModules, provided });
     this.routes = routes;
     this.downloads = downloads;
   }

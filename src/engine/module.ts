@@ -3,12 +3,13 @@ import type { IdGenerator } from "../ids";
 import type { AssetRegistry } from "../money/assets";
 import type { JobHandler, WorkKind, WorkScope } from "../workers/due-work";
 import type { WorkLane, WorkerRunner } from "../workers/runner";
-import type { EngineDeps } from "./context";
+import type { ModuleDeps } from "./context";
 import type { DownloadRouteDefinition, RouteDefinition } from "./route";
 
 /** What a module is built from when the engine starts. */
 export interface Kernel {
-  readonly deps: EngineDeps;
+  /** The engine's parts, with storage reached only through reads and units of work. */
+  readonly deps: ModuleDeps;
   readonly worker: WorkerRunner;
   /**
    * What a module set up before this one provides to the modules after it (`ModuleParts.provides`;

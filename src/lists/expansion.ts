@@ -1,12 +1,12 @@
-import type { EngineDeps } from "../engine/context";
+import type { ModuleDeps } from "../engine/context";
 import type { DocStore } from "../engine/doc-store";
 import { presentLedgerEntries } from "../ledger/ledger-entries";
-import type { StorageTx } from "../ports/storage";
+import type { ReadTx } from "../engine/context";
 
 /** What an expansion reads with: one read transaction of the account's, for every field of a response. */
 export interface ExpandContext {
-  readonly deps: EngineDeps;
-  readonly tx: StorageTx;
+  readonly deps: ModuleDeps;
+  readonly tx: ReadTx;
   readonly accountId: string;
 }
 
@@ -71,7 +71,7 @@ export function idField(
 export function docField<D extends { id: string }>(
   name: string,
   store: DocStore<D>,
-  present: (doc: D, deps: EngineDeps) => object,
+  present: (doc: D, deps: ModuleDeps) => object,
   to?: () => Expandable,
 ): ExpandField {
   return idField(
@@ -129,12 +129,12 @@ export function itemPaths(paths: readonly string[] | undefined): string[] {
 
 /** Runs `expandPaths` over fresh objects in one read transaction (nothing to do without paths). */
 export async function expandObjects(
-  deps: EngineDeps,
+  deps: ModuleDeps,
   accountId: string,
   kind: Expandable,
   objects: object[],
   paths: readonly string[],
 ): Promise<void> {
   if (!paths.length || !objects.length) return;
-  await deps.storage.transaction((tx) => expandPaths({ deps, tx, accountId }, kind, objects, paths));
+  await deps.storage.read((tx) => expandPaths({ deps, tx, accountId }, kind, objects, paths));
 }

@@ -6,7 +6,7 @@ import type { AssetDefinition } from "../money/assets";
 import type { VenueExecutionResult } from "../ports/venue";
 import { OrderPricer, type Pricing } from "../quoting/order-pricer";
 import type { StoredPricing } from "../quoting/pricing-record";
-import type { EngineDeps } from "../engine/context";
+import type { ModuleDeps } from "../engine/context";
 import type { UnitOfWork } from "../engine/unit-of-work";
 
 /**
@@ -15,7 +15,7 @@ import type { UnitOfWork } from "../engine/unit-of-work";
  */
 
 /** The seed: no platform fee when both assets are stablecoins; the configured fee otherwise. */
-export function platformFeeBps(deps: EngineDeps, from: AssetDefinition, to: AssetDefinition): bigint {
+export function platformFeeBps(deps: Pick<ModuleDeps, "config">, from: AssetDefinition, to: AssetDefinition): bigint {
   return from.stablecoin && to.stablecoin ? 0n : BigInt(deps.config.platformFeeBps);
 }
 
@@ -29,7 +29,7 @@ export function distinctAssets(from: AssetDefinition, to: AssetDefinition): Resu
  * `no_route` when no venue trades the pair.
  */
 export async function pricerNow(
-  deps: EngineDeps,
+  deps: ModuleDeps,
   from: AssetDefinition,
   to: AssetDefinition,
   usable: (venue: string) => boolean = () => true,
@@ -47,7 +47,7 @@ export async function pricerNow(
  * the whole output, `insufficient_liquidity` when the venues cannot absorb it.
  */
 export async function priceNow(
-  deps: EngineDeps,
+  deps: ModuleDeps,
   from: AssetDefinition,
   to: AssetDefinition,
   amount: bigint,
@@ -67,7 +67,7 @@ export async function priceNow(
  * `executionId`: each leg must deliver at least what it was priced at.
  */
 export function executePricing(
-  deps: EngineDeps,
+  deps: ModuleDeps,
   executionId: string,
   from: string,
   to: string,

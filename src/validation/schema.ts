@@ -204,7 +204,7 @@ export class EventTypeSchema extends Schema<string> {
   }
   parse(value: unknown, path: string, ctx: ParseContext): Result<string, ApiError> {
     if (ctx.catalogue.isEventType(value) || (this.withAll && value === "*")) return ok(value as string);
-    return invalid(path, `${path} must be an event type such as "payout.settled"${this.withAll ? ' or "*"' : ""}`);
+    return invalid(path, `${path} must be one of ${[...ctx.catalogue.eventTypes, ...(this.withAll ? ["*"] : [])].join(", ")}`);
   }
   protected baseJsonSchema(): JsonSchema {
     const type = { $ref: "#/components/schemas/EventType" };
@@ -216,7 +216,7 @@ export class EventTypeSchema extends Schema<string> {
 export class ScopeSchema extends Schema<string> {
   parse(value: unknown, path: string, ctx: ParseContext): Result<string, ApiError> {
     if (ctx.catalogue.isScope(value)) return ok(value as string);
-    return invalid(path, `${path} must be a scope such as "payouts:read"`);
+    return invalid(path, `${path} must be one of ${ctx.catalogue.scopes.join(", ")}`);
   }
   protected baseJsonSchema(): JsonSchema {
     return { $ref: "#/components/schemas/Scope" };

@@ -1,12 +1,12 @@
 import { err, ok, type Result } from "neverthrow";
 import type { Account } from "./account-objects";
 import type { Out } from "../../api/response-schema";
-import { ApiError, fail } from "../../errors";
+import { ApiError, expectOk, fail } from "../../errors";
 import type { AccountRecord, Json } from "../../ports/storage";
 import { isoTime } from "../../validation/timestamp";
 import { isApiKeyFormat } from "./auth";
 import { newApiKey } from "../api-keys/api-keys-service";
-import type { EngineDeps, RequestContext } from "../../engine/context";
+import { systemContext, type ModuleDeps, type RequestContext } from "../../engine/context";
 import { type AccountPolicy, type PolicyInput, parsePolicy, policyOf } from "./policy";
 
 /** `GET /v1/account`: who the key belongs to and the account's payout policy. */
@@ -47,7 +47,7 @@ export interface CreatedApiKey {
  * is test or live; its keys follow its mode (`sk_test_` / `sk_live_`).
  */
 export class AccountsService {
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: ModuleDeps) {}
 
   async create(input: CreateAccountInput): Promise<AccountRecord> {
     const account: AccountRecord = {
@@ -57,8 +57,11 @@ export class AccountsService {
       settings: {},
       created: this.deps.clock.now(),
     };
-    await this.deps.storage.transaction((tx) => tx.accounts.insertAccount(account));
-    return account;
+    const inserted = await this.deps.storage.command(systemContext(account.id, account.livemode), async (uow) => {
+      await uow.tx.accounts.insertAccount(account);
+      return ok(account);
+    });
+    return expectOk(inserted, "a new account inserts");
   }
 
   /**
@@ -70,7 +73,7 @@ export class AccountsService {
   }
 
   async get(id: string): Promise<AccountRecord | null> {
-    return this.deps.storage.transaction((tx) => tx.accounts.getAccount(id));
+    return this.deps.storage.read((tx) => tx.accounts.getAccount(id));
   }
 
   /**
@@ -88,7 +91,9 @@ export class AccountsService {
   async setPolicy(accountId: string, input: PolicyInput): Promise<Result<AccountPolicy, ApiError>> {
     const policy = parsePolicy(this.deps.parse, input);
     if (policy.isErr()) return policy;
-    return this.deps.storage.transaction(async (tx) => {
+    const known = await this.get(accountId);
+    if (!known) return fail("resource_missing", `No such account: ${accountId}`);
+    return this.deps.storage.command(systemContext(accountId, known.livemode), async ({ tx }) => {
       const account = await tx.accounts.getAccount(accountId);
       if (!account) return fail("resource_missing", `No such account: ${accountId}`);
       await tx.accounts.updateAccountSettings(accountId, { ...(account.settings as object), policy: policy.value });
@@ -114,7 +119,7 @@ export class AccountsService {
     const parsed = parsePolicy(this.deps.parse, input);
     if (parsed.isErr()) return err(parsed.error);
     const given = input as Partial<Record<keyof AccountPolicy, unknown>>;
-    return this.deps.storage.transaction(async (tx) => {
+    return this.deps.storage.command(ctx, async ({ tx }) => {
       const account = await tx.accounts.getAccount(ctx.accountId);
       if (!account) return fail("resource_missing", `No such account: ${ctx.accountId}`);
       const current = policyOf(account.settings);
@@ -142,9 +147,12 @@ export class AccountsService {
       });
     }
     const made = newApiKey(this.deps, account, { scopes, ...(key !== undefined ? { key } : {}) });
-    const inserted = await this.deps.storage.transaction((tx) => tx.accounts.insertApiKey(made.record));
+    const inserted = expectOk(
+      await this.deps.storage.command(systemContext(accountId, account.livemode), async ({ tx }) => ok(await tx.accounts.insertApiKey(made.record))),
+      "an API key inserts or is found taken",
+    );
     if (!inserted) {
-      const existing = await this.deps.storage.transaction((tx) => tx.accounts.findApiKey(made.record.hash));
+      const existing = await this.deps.storage.read((tx) => tx.accounts.findApiKey(made.record.hash));
       if (existing?.accountId !== accountId) return fail("parameter_invalid", "This API key is taken", { param: "key" });
     }
     return ok({ key: made.key, redacted: made.record.redacted, scopes });

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import { ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../../errors";
-import type { EngineDeps } from "../../engine/context";
+import type { ModuleDeps } from "../../engine/context";
 import { FULL_ACCESS, scopesAllow, type RouteScope } from "../../engine/scopes";
 import { keyUsable } from "../api-keys/key-usable";
 
@@ -31,7 +31,7 @@ export function redactApiKey(key: string): string {
 
 /** Bearer-key authentication (DECISIONS.md §3): keys are looked up by their SHA-256 only. */
 export class AuthService {
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: ModuleDeps) {}
 
   async authenticate(authorization: string | null | undefined): Promise<Result<Principal, ApiError>> {
     if (!authorization || authorization.trim() === "") {
@@ -42,7 +42,7 @@ export class AuthService {
     const key = match[1]!;
     if (!isApiKeyFormat(key)) return fail("api_key_invalid", "Invalid API key");
     const hash = hashApiKey(key);
-    const record = await this.deps.storage.transaction((tx) => tx.accounts.findApiKey(hash));
+    const record = await this.deps.storage.read((tx) => tx.accounts.findApiKey(hash));
     if (!record || record.livemode !== key.startsWith("sk_live_")) return fail("api_key_invalid", "Invalid API key");
     if (!keyUsable(record, this.deps.clock.now())) {
       return fail("api_key_invalid", record.revokedAt !== null ? "This API key was revoked" : "This API key expired");

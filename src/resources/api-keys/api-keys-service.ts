@@ -1,8 +1,7 @@
 import { err, ok, type Result } from "neverthrow";
 import type { ApiKey } from "./api-key-objects";
 import type { Out } from "../../api/response-schema";
-import type { EngineDeps, RequestContext } from "../../engine/context";
-import { runCommand } from "../../engine/command";
+import type { ModuleDeps, RequestContext } from "../../engine/context";
 import { type ApiError, fail } from "../../errors";
 import { randomToken } from "../../ids";
 import { type ListEnvelope, type PagedList, listPage, pagedList } from "../../lists/list-page";
@@ -28,7 +27,7 @@ export type ApiKeyObject = Out<typeof ApiKey>;
 
 /** A key made now, ready to store: the plain key is returned beside its record, never stored. */
 export function newApiKey(
-  deps: EngineDeps,
+  deps: ModuleDeps,
   account: { id: string; livemode: boolean },
   fields: { scopes: string[]; name?: string | null; key?: string },
 ): { key: string; record: ApiKeyRecord } {
@@ -72,7 +71,7 @@ export function presentApiKey(key: ApiKeyRecord, now: number, secret?: string): 
  * A key's mode is its account's; a new key has the scopes asked for (none: full access).
  */
 export class ApiKeysService {
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: ModuleDeps) {}
 
   async create(ctx: RequestContext, input: CreateApiKeyRequest = {}): Promise<Result<ApiKeyObject, ApiError>> {
     const parsed = createApiKeySchema.parse(input, "", this.deps.parse);
@@ -88,7 +87,7 @@ export class ApiKeysService {
   }
 
   async retrieve(ctx: RequestContext, id: string): Promise<Result<ApiKeyObject, ApiError>> {
-    const key = await this.deps.storage.transaction((tx) => tx.accounts.getApiKey(ctx.accountId, id));
+    const key = await this.deps.storage.read((tx) => tx.accounts.getApiKey(ctx.accountId, id));
     return key ? ok(presentApiKey(key, this.deps.clock.now())) : missing(id);
   }
 
@@ -139,7 +138,7 @@ export class ApiKeysService {
       accountId: ctx.accountId,
       list: "api_keys",
       params: parsed.value,
-      fetch: (query) => this.deps.storage.transaction((tx) => tx.accounts.listApiKeys(query)),
+      fetch: (query) => this.deps.storage.read((tx) => tx.accounts.listApiKeys(query)),
       position: (row) => ({ created: row.created, id: row.id }),
       present: (row) => presentApiKey(row, now),
     });
@@ -150,7 +149,7 @@ export class ApiKeysService {
    * key, never its secret again.
    */
   private write(ctx: RequestContext, fn: (tx: StorageTx) => Promise<Result<ApiKeyObject, ApiError>>): Promise<Result<ApiKeyObject, ApiError>> {
-    return runCommand(this.deps, ctx, (uow) => fn(uow.tx), { stored: ({ secret: _secret, ...shown }) => shown });
+    return this.deps.storage.command(ctx, (uow) => fn(uow.tx), { stored: ({ secret: _secret, ...shown }) => shown });
   }
 }
 

@@ -3,12 +3,12 @@ import type { ApiError } from "../../errors";
 import { balanceObjects, type BalanceObject } from "../../ledger/balances";
 import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-page";
 import { DEFAULT_LIMIT } from "../../lists/list-params";
-import type { EngineDeps, RequestContext } from "../../engine/context";
+import type { ModuleDeps, RequestContext } from "../../engine/context";
 import { type ListBalancesParams, listBalancesSchema } from "./balance-schemas";
 
 /** `GET /v1/balances`: every asset of the registry, with per-chain amounts, ordered by code. */
 export class BalancesService {
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: ModuleDeps) {}
 
   list(ctx: RequestContext, params: ListBalancesParams = {}): PagedList<BalanceObject> {
     return pagedList(params, (p) => this.page(ctx, p));
@@ -24,7 +24,7 @@ export class BalancesService {
       if (position.isErr()) return err(position.error);
       after = position.value.id;
     }
-    const rows = await this.deps.storage.transaction((tx) => tx.ledger.listBalances(ctx.accountId));
+    const rows = await this.deps.storage.read((tx) => tx.ledger.listBalances(ctx.accountId));
     const all = balanceObjects(this.deps.assets, rows, this.deps.clock.now()).filter((b) => after === null || b.asset > after);
     const limit = parsed.value.limit ?? DEFAULT_LIMIT;
     const data = all.slice(0, limit);

@@ -2,7 +2,7 @@ import { err, ok, type Result } from "neverthrow";
 import { type ApiError, fail } from "../../errors";
 import { toEnvelope, type EventEnvelope } from "../../events/envelope";
 import { type ListEnvelope, type PagedList, listPage, pagedList } from "../../lists/list-page";
-import type { EngineDeps, RequestContext } from "../../engine/context";
+import type { ModuleDeps, RequestContext } from "../../engine/context";
 import { type ListEventsParams, listEventsSchema } from "./event-schemas";
 
 /** How often a waiting list looks again when no commit in this process woke it (another process may have written). */
@@ -16,7 +16,7 @@ export class EventsService {
   private notified = 0;
   private readonly closing = new AbortController();
 
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: ModuleDeps) {}
 
   /** Says this process just committed work (events among it): waiting lists look again now. */
   notify(): void {
@@ -30,7 +30,7 @@ export class EventsService {
   }
 
   async retrieve(ctx: RequestContext, id: string): Promise<Result<EventEnvelope, ApiError>> {
-    const record = await this.deps.storage.transaction((tx) => tx.events.get(ctx.accountId, id));
+    const record = await this.deps.storage.read((tx) => tx.events.get(ctx.accountId, id));
     return record ? ok(toEnvelope(record)) : fail("resource_missing", `No such event: ${id}`, { param: "id" });
   }
 
@@ -49,7 +49,7 @@ export class EventsService {
         list: "events",
         params,
         ...(params.type !== undefined ? { status: params.type } : {}),
-        fetch: (query) => this.deps.storage.transaction((tx) => tx.events.list(query)),
+        fetch: (query) => this.deps.storage.read((tx) => tx.events.list(query)),
         position: (row) => ({ created: row.created, id: row.id }),
         present: toEnvelope,
       });

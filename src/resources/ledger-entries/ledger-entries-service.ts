@@ -1,5 +1,5 @@
 import { err, ok, type Result } from "neverthrow";
-import type { EngineDeps, RequestContext } from "../../engine/context";
+import type { ModuleDeps, RequestContext } from "../../engine/context";
 import { fail, type ApiError } from "../../errors";
 import { presentLedgerEntries, type LedgerEntryObject } from "../../ledger/ledger-entries";
 import { listPage, pagedList, type ListEnvelope, type PagedList } from "../../lists/list-page";
@@ -16,10 +16,10 @@ export type ListLedgerEntriesParams = Input<typeof listLedgerEntriesSchema>;
  * against, row for row.
  */
 export class LedgerEntriesService {
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: ModuleDeps) {}
 
   async retrieve(ctx: RequestContext, id: string): Promise<Result<LedgerEntryObject, ApiError>> {
-    const found = await this.deps.storage.transaction((tx) => tx.ledger.listEntries(ctx.accountId, { ids: [id] }));
+    const found = await this.deps.storage.read((tx) => tx.ledger.listEntries(ctx.accountId, { ids: [id] }));
     const [entry] = presentLedgerEntries(this.deps.assets, found);
     return entry ? ok(entry) : fail("resource_missing", `No such ledger entry: ${id}`, { param: "id" });
   }
@@ -38,7 +38,7 @@ export class LedgerEntriesService {
       list: "ledger_entries",
       params: parsed.value,
       fetch: (q) =>
-        this.deps.storage.transaction((tx) =>
+        this.deps.storage.read((tx) =>
           tx.ledger.pageEntries({
             accountId: q.accountId,
             order: "desc",

@@ -20,8 +20,7 @@ import type { Ratio } from "../../quoting/venue-curves";
 import { s } from "../../validation/schema";
 import { defineWork, type Job } from "../../workers/due-work";
 import type { WorkOutcome } from "../../workers/runner";
-import { runCommand } from "../../engine/command";
-import { jobContext, type EngineDeps, type RequestContext } from "../../engine/context";
+import { jobContext, type ModuleDeps, type RequestContext } from "../../engine/context";
 import {
   delivered,
   distinctAssets,
@@ -58,7 +57,7 @@ function isOpen(doc: LimitOrderDoc): boolean {
  * `expires_at`. Cancel and expiry release what is still reserved at once; fills stay.
  */
 export class LimitOrdersService {
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: ModuleDeps) {}
 
   async create(ctx: RequestContext, input: CreateLimitOrderInput): Promise<Result<LimitOrderObject, ApiError>> {
     const parsed = createLimitOrderSchema.parse(input, "", this.deps.parse);
@@ -84,7 +83,7 @@ export class LimitOrdersService {
     const expiresIn = p.expires_in ?? EXPIRES_IN.default;
     const partialFills = p.partial_fills ?? true;
 
-    return runCommand(this.deps, ctx, async (uow) => {
+    return this.deps.storage.command(ctx, async (uow) => {
       const id = this.deps.ids.next("lo");
       const reserved = await uow.ledger.reserveAcrossChains({ accountId: ctx.accountId, asset: from, amount: amount.value, resource: id });
       if (reserved.isErr()) return err(reserved.error);
@@ -119,7 +118,7 @@ export class LimitOrdersService {
   }
 
   async retrieve(ctx: RequestContext, id: string): Promise<Result<LimitOrderObject, ApiError>> {
-    const stored = await this.deps.storage.transaction((tx) => LIMIT_ORDERS.get(tx, ctx.accountId, id));
+    const stored = await this.deps.storage.read((tx) => LIMIT_ORDERS.get(tx, ctx.accountId, id));
     return stored ? ok(this.present(stored.doc)) : missing(id);
   }
 
@@ -135,7 +134,7 @@ export class LimitOrdersService {
 
   /** `DELETE /v1/limit_orders/{id}`: releases the reservation at once; fills stay. */
   cancel(ctx: RequestContext, id: string): Promise<Result<LimitOrderObject, ApiError>> {
-    return runCommand(this.deps, ctx, async (uow) => {
+    return this.deps.storage.command(ctx, async (uow) => {
       const stored = await LIMIT_ORDERS.get(uow.tx, ctx.accountId, id, { lock: true });
       if (!stored) return missing(id);
       if (!isOpen(stored.doc)) {
@@ -149,19 +148,16 @@ export class LimitOrdersService {
   async expireDue(job: Job<{ order: string }>): Promise<WorkOutcome | void> {
     const { order: id } = job.payload;
     const accountId = job.accountId;
-    let later: number | null = null;
-    const done = await runCommand(this.deps, jobContext(job), async (uow) => {
+    // the transaction says when to look again (its order is not due yet), or null
+    const done = await this.deps.storage.command(jobContext(job), async (uow) => {
       const stored = await LIMIT_ORDERS.get(uow.tx, accountId, id, { lock: true });
-      if (!stored || !isOpen(stored.doc)) return ok(undefined);
-      if (uow.now <= stored.doc.expiresAt) {
-        later = stored.doc.expiresAt + 1;
-        return ok(undefined);
-      }
+      if (!stored || !isOpen(stored.doc)) return ok(null);
+      if (uow.now <= stored.doc.expiresAt) return ok(stored.doc.expiresAt + 1);
       await this.cancelWithin(uow, accountId, stored, "expired");
-      return ok(undefined);
+      return ok(null);
     });
     if (done.isErr()) throw done.error;
-    if (later !== null) return { kind: "reschedule", at: later };
+    if (done.value !== null) return { kind: "reschedule", at: done.value };
   }
 
   /**
@@ -173,7 +169,7 @@ export class LimitOrdersService {
   async matchDue(job: Job<{ order: string }>): Promise<WorkOutcome | void> {
     const { order: id } = job.payload;
     const accountId = job.accountId;
-    const stored = await this.deps.storage.transaction((tx) => LIMIT_ORDERS.get(tx, accountId, id));
+    const stored = await this.deps.storage.read((tx) => LIMIT_ORDERS.get(tx, accountId, id));
     if (!stored || !isOpen(stored.doc)) return;
     const next = (): WorkOutcome => ({ kind: "reschedule", at: this.deps.clock.now() + this.deps.config.limitOrderMatchIntervalMs });
     const ctx = jobContext(job);
@@ -204,7 +200,7 @@ export class LimitOrdersService {
       pricing: toPricingRecord(decision.pricing, pricer.value.pricedAt),
       decidedAt: now,
     };
-    const recorded = await runCommand(this.deps, ctx, async (uow) => {
+    const recorded = await this.deps.storage.command(ctx, async (uow) => {
       const locked = await LIMIT_ORDERS.get(uow.tx, accountId, id, { lock: true });
       // Changed since the decision (a cancel, another step): decide again on the next run.
       if (!locked || locked.record.version !== stored.record.version || uow.now > doc.expiresAt) return ok(false);
@@ -219,11 +215,11 @@ export class LimitOrdersService {
   /** Executes a pending fill on the venues, then applies it (or drops it) in one transaction. */
   private async completeFill(ctx: RequestContext, id: string, pending: PendingFill): Promise<void> {
     const { accountId } = ctx;
-    const probe = await this.deps.storage.transaction((tx) => LIMIT_ORDERS.get(tx, accountId, id));
+    const probe = await this.deps.storage.read((tx) => LIMIT_ORDERS.get(tx, accountId, id));
     if (!probe) return;
     const pricing = fromPricingRecord(pending.pricing);
     const result = await executePricing(this.deps, pending.id, probe.doc.from, probe.doc.to, pricing);
-    const applied = await runCommand(this.deps, ctx, async (uow) => {
+    const applied = await this.deps.storage.command(ctx, async (uow) => {
       const stored = await LIMIT_ORDERS.get(uow.tx, accountId, id, { lock: true });
       if (!stored || !isOpen(stored.doc) || stored.doc.pending?.id !== pending.id) return ok(undefined);
       const doc: LimitOrderDoc = { ...stored.doc, pending: null };

@@ -1,6 +1,6 @@
 import { s } from "../../validation/schema";
 import { defineEngineWork, newDueWork, type JobHandler } from "../../workers/due-work";
-import type { EngineDeps } from "../../engine/context";
+import type { ModuleDeps } from "../../engine/context";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import type { DepositIngestion } from "./deposit-ingestion";
 
@@ -39,7 +39,7 @@ const untilKey = (w: Watched) => `chain.watch_until:${scope(w)}`;
  */
 export class ChainWatchers {
   constructor(
-    private readonly deps: EngineDeps,
+    private readonly deps: ModuleDeps,
     private readonly ingestion: DepositIngestion,
   ) {}
 
@@ -58,17 +58,16 @@ export class ChainWatchers {
     const w = { chain, livemode };
     const adapter = this.deps.chains.for(chain, livemode);
     if (!adapter) return { inFlight: false };
-    const cursor = await this.deps.storage.transaction((tx) => tx.meta.get(cursorKey(w)));
+    const cursor = await this.deps.storage.read((tx) => tx.meta.get(cursorKey(w)));
     const { transfers, cursor: next } = await adapter.inboundTransfers(chain, cursor);
     await this.ingestion.ingest(transfers);
     const sweep = adapter.sweepDeposits !== undefined && transfers.some((t) => t.finality === "final");
-    await this.deps.storage.transaction(async (tx) => {
+    await this.deps.storage.engineWork(async (tx) => {
       await tx.meta.set(cursorKey(w), next);
       if (sweep) {
         await tx.work.enqueue([newDueWork(this.deps.ids, this.deps.clock.now(), CHAIN_SWEEP, w, null, { dedupeKey: `${CHAIN_SWEEP.kind}:${scope(w)}` })]);
       }
-    });
-    if (sweep) this.deps.wakeWorkers();
+    }, { wakeWhen: () => sweep });
     return { inFlight: transfers.some((t) => t.finality === "pending" || t.finality === "included") };
   }
 
@@ -104,7 +103,7 @@ export class ChainWatchers {
       // Stopping is decided under the demand row's lock, and the watcher removes its own item in
       // that transaction: a `watch` that raises the demand either commits first (and is seen
       // here) or waits, then finds no watcher and starts one. No demand slips between the two.
-      const stopped = await this.deps.storage.transaction(async (tx) => {
+      const stopped = await this.deps.storage.engineWork(async (tx) => {
         const until = Number((await tx.meta.get(untilKey(w), { lock: true })) ?? 0);
         if (inFlight || this.deps.clock.now() < until) return false;
         await tx.work.complete(job.id, job.leaseOwner);

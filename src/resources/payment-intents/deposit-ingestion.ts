@@ -4,8 +4,7 @@ import { stepMachine, type ActionOf } from "../../engine/machine-step";
 import { paymentIntentMachine, type PaymentIntentEvent, type PaymentIntentStatus } from "./payment-intent-machine";
 import type { Book } from "../../ports/storage";
 import type { Finality, InboundTransfer } from "../../ports/chain";
-import { runCommand } from "../../engine/command";
-import { systemContext, type EngineDeps } from "../../engine/context";
+import { systemContext, type ModuleDeps } from "../../engine/context";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import { PAYMENT_INTENTS, creditedIn, presentPaymentIntent, type PaymentIntentDoc, type SettlementDoc } from "./payment-intent-doc";
 import { expectOk } from "../../errors";
@@ -38,7 +37,7 @@ const MOVES: Record<SettlementDoc["ledger"], Partial<Record<Finality, LedgerMove
  * deposit removed by a reorganisation is reversed with new entries.
  */
 export class DepositIngestion {
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: ModuleDeps) {}
 
   /**
    * Applies notifications (any chains, any order, duplicates allowed); returns how many moved.
@@ -50,7 +49,7 @@ export class DepositIngestion {
     const transfers = news.filter((t) => t.amount > 0n);
     if (transfers.length === 0) return 0;
     const addresses = [...new Set(transfers.map((t) => t.address))];
-    const owners = await this.deps.storage.transaction((tx) => tx.depositAddresses.find(addresses));
+    const owners = await this.deps.storage.read((tx) => tx.depositAddresses.find(addresses));
     const byAddress = new Map(owners.map((o) => [o.address, o]));
     const byIntent = new Map<string, { accountId: string; transfers: InboundTransfer[] }>();
     for (const t of transfers) {
@@ -75,8 +74,8 @@ export class DepositIngestion {
 
   /** One intent's news in one transaction. */
   private async ingestFor(accountId: string, intentId: string, mine: InboundTransfer[]): Promise<number> {
-    const account = await this.deps.storage.transaction((tx) => tx.accounts.getAccount(accountId));
-    const result = await runCommand(this.deps, systemContext(accountId, account?.livemode ?? false), async (uow) => {
+    const account = await this.deps.storage.read((tx) => tx.accounts.getAccount(accountId));
+    const result = await this.deps.storage.command(systemContext(accountId, account?.livemode ?? false), async (uow) => {
       const stored = await PAYMENT_INTENTS.get(uow.tx, accountId, intentId, { lock: true });
       if (!stored) return ok(0);
       let doc = stored.doc;

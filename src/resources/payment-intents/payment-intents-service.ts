@@ -7,8 +7,7 @@ import { Decimal, isDecimalString } from "../../money/decimal";
 import { parseAmount } from "../../money/amount";
 import { s } from "../../validation/schema";
 import { defineWork, type JobHandler } from "../../workers/due-work";
-import { runCommand } from "../../engine/command";
-import { jobContext, type EngineDeps, type RequestContext } from "../../engine/context";
+import { jobContext, type ModuleDeps, type RequestContext } from "../../engine/context";
 import type { ChainWatchers } from "./chain-watchers";
 import type { DepositIngestion } from "./deposit-ingestion";
 import {
@@ -30,7 +29,7 @@ export const PAYMENT_INTENT_EXPIRE = defineWork("payment_intents.expire", s.obje
  */
 export class PaymentIntentsService {
   constructor(
-    private readonly deps: EngineDeps,
+    private readonly deps: ModuleDeps,
     private readonly ingestion: DepositIngestion,
     /** The chain watchers deposits come in through (test helpers poll them at once). */
     readonly watchers: ChainWatchers,
@@ -63,7 +62,7 @@ export class PaymentIntentsService {
     // the payer may fall short by at most amount × tolerance, rounded down: the minimum rounds up
     const allowance = BigInt(new Decimal(amount.value.toString()).times(tolerance).round(0, Decimal.roundDown).toFixed());
 
-    return runCommand(this.deps, ctx, async (uow) => {
+    return this.deps.storage.command(ctx, async (uow) => {
       const doc: PaymentIntentDoc = {
         id,
         status: startMachine(paymentIntentMachine).value,
@@ -92,7 +91,7 @@ export class PaymentIntentsService {
   async retrieve(ctx: RequestContext, id: string, query: RetrievePaymentIntentParams = {}): Promise<Result<PaymentIntentObject, ApiError>> {
     const parsed = retrievePaymentIntentSchema.parse(query, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
-    const stored = await this.deps.storage.transaction((tx) => PAYMENT_INTENTS.get(tx, ctx.accountId, id));
+    const stored = await this.deps.storage.read((tx) => PAYMENT_INTENTS.get(tx, ctx.accountId, id));
     if (!stored) return missing(id);
     const intent = presentPaymentIntent(this.deps.assets, stored.doc);
     await expandObjects(this.deps, ctx.accountId, PAYMENT_INTENT_EXPANDABLE, [intent], parsed.value.expand ?? []);
@@ -129,10 +128,10 @@ export class PaymentIntentsService {
     return async (job) => {
       const { intent } = job.payload;
       const accountId = job.accountId;
-      const current = await this.deps.storage.transaction((tx) => PAYMENT_INTENTS.get(tx, accountId, intent));
+      const current = await this.deps.storage.read((tx) => PAYMENT_INTENTS.get(tx, accountId, intent));
       if (!current || current.doc.status === "expired" || current.doc.status === "succeeded") return;
       for (const chain of current.doc.chains) await this.watchers.poll(chain, job.livemode);
-      const result = await runCommand(this.deps, jobContext(job), async (uow) => {
+      const result = await this.deps.storage.command(jobContext(job), async (uow) => {
         const stored = await PAYMENT_INTENTS.get(uow.tx, accountId, intent, { lock: true });
         if (!stored) return ok(null);
         const doc = this.ingestion.reconcile(uow, stored.doc);

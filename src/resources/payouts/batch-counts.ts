@@ -2,7 +2,7 @@ import { groupBy } from "../../collections/group-by";
 import { stepMachine } from "../../engine/machine-step";
 import { batchMachine } from "./batch-machine";
 import { FINAL_PAYOUT_STATUSES, type PayoutStatus } from "./payout-machine";
-import type { EngineDeps } from "../../engine/context";
+import type { ModuleDeps } from "../../engine/context";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import { BATCHES, presentBatch } from "./batch-doc";
 import type { StatusChange } from "./payout-transitions";
@@ -13,7 +13,7 @@ import type { StatusChange } from "./payout-transitions";
  * a terminal state.
  */
 export class BatchCounts {
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: ModuleDeps) {}
 
   async apply(uow: UnitOfWork, changes: readonly StatusChange[]): Promise<void> {
     const byBatch = groupBy(

@@ -5,8 +5,7 @@ import { ApiError, fail, type RowError } from "../../errors";
 import type { AssetDefinition } from "../../money/assets";
 import { formatAmount, parseAmount } from "../../money/amount";
 import { isPlainObject } from "../../validation/schema";
-import { runCommand } from "../../engine/command";
-import type { EngineDeps, RequestContext } from "../../engine/context";
+import type { ModuleDeps, RequestContext } from "../../engine/context";
 import { checkPolicy, policyOf } from "../accounts/policy";
 import { RECIPIENTS, type RecipientDoc } from "../recipients/recipients-service";
 import { BATCHES, presentBatch, type BatchDoc, type BatchObject } from "./batch-doc";
@@ -19,7 +18,7 @@ import { startMachine } from "../../engine/machine-step";
 import { batchMachine } from "./batch-machine";
 
 /** Payouts per broadcast item (see `EngineConfig.batchChunk`): a batch moves in chunks, not one transaction per payout. */
-function batchChunk(deps: EngineDeps): number {
+function batchChunk(deps: ModuleDeps): number {
   return deps.config.batchChunk ?? (deps.storage.capabilities.concurrentTransactions ? 250 : 25);
 }
 
@@ -41,7 +40,7 @@ interface ValidRow {
  */
 export class BatchesService {
   constructor(
-    private readonly deps: EngineDeps,
+    private readonly deps: ModuleDeps,
     private readonly payouts: PayoutsService,
     private readonly transitions: PayoutTransitions,
   ) {}
@@ -67,7 +66,7 @@ export class BatchesService {
     if (parsedHead.isErr()) return err(parsedHead.error);
     const asset = parsedHead.value.funding.asset;
 
-    const { recipients, policy, funds } = await this.deps.storage.transaction(async (tx) => {
+    const { recipients, policy, funds } = await this.deps.storage.read(async (tx) => {
       const ids = [...new Set(rawLegs.map((l) => (isPlainObject(l) && typeof l.recipient === "string" ? l.recipient : "")))];
       const found = await RECIPIENTS.getMany(tx, ctx.accountId, ids.filter(Boolean));
       return {
@@ -105,7 +104,7 @@ export class BatchesService {
       return ok({ object: "payout_batch_validation", valid: true, leg_count: rows.length, total_amount: formatAmount(total, asset) });
     }
 
-    return runCommand(this.deps, ctx, async (uow) => {
+    return this.deps.storage.command(ctx, async (uow) => {
       const batchId = this.deps.ids.next("bat");
       const opened = await this.payouts.openMany(
         uow,
@@ -152,7 +151,7 @@ export class BatchesService {
   }
 
   async retrieve(ctx: RequestContext, id: string): Promise<Result<BatchObject, ApiError>> {
-    const stored = await this.deps.storage.transaction((tx) => BATCHES.get(tx, ctx.accountId, id));
+    const stored = await this.deps.storage.read((tx) => BATCHES.get(tx, ctx.accountId, id));
     return stored
       ? ok(presentBatch(this.deps.assets, stored.doc))
       : fail("resource_missing", `No such payout batch: ${id}`, { param: "id" });

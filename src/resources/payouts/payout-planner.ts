@@ -5,7 +5,7 @@ import { formatAmount } from "../../money/amount";
 import { divCeil } from "../../money/rounding";
 import type { FeeSchedule } from "../../ports/chain";
 import { routePayout, type ChainCandidate, type RoutedLeg } from "../../routing/payout-routing";
-import type { EngineDeps } from "../../engine/context";
+import type { ModuleDeps } from "../../engine/context";
 import type { RecipientDoc } from "../recipients/recipients-service";
 
 export interface PlannedLeg extends RoutedLeg {
@@ -38,7 +38,7 @@ export class PayoutPlanner {
   private liquidity = new Map<string, bigint>();
 
   constructor(
-    private readonly deps: EngineDeps,
+    private readonly deps: ModuleDeps,
     private readonly livemode: boolean,
     private readonly asset: AssetDefinition,
     /** The account's available balance per chain (base units); planning takes from it. */

@@ -3,7 +3,7 @@ import { legMachine, type LegEvent } from "./leg-machine";
 import { startMachine, stepMachine, type MachineStep } from "../../engine/machine-step";
 import { payoutMachine, type PayoutEvent, type PayoutStatus } from "./payout-machine";
 import { COUNTER, isCustomerBook } from "../../ledger/postings";
-import type { EngineDeps } from "../../engine/context";
+import type { ModuleDeps } from "../../engine/context";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import { legEntries, presentLeg, presentPayout, sign, withEntries, type LegDoc, type LegEntry, type PayoutDoc } from "./payout-doc";
 import { PAYOUT_BROADCAST, PAYOUT_TRACK } from "./payout-work";
@@ -38,7 +38,7 @@ export class PayoutTransitions {
    */
   private readonly firstSteps = new Map<boolean, MachineStep<typeof payoutMachine>>();
 
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: ModuleDeps) {}
 
   /** A new payout (legs pending, reservations made): its first transition decides its status. */
   start(uow: UnitOfWork, draft: NewPayout, requiresApproval: boolean, options: ApplyOptions = {}): { doc: PayoutDoc; change: StatusChange } {

@@ -5,9 +5,8 @@ import type { ChainAdapter, ChainInfo, OutboundTransfer, TransferStatus } from "
 import { groupBy } from "../../collections/group-by";
 import type { Job, JobHandler } from "../../workers/due-work";
 import type { WorkOutcome } from "../../workers/runner";
-import { runCommand } from "../../engine/command";
 import { causeOf, type ApiError } from "../../errors";
-import { carriedContext, jobContext, type EngineDeps, type RequestContext } from "../../engine/context";
+import { carriedContext, jobContext, type ModuleDeps, type RequestContext } from "../../engine/context";
 import { RECIPIENTS, type RecipientDoc } from "../recipients/recipients-service";
 import type { Stored } from "../../engine/doc-store";
 import { StaleResourceError } from "../../ports/storage/resources";
@@ -43,7 +42,7 @@ export class PayoutWorkers {
   private readonly info = new Map<string, ChainInfo>();
 
   constructor(
-    private readonly deps: EngineDeps,
+    private readonly deps: ModuleDeps,
     private readonly transitions: PayoutTransitions,
     private readonly batches: BatchCounts,
   ) {}
@@ -301,13 +300,13 @@ export class PayoutWorkers {
       if (options.finish && inFlight.length === 0) await uow.tx.work.complete(options.finish.id, options.finish.leaseOwner);
       return ok({ inFlight: inFlight.length, delay });
     };
-    const next = await runCommand(this.deps, ctx, command, options.durable === false ? { durable: false } : {});
+    const next = await this.deps.storage.command(ctx, command, options.durable === false ? { durable: false } : {});
     if (next.isErr()) throw next.error;
     return next.value;
   }
 
   private async read(accountId: string, ids: string[]): Promise<PayoutDoc[]> {
-    const found = await this.deps.storage.transaction((tx) => PAYOUTS.getMany(tx, accountId, ids));
+    const found = await this.deps.storage.read((tx) => PAYOUTS.getMany(tx, accountId, ids));
     return ids.map((id) => found.get(id)).filter((doc): doc is PayoutDoc => doc !== undefined);
   }
 
@@ -386,7 +385,7 @@ async function callEach<T, R>(
 }
 
 /** Capped exponential retry after transient chain failures; the work never gives up. */
-function retry(deps: EngineDeps, job: Job<PayoutIds>, error: string): WorkOutcome {
+function retry(deps: ModuleDeps, job: Job<PayoutIds>, error: string): WorkOutcome {
   const delay = Math.min(TRANSIENT_RETRY_MAX_MS, TRANSIENT_RETRY_MS * 2 ** Math.max(0, job.attempts - 1));
   return { kind: "retry", at: deps.clock.now() + delay, error };
 }

@@ -6,8 +6,7 @@ import type { PayoutStatus } from "./payout-machine";
 import type { AssetDefinition } from "../../money/assets";
 import { parseAmount } from "../../money/amount";
 import type { StorageTx } from "../../ports/storage";
-import { runCommand } from "../../engine/command";
-import type { EngineDeps, RequestContext } from "../../engine/context";
+import type { ModuleDeps, ReadTx, RequestContext } from "../../engine/context";
 import { checkPolicy, policyOf } from "../accounts/policy";
 import { RECIPIENTS, type RecipientDoc } from "../recipients/recipients-service";
 import type { UnitOfWork } from "../../engine/unit-of-work";
@@ -31,7 +30,7 @@ import { NEW_LEG } from "./leg-machine";
  */
 export class PayoutsService {
   constructor(
-    private readonly deps: EngineDeps,
+    private readonly deps: ModuleDeps,
     private readonly transitions: PayoutTransitions,
     private readonly batches: BatchCounts,
     private readonly workers: PayoutWorkers,
@@ -46,7 +45,7 @@ export class PayoutsService {
     const options = routingOptions(asset, routing, (v) => parseAmount(v, asset, "routing.max_network_fee", { allowZero: true }));
     if (options.isErr()) return err(options.error);
 
-    const { recipient, policy } = await this.deps.storage.transaction(async (tx) => ({
+    const { recipient, policy } = await this.deps.storage.read(async (tx) => ({
       recipient: await RECIPIENTS.get(tx, ctx.accountId, recipientId),
       policy: policyOf((await tx.accounts.getAccount(ctx.accountId))?.settings),
     }));
@@ -59,13 +58,11 @@ export class PayoutsService {
     const planner = new PayoutPlanner(this.deps, ctx.livemode, asset);
     await planner.prepare(recipient.doc);
 
-    // an executing payout's legs are claimed for sending in the create's own transaction
-    let claimed: OutboundTransfer[] = [];
-    let stored: Stored<PayoutDoc> | undefined;
-    const created = await runCommand(this.deps, ctx, async (uow) => {
-      // the storage may run this again (a deadlock, a serialization failure): it starts afresh
-      claimed = [];
-      stored = undefined;
+    // an executing payout's legs are claimed for sending in the create's own transaction; the
+    // transaction returns the payout, its row and its claimed legs (the storage may run it again)
+    const created = await this.deps.storage.command(
+      ctx,
+      async (uow) => {
       planner.useFunds(await uow.ledger.availableByChain(ctx.accountId, asset));
       const plan = await planner.plan(recipient.doc, amount.value, options.value);
       if (plan.isErr()) return err(plan.error);
@@ -81,13 +78,17 @@ export class PayoutsService {
         requiresApproval: approval.value.requiresApproval,
       });
       if (made.isErr()) return err(made.error);
-      let doc = made.value.doc;
-      if (doc.status === "executing") ({ doc, transfers: claimed } = this.workers.claimAtCreate(doc, uow.now, ctx.livemode));
-      [stored] = await PAYOUTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
-      return ok(presentPayout(this.deps.assets, doc));
-    });
-    if (created.isErr() || claimed.length === 0 || !stored) return created;
-    return ok(await this.sendNow(ctx, created.value, stored, claimed));
+      const opened = made.value.doc;
+      const { doc, transfers } = opened.status === "executing" ? this.workers.claimAtCreate(opened, uow.now, ctx.livemode) : { doc: opened, transfers: [] };
+      const [row] = await PAYOUTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
+      return ok({ payout: presentPayout(this.deps.assets, doc), row: row!, claimed: transfers });
+      },
+      { stored: ({ payout }) => payout },
+    );
+    if (created.isErr()) return err(created.error);
+    const { payout, row, claimed } = created.value;
+    if (claimed.length === 0) return ok(payout);
+    return ok(await this.sendNow(ctx, payout, row, claimed));
   }
 
   /**
@@ -192,7 +193,7 @@ export class PayoutsService {
   async retrieve(ctx: RequestContext, id: string, params: RetrievePayoutParams = {}): Promise<Result<PayoutObject, ApiError>> {
     const parsed = retrievePayoutSchema.parse(params, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
-    const stored = await this.deps.storage.transaction((tx) => PAYOUTS.get(tx, ctx.accountId, id));
+    const stored = await this.deps.storage.read((tx) => PAYOUTS.get(tx, ctx.accountId, id));
     if (!stored) return missing(id);
     const payout = presentPayout(this.deps.assets, stored.doc);
     await expandObjects(this.deps, ctx.accountId, PAYOUT_EXPANDABLE, [payout], parsed.value.expand ?? []);
@@ -237,7 +238,7 @@ export class PayoutsService {
     type: "approve" | "cancel",
     refused: (status: PayoutStatus) => Result<never, ApiError>,
   ): Promise<Result<PayoutObject, ApiError>> {
-    return runCommand(this.deps, ctx, async (uow) => {
+    return this.deps.storage.command(ctx, async (uow) => {
       const stored = await PAYOUTS.get(uow.tx, ctx.accountId, id, { lock: true });
       if (!stored) return missing(id);
       const { doc, handled, change } = await this.transitions.onPayout(uow, stored.doc, { type });
@@ -271,7 +272,7 @@ export function checkPayable(recipient: RecipientDoc, param = "recipient"): Resu
 }
 
 /** The account's available balance of `asset` per chain. */
-export async function availableByChain(tx: StorageTx, accountId: string, asset: AssetDefinition): Promise<Map<string, bigint>> {
+export async function availableByChain(tx: Pick<ReadTx, "ledger">, accountId: string, asset: AssetDefinition): Promise<Map<string, bigint>> {
   const funds = new Map<string, bigint>();
   for (const row of await tx.ledger.listBalances(accountId)) {
     if (row.asset === asset.code && row.book === "available") funds.set(row.chain, row.amount);

@@ -2,8 +2,7 @@ import { err, ok, type Result } from "neverthrow";
 import { ApiError, fail } from "../../errors";
 import { parseAmount } from "../../money/amount";
 import { toPricingRecord } from "../../quoting/pricing-record";
-import { runCommand } from "../../engine/command";
-import type { EngineDeps, RequestContext } from "../../engine/context";
+import type { ModuleDeps, RequestContext } from "../../engine/context";
 import { distinctAssets, priceNow } from "../conversion";
 import { type CreateQuoteInput, QUOTE_TTL, createQuoteSchema } from "./quote-schemas";
 import { QUOTES, type QuoteDoc, type QuoteObject, presentQuote } from "./quote-doc";
@@ -11,7 +10,7 @@ import { QUOTES, type QuoteDoc, type QuoteObject, presentQuote } from "./quote-d
 
 /** `POST /v1/quotes`, `GET /v1/quotes/{id}`: short-lived price commitments (research §3, §4). */
 export class QuotesService {
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: ModuleDeps) {}
 
   async create(ctx: RequestContext, input: CreateQuoteInput): Promise<Result<QuoteObject, ApiError>> {
     const parsed = createQuoteSchema.parse(input, "", this.deps.parse);
@@ -26,7 +25,7 @@ export class QuotesService {
     if (priced.isErr()) return err(priced.error);
     const pricing = priced.value;
     const ttl = parsed.value.ttl ?? QUOTE_TTL.default;
-    return runCommand(this.deps, ctx, async (uow) => {
+    return this.deps.storage.command(ctx, async (uow) => {
       const expiresAt = uow.now + ttl * 1000;
       const doc: QuoteDoc = {
         id: this.deps.ids.next("qt"),
@@ -43,7 +42,7 @@ export class QuotesService {
   }
 
   async retrieve(ctx: RequestContext, id: string): Promise<Result<QuoteObject, ApiError>> {
-    const stored = await this.deps.storage.transaction((tx) => QUOTES.get(tx, ctx.accountId, id));
+    const stored = await this.deps.storage.read((tx) => QUOTES.get(tx, ctx.accountId, id));
     return stored ? ok(presentQuote(this.deps.assets, stored.doc)) : fail("resource_missing", `No such quote: ${id}`, { param: "id" });
   }
 }

@@ -8,8 +8,7 @@ import type { AssetRegistry } from "../../money/assets";
 import { s, type Infer } from "../../validation/schema";
 import { isoTime } from "../../validation/timestamp";
 import { defineWork, type JobHandler } from "../../workers/due-work";
-import { runCommand } from "../../engine/command";
-import { jobContext, type EngineDeps, type RequestContext } from "../../engine/context";
+import { jobContext, type ModuleDeps, type RequestContext } from "../../engine/context";
 import { DocStore } from "../../engine/doc-store";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import { type CreateRecipientInput, type ListRecipientsParams, type UpdateRecipientInput, createRecipientSchema, listRecipientsSchema, updateRecipientSchema } from "./recipient-schemas";
@@ -76,7 +75,7 @@ export function checkAddresses(assets: AssetRegistry, addresses: Record<string, 
  * the verdict was about those), referenced by id in payouts. A flagged recipient cannot be paid.
  */
 export class RecipientsService {
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: ModuleDeps) {}
 
   async create(ctx: RequestContext, input: CreateRecipientInput): Promise<Result<RecipientObject, ApiError>> {
     const parsed = createRecipientSchema.parse(input, "", this.deps.parse);
@@ -86,7 +85,7 @@ export class RecipientsService {
     const screening = parsed.value.screening ?? false;
     const usable = this.screeningUsable(ctx, screening);
     if (usable.isErr()) return err(usable.error);
-    return runCommand(this.deps, ctx, async (uow) => {
+    return this.deps.storage.command(ctx, async (uow) => {
       const doc: RecipientDoc = {
         id: this.deps.ids.next("rcp"),
         name: parsed.value.name,
@@ -103,7 +102,7 @@ export class RecipientsService {
   }
 
   async retrieve(ctx: RequestContext, id: string): Promise<Result<RecipientObject, ApiError>> {
-    const stored = await this.deps.storage.transaction((tx) => RECIPIENTS.get(tx, ctx.accountId, id));
+    const stored = await this.deps.storage.read((tx) => RECIPIENTS.get(tx, ctx.accountId, id));
     return stored ? ok(presentRecipient(stored.doc)) : missing(id);
   }
 
@@ -116,7 +115,7 @@ export class RecipientsService {
       if (checked.isErr()) return err(checked.error);
       addresses = checked.value;
     }
-    return runCommand(this.deps, ctx, async (uow) => {
+    return this.deps.storage.command(ctx, async (uow) => {
       const stored = await RECIPIENTS.get(uow.tx, ctx.accountId, id, { lock: true });
       if (!stored) return missing(id);
       const doc: RecipientDoc = { ...stored.doc };
@@ -139,7 +138,7 @@ export class RecipientsService {
   }
 
   async del(ctx: RequestContext, id: string): Promise<Result<{ id: string; object: "recipient"; deleted: true }, ApiError>> {
-    return runCommand(this.deps, ctx, async (uow) => {
+    return this.deps.storage.command(ctx, async (uow) => {
       const stored = await RECIPIENTS.get(uow.tx, ctx.accountId, id, { lock: true });
       if (!stored) return missing(id);
       await RECIPIENTS.delete(uow.tx, stored);
@@ -163,7 +162,7 @@ export class RecipientsService {
     return async (job) => {
       const { recipient, version } = job.payload;
       const accountId = job.accountId;
-      const stored = await this.deps.storage.transaction((tx) => RECIPIENTS.get(tx, accountId, recipient));
+      const stored = await this.deps.storage.read((tx) => RECIPIENTS.get(tx, accountId, recipient));
       if (!stored || stored.doc.version !== version || stored.doc.screeningStatus !== "pending") return;
       const verdict = await this.deps.screening.screen({
         recipientId: recipient,
@@ -172,7 +171,7 @@ export class RecipientsService {
         addresses: stored.doc.chainAddresses,
       });
       if (verdict.status === "pending") return { kind: "reschedule", at: this.deps.clock.now() + SCREEN_POLL_MS };
-      const result = await runCommand(this.deps, jobContext(job), async (uow) => {
+      const result = await this.deps.storage.command(jobContext(job), async (uow) => {
         const current = await RECIPIENTS.get(uow.tx, accountId, recipient, { lock: true });
         if (!current || current.doc.version !== version || current.doc.screeningStatus !== "pending") return ok(null);
         const doc: RecipientDoc = { ...current.doc, screeningStatus: verdict.status };

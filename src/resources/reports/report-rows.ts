@@ -1,4 +1,4 @@
-import type { EngineDeps } from "../../engine/context";
+import type { ModuleDeps } from "../../engine/context";
 import { formatUnits } from "../../money/amount";
 import type { AssetRegistry } from "../../money/assets";
 import type { LedgerEntryRecord, LedgerPageQuery } from "../../ports/storage";
@@ -16,7 +16,7 @@ interface ReportKind {
   /** Only entries of resources whose id starts with this (e.g. payouts). */
   resourcePrefix?: string;
   /** The rows of one page of entries, in the page's order (one row per entry). */
-  rows(deps: EngineDeps, accountId: string, page: readonly LedgerEntryRecord[]): Promise<Row[]>;
+  rows(deps: ModuleDeps, accountId: string, page: readonly LedgerEntryRecord[]): Promise<Row[]>;
 }
 
 /**
@@ -61,7 +61,7 @@ const PAYOUT_LEDGER: ReportKind = {
   resourcePrefix: "po_",
   async rows(deps, accountId, page) {
     const ids = [...new Set(page.map((e) => e.resource!))];
-    const payouts = await deps.storage.transaction((tx) => PAYOUTS.getMany(tx, accountId, ids));
+    const payouts = await deps.storage.read((tx) => PAYOUTS.getMany(tx, accountId, ids));
     const legOf = new Map<string, { leg: LegDoc; fee: bigint }>();
     for (const payout of payouts.values()) {
       for (const leg of payout.legs) for (const entry of leg.entries ?? []) legOf.set(entry.id, { leg, fee: BigInt(entry.fee) });
@@ -96,7 +96,7 @@ export const REPORT_KINDS: Record<ReportType, ReportKind> = {
  * rows are produced.
  */
 export async function* reportCsv(
-  deps: EngineDeps,
+  deps: ModuleDeps,
   accountId: string,
   doc: ReportDoc,
   counted: { rows: number },
@@ -114,7 +114,7 @@ export async function* reportCsv(
   };
   let after: LedgerPageQuery["after"];
   for (;;) {
-    const page = await deps.storage.transaction((tx) => tx.ledger.pageEntries(after ? { ...query, after } : query));
+    const page = await deps.storage.read((tx) => tx.ledger.pageEntries(after ? { ...query, after } : query));
     if (page.length === 0) return;
     const rows = await kind.rows(deps, accountId, page);
     let text = "";

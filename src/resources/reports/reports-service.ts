@@ -1,7 +1,6 @@
 import { err, ok, type Result } from "neverthrow";
-import { runCommand } from "../../engine/command";
 import type { DownloadFile } from "../../engine/route";
-import { jobContext, type EngineDeps, type RequestContext } from "../../engine/context";
+import { jobContext, type ModuleDeps, type RequestContext } from "../../engine/context";
 import { ApiError, fail } from "../../errors";
 import { pagedList, type ListEnvelope, type PagedList } from "../../lists/list-page";
 import { s } from "../../validation/schema";
@@ -48,13 +47,13 @@ export const REPORT_BUILD_ATTEMPTS = 6;
  * HTTP binding serves (`FileLinks`).
  */
 export class ReportsService {
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: ModuleDeps) {}
 
   async create(ctx: RequestContext, input: CreateReportInput): Promise<Result<ReportObject, ApiError>> {
     const parsed = createReportSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const { type, created_gte, created_lt, format = "csv" } = parsed.value;
-    return runCommand(this.deps, ctx, async (uow) => {
+    return this.deps.storage.command(ctx, async (uow) => {
       const createdLt = created_lt ?? uow.now;
       if (createdLt > uow.now) {
         return fail("parameter_invalid", `created_lt must not be later than now (${isoTime(uow.now)}): a report covers time that has passed`, {
@@ -88,7 +87,7 @@ export class ReportsService {
 
   /** A report; when ready, with a fresh link valid one hour. `origin` is where the client reached the API. */
   async retrieve(ctx: RequestContext, id: string, origin?: string): Promise<Result<ReportObject, ApiError>> {
-    const stored = await this.deps.storage.transaction((tx) => REPORTS.get(tx, ctx.accountId, id));
+    const stored = await this.deps.storage.read((tx) => REPORTS.get(tx, ctx.accountId, id));
     if (!stored) return fail("resource_missing", `No such report: ${id}`, { param: "id" });
     return ok(await this.present(stored.doc, origin));
   }
@@ -124,7 +123,7 @@ export class ReportsService {
   async buildDue(job: Job<{ report: string }>): Promise<WorkOutcome | void> {
     const { report: id } = job.payload;
     const { accountId } = job;
-    const stored = await this.deps.storage.transaction((tx) => REPORTS.get(tx, accountId, id));
+    const stored = await this.deps.storage.read((tx) => REPORTS.get(tx, accountId, id));
     if (!stored || !building(stored.doc)) return;
     const doc = stored.doc;
     const counted = { rows: 0 };
@@ -151,7 +150,7 @@ export class ReportsService {
     outcome: ReportEvent,
   ): Promise<void> {
     const { accountId } = ctx;
-    const done = await runCommand(this.deps, ctx, async (uow) => {
+    const done = await this.deps.storage.command(ctx, async (uow) => {
       const locked = await REPORTS.get(uow.tx, accountId, doc.id, { lock: true });
       if (!locked || !building(locked.doc)) return ok(undefined);
       const { rowCount, size, failureReason } = locked.doc;

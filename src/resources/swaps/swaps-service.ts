@@ -10,8 +10,7 @@ import { fromPricingRecord, toPricingRecord, type PricingRecord, type StoredPric
 import { parseSlippage } from "../../quoting/quote-metrics";
 import type { Ratio } from "../../quoting/venue-curves";
 import { s } from "../../validation/schema";
-import { runCommand } from "../../engine/command";
-import { type EngineDeps, type RequestContext, jobContext } from "../../engine/context";
+import { type ModuleDeps, type RequestContext, jobContext } from "../../engine/context";
 import { haltedVenues } from "../test-helpers/venue-halts";
 import { delivered, executePricing, priceNow, releaseReservations, settleConversion } from "../conversion";
 import type { UnitOfWork } from "../../engine/unit-of-work";
@@ -33,7 +32,7 @@ export const SWAP_EXECUTE = defineWork("swap.execute", s.object({ swap: s.string
  * swap id, outside any transaction) and then settles or fails the swap in one transaction.
  */
 export class SwapsService {
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: ModuleDeps) {}
 
   async create(ctx: RequestContext, input: CreateSwapInput): Promise<Result<SwapObject, ApiError>> {
     const parsed = createSwapSchema.parse(input, "", this.deps.parse);
@@ -45,7 +44,7 @@ export class SwapsService {
       if (parsedSlippage.isErr()) return err(parsedSlippage.error);
       maxSlippage = parsedSlippage.value;
     }
-    const found = await this.deps.storage.transaction((tx) => QUOTES.get(tx, ctx.accountId, quoteId));
+    const found = await this.deps.storage.read((tx) => QUOTES.get(tx, ctx.accountId, quoteId));
     if (!found) return fail("resource_missing", `No such quote: ${quoteId}`, { param: "quote" });
     const quote = found.doc;
     const from = this.deps.assets.asset(quote.from, "quote");
@@ -65,7 +64,7 @@ export class SwapsService {
       refreshed = again.value;
     }
 
-    return runCommand(this.deps, ctx, async (uow) => {
+    return this.deps.storage.command(ctx, async (uow) => {
       const locked = await QUOTES.get(uow.tx, ctx.accountId, quoteId, { lock: true });
       if (!locked) return fail("resource_missing", `No such quote: ${quoteId}`, { param: "quote" });
       if (locked.doc.swap) return alreadyUsed(quoteId);
@@ -105,7 +104,7 @@ export class SwapsService {
   async retrieve(ctx: RequestContext, id: string, params: RetrieveSwapParams = {}): Promise<Result<SwapObject, ApiError>> {
     const parsed = retrieveSwapSchema.parse(params, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
-    const stored = await this.deps.storage.transaction((tx) => SWAPS.get(tx, ctx.accountId, id));
+    const stored = await this.deps.storage.read((tx) => SWAPS.get(tx, ctx.accountId, id));
     if (!stored) return fail("resource_missing", `No such swap: ${id}`, { param: "id" });
     const swap = presentSwap(this.deps.assets, stored.doc);
     await expandObjects(this.deps, ctx.accountId, SWAP_EXPANDABLE, [swap], parsed.value.expand ?? []);
@@ -136,7 +135,7 @@ export class SwapsService {
   async executeDue(job: Job<{ swap: string }>): Promise<void> {
     const { swap: id } = job.payload;
     const accountId = job.accountId;
-    const stored = await this.deps.storage.transaction((tx) => SWAPS.get(tx, accountId, id));
+    const stored = await this.deps.storage.read((tx) => SWAPS.get(tx, accountId, id));
     if (!stored || !executable(stored.doc)) return;
     const doc = stored.doc;
     const pricing = fromPricingRecord(doc.pricing);
@@ -147,7 +146,7 @@ export class SwapsService {
       ? { status: "rejected", reason: `venue ${stopped.venue} is halted (test mode)` }
       : await executePricing(this.deps, doc.id, doc.from, doc.to, pricing);
     const code = result.status === "rejected" ? "venue_rejected" : null;
-    const applied = await runCommand(this.deps, jobContext(job), async (uow) => {
+    const applied = await this.deps.storage.command(jobContext(job), async (uow) => {
       const locked = await SWAPS.get(uow.tx, accountId, id, { lock: true });
       if (!locked || !executable(locked.doc)) return ok(undefined);
       const event: SwapEvent = result.status === "executed" ? { type: "executed" } : { type: "rejected", code: code! };

@@ -1,8 +1,7 @@
 import type { TestChain, TestClock, TestVenueHalt } from "./test-helper-objects";
 import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
-import { runCommand } from "../../engine/command";
-import type { EngineDeps, RequestContext } from "../../engine/context";
+import type { ModuleDeps, RequestContext } from "../../engine/context";
 import { fail, type ApiError } from "../../errors";
 import type { EventEnvelope } from "../../events/envelope";
 import type { BalanceObject } from "../../ledger/balances";
@@ -48,7 +47,7 @@ export type TestVenueHaltObject = Out<typeof TestVenueHalt>;
  */
 export class TestHelpersService {
   constructor(
-    private readonly deps: EngineDeps,
+    private readonly deps: ModuleDeps,
     private readonly worker: WorkerRunner,
     private readonly watchers: ChainWatchers,
     private readonly events: EventsService,
@@ -65,7 +64,7 @@ export class TestHelpersService {
     if (onChain.isErr()) return err(onChain.error);
     const units = parseAmount(amount, asset, "amount");
     if (units.isErr()) return err(units.error);
-    return runCommand(this.deps, ctx, async (uow) => {
+    return this.deps.storage.command(ctx, async (uow) => {
       const posted = await uow.ledger.fund(ctx.accountId, asset.code, chain.name, units.value, null);
       if (posted.isErr()) return err(posted.error);
       return ok(uow.balance(ctx.accountId, asset));
@@ -90,7 +89,7 @@ export class TestHelpersService {
     const target = clock.now() + parsed.value.seconds * 1000;
     let ran = await this.worker.runDue();
     for (;;) {
-      const next = await this.deps.storage.transaction((tx) => tx.work.nextRunAt());
+      const next = await this.deps.storage.read((tx) => tx.work.nextRunAt());
       if (next === null || next > target) break;
       const moved = next > clock.now();
       if (moved) clock.advance(next - clock.now());
@@ -132,7 +131,7 @@ export class TestHelpersService {
     if (mode.isErr()) return err(mode.error);
     const parsed = payPaymentIntentSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
-    const stored = await this.deps.storage.transaction((tx) => PAYMENT_INTENTS.get(tx, ctx.accountId, id));
+    const stored = await this.deps.storage.read((tx) => PAYMENT_INTENTS.get(tx, ctx.accountId, id));
     if (!stored) return fail("resource_missing", `No such payment intent: ${id}`, { param: "id" });
     const doc = stored.doc;
     const chain = parsed.value.chain;
@@ -151,12 +150,12 @@ export class TestHelpersService {
     const adapter = this.deps.chains.for(chain.name, false);
     if (!adapter || !isChainSimulation(adapter)) return fail("resource_missing", `${chain.name} is not simulated on this engine`, { param: "chain" });
     await adapter.pay({ chain: chain.name, asset: asset.code, address, amount: amount.value });
-    await runCommand(this.deps, ctx, async (uow) => {
+    await this.deps.storage.command(ctx, async (uow) => {
       await this.watchers.watch(uow, chain.name, uow.now);
       return ok(null);
     });
     await this.watchers.poll(chain.name, false); // the payer's transfer is seen at once
-    const after = await this.deps.storage.transaction((tx) => PAYMENT_INTENTS.get(tx, ctx.accountId, id));
+    const after = await this.deps.storage.read((tx) => PAYMENT_INTENTS.get(tx, ctx.accountId, id));
     return ok(presentPaymentIntent(this.deps.assets, after?.doc ?? doc));
   }
 
@@ -177,14 +176,12 @@ export class TestHelpersService {
     }
     const now = this.deps.clock.now();
     const until = now + seconds * 1000;
-    const done = await this.deps.storage.transaction(async (tx) => {
+    return this.deps.storage.command(ctx, async ({ tx }) => {
       const account = await tx.accounts.getAccount(ctx.accountId);
-      if (!account) return false;
+      if (!account) return fail("resource_missing", `No such account: ${ctx.accountId}`);
       await tx.accounts.updateAccountSettings(ctx.accountId, withVenueHalt(account.settings, venue, until, now));
-      return true;
+      return ok({ object: "test_venue_halt" as const, venue, halted_until: seconds > 0 ? isoTime(until) : null });
     });
-    if (!done) return fail("resource_missing", `No such account: ${ctx.accountId}`);
-    return ok({ object: "test_venue_halt", venue, halted_until: seconds > 0 ? isoTime(until) : null });
   }
 
   /** Whether any venue adapter shows a venue of this name for some pair of the registry's assets. */
@@ -208,7 +205,7 @@ export class TestHelpersService {
     const parsed = triggerEventSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const { type, overrides } = parsed.value;
-    const emitted = await runCommand(this.deps, ctx, async (uow) => {
+    const emitted = await this.deps.storage.command(ctx, async (uow) => {
       const sample = sampleEvent(this.deps, type, uow.now);
       const object = overrides ? applyOverrides(sample, overrides) : ok(sample);
       return object.map((o) => uow.emit(type, o as Json));
@@ -249,7 +246,7 @@ function testModeOnly(ctx: RequestContext): Result<true, ApiError> {
  * A sample object for an event of `type` (fresh ids, `sample: true`), built by the module that
  * declares the type; a snapshot only: nothing is created and no value moves.
  */
-export function sampleEvent(deps: Pick<EngineDeps, "catalogue" | "ids" | "assets">, type: string, now: number): object {
+export function sampleEvent(deps: Pick<ModuleDeps, "catalogue" | "ids" | "assets">, type: string, now: number): object {
   const definition = deps.catalogue.event(type);
   if (!definition) throw new TypeError(`event type ${type} is not in the engine's catalogue`);
   return { ...definition.sample({ ids: deps.ids, assets: deps.assets, now }), sample: true };

@@ -1,4 +1,4 @@
-import type { EngineDeps } from "../../engine/context";
+import type { ModuleDeps } from "../../engine/context";
 import type { Json } from "../../ports/storage";
 
 /**
@@ -30,9 +30,9 @@ export function withVenueHalt(settings: unknown, venue: string, until: number, n
  * Whether a venue refuses to execute for the account now: never in live mode. Returns a
  * predicate over venue names (one storage read, only in test mode).
  */
-export async function haltedVenues(deps: EngineDeps, accountId: string, livemode: boolean): Promise<(venue: string) => boolean> {
+export async function haltedVenues(deps: ModuleDeps, accountId: string, livemode: boolean): Promise<(venue: string) => boolean> {
   if (livemode) return () => false;
-  const account = await deps.storage.transaction((tx) => tx.accounts.getAccount(accountId));
+  const account = await deps.storage.read((tx) => tx.accounts.getAccount(accountId));
   const halts = venueHaltsOf(account?.settings);
   const now = deps.clock.now();
   if ((halts[ALL_VENUES] ?? 0) > now) return () => true;

@@ -17,8 +17,7 @@ import { Batcher, togetherOrApart } from "../../workers/batcher";
 import { PermanentWorkError, newDueWork, toJob, type Job } from "../../workers/due-work";
 import type { WorkOutcome } from "../../workers/runner";
 import type { DeliveryOutcomeKind } from "../../ports/observer";
-import { runCommand } from "../../engine/command";
-import type { EngineDeps, RequestContext } from "../../engine/context";
+import type { ModuleDeps, ReadTx, RequestContext } from "../../engine/context";
 import {
   WEBHOOK_ENDPOINTS,
   signingSecrets,
@@ -154,7 +153,7 @@ const REPLAY_PAGE = 1000;
  * storage that runs one transaction at a time, few enough that a request never waits long behind
  * one: an item records up to 64 attempts), and such transactions at once.
  */
-function groupCommit(deps: EngineDeps, oneAtATime: number): { maxBatch: number; parallel: number } {
+function groupCommit(deps: ModuleDeps, oneAtATime: number): { maxBatch: number; parallel: number } {
   return { maxBatch: deps.storage.capabilities.concurrentTransactions ? 64 : oneAtATime, parallel: 2 };
 }
 /**
@@ -237,7 +236,7 @@ export class WebhookDeliveriesService {
   private readonly handedOver = new BoundedMap<string, HandedOver>(HANDED_OVER);
 
   constructor(
-    private readonly deps: EngineDeps,
+    private readonly deps: ModuleDeps,
     private readonly endpoints: WebhookEndpointsService,
     private readonly options: DeliveryOptions,
   ) {
@@ -255,7 +254,7 @@ export class WebhookDeliveriesService {
   private async page(ctx: RequestContext, endpointId: string, input: ListDeliveriesParams): Promise<Result<ListEnvelope<WebhookDeliveryObject>, ApiError>> {
     const parsed = listDeliveriesSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
-    const found = await this.deps.storage.transaction((tx) => this.endpoints.find(tx, ctx, endpointId));
+    const found = await this.deps.storage.read((tx) => this.endpoints.find(tx, ctx, endpointId));
     if (found.isErr()) return err(found.error);
     const { expand, ...params } = parsed.value;
     const paths = itemPaths(expand);
@@ -266,7 +265,7 @@ export class WebhookDeliveriesService {
       params,
       ...(params.status !== undefined ? { status: params.status } : {}),
       ...(paths.length ? { extraBinding: { expand: paths } } : {}),
-      fetch: (query) => this.deps.storage.transaction((tx) => tx.deliveries.list({ ...query, endpointId })),
+      fetch: (query) => this.deps.storage.read((tx) => tx.deliveries.list({ ...query, endpointId })),
       position: (row) => ({ created: row.created, id: row.id }),
       present: presentDelivery,
     });
@@ -289,8 +288,7 @@ export class WebhookDeliveriesService {
       return fail("replay_window_exceeded", "from is older than the delivery log's 7-day window", { param: "from" });
     }
     if (to <= from) return fail("parameter_invalid", "to must be later than from", { param: "to" });
-    return runCommand(
-      this.deps,
+    return this.deps.storage.command(
       ctx,
       async (uow) => {
         const found = await this.endpoints.find(uow.tx, ctx, endpointId);
@@ -336,7 +334,7 @@ export class WebhookDeliveriesService {
   private async fanOutAll(jobs: Job<FanoutPayload>[]): Promise<PromiseSettledResult<void>[]> {
     const write = async (mine: Job<FanoutPayload>[]): Promise<void[]> => {
       const now = this.deps.clock.now();
-      const scheduled = await this.deps.storage.transaction(async (tx) => {
+      await this.deps.storage.engineWork(async (tx) => {
         const completed = new Set<string>();
         for (const [owner, theirs] of groupBy(mine, (job) => job.leaseOwner)) {
           for (const id of await tx.work.completeMany(theirs.map((job) => job.id), owner)) completed.add(id);
@@ -358,8 +356,7 @@ export class WebhookDeliveriesService {
         }
         if (work.length) await tx.work.enqueue(work);
         return work.length;
-      });
-      if (scheduled) this.deps.wakeWorkers();
+      }, { wakeWhen: (scheduled) => scheduled > 0 });
       return mine.map(() => undefined);
     };
     // a fan-out whose lease was lost fails alone: the others commit without it
@@ -453,7 +450,7 @@ export class WebhookDeliveriesService {
   }
 
   private async readAll(jobs: DeliveryJob[]): Promise<PromiseSettledResult<Read>[]> {
-    const read = await this.deps.storage.transaction((tx) => readItems(tx, jobs, this.recentEvents));
+    const read = await this.deps.storage.read((tx) => readItems(tx, jobs, this.recentEvents));
     return read.map((value) => ({ status: "fulfilled", value }));
   }
 
@@ -468,7 +465,7 @@ export class WebhookDeliveriesService {
   private async recordAll(requests: RecordRequest[]): Promise<PromiseSettledResult<Recorded>[]> {
     const write = async (items: RecordRequest[]): Promise<Recorded[]> => {
       const revisions = new Map(items.map((i) => [i.delivery.endpoint.id, this.endpoints.revision(i.delivery.endpoint.id)]));
-      const { recorded, handed, due } = await this.deps.storage.transaction(async (tx) => {
+      const { recorded, handed } = await this.deps.storage.engineWork(async (tx) => {
         const now = this.deps.clock.now();
         // endpoints first, in id order, so two batches never wait on each other's locks
         const gone = [...new Map(
@@ -521,9 +518,8 @@ export class WebhookDeliveriesService {
           handed,
           due: follow.some((w) => w.runAt <= now),
         };
-      });
+      }, { wakeWhen: ({ due }) => due });
       for (const [id, delivery] of handed) this.handedOver.set(id, delivery);
-      if (due) this.deps.wakeWorkers();
       return recorded;
     };
     // one bad item must not fail the others
@@ -562,7 +558,7 @@ type Read = readonly [WebhookEndpointDoc | null, Map<string, EventRecord>];
  * each; none for events `recent` holds: an event never changes once written, so the endpoints
  * of one event share one read, and one body).
  */
-async function readItems(tx: StorageTx, jobs: readonly DeliveryJob[], recent: BoundedMap<string, EventRecord>): Promise<Read[]> {
+async function readItems(tx: ReadTx, jobs: readonly DeliveryJob[], recent: BoundedMap<string, EventRecord>): Promise<Read[]> {
   const endpoints = new Map<string, Map<string, WebhookEndpointDoc>>();
   const events = new Map<string, Map<string, EventRecord>>();
   for (const [accountId, mine] of groupBy(jobs, (job) => job.accountId)) {

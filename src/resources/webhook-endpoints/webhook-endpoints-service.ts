@@ -14,8 +14,7 @@ import {
 } from "./webhook-endpoint-machine";
 import type { StorageTx } from "../../ports/storage";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
-import { runCommand } from "../../engine/command";
-import type { EngineDeps, RequestContext } from "../../engine/context";
+import type { ModuleDeps, ReadTx, RequestContext } from "../../engine/context";
 import { DocStore, type Stored } from "../../engine/doc-store";
 import { type CreateWebhookEndpointInput, type ListWebhookEndpointsParams, type UpdateWebhookEndpointInput, createEndpointSchema, listEndpointsSchema, updateEndpointSchema } from "./webhook-endpoint-schemas";
 
@@ -89,7 +88,7 @@ export function signingSecrets(doc: WebhookEndpointDoc, now: number): string[] {
 }
 
 /** DECISIONS.md §4: `whsec_` + 32 random bytes, base64url. */
-function newSecret(deps: EngineDeps): string {
+function newSecret(deps: ModuleDeps): string {
   return `whsec_${randomToken(deps.random, 32)}`;
 }
 
@@ -125,7 +124,7 @@ export class WebhookEndpointsService {
   /** Changes this process made to endpoints, by id (see `revision`). */
   private readonly revisions = new Map<string, number>();
 
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: ModuleDeps) {}
 
   /**
    * How often this process has changed the endpoint since it started (update, rotation, delete,
@@ -155,7 +154,7 @@ export class WebhookEndpointsService {
     if (url.isErr()) return err(url.error);
     const events = normaliseEvents(parsed.value.enabled_events);
     if (events.isErr()) return err(events.error);
-    return runCommand(this.deps, ctx, async (uow) => {
+    return this.deps.storage.command(ctx, async (uow) => {
       const secret = newSecret(this.deps);
       const doc: WebhookEndpointDoc = {
         id: this.deps.ids.next("we"),
@@ -173,7 +172,7 @@ export class WebhookEndpointsService {
   }
 
   async retrieve(ctx: RequestContext, id: string): Promise<Result<WebhookEndpointObject, ApiError>> {
-    const stored = await this.deps.storage.transaction((tx) => this.find(tx, ctx, id));
+    const stored = await this.deps.storage.read((tx) => this.find(tx, ctx, id));
     return stored.map((s) => present(s.doc));
   }
 
@@ -196,7 +195,7 @@ export class WebhookEndpointsService {
     if (url.isErr()) return err(url.error);
     const events = change.enabled_events === undefined ? ok(undefined) : normaliseEvents(change.enabled_events);
     if (events.isErr()) return err(events.error);
-    return runCommand(this.deps, ctx, async (uow) => {
+    return this.deps.storage.command(ctx, async (uow) => {
       const found = await this.find(uow.tx, ctx, id, true);
       if (found.isErr()) return err(found.error);
       const stored = found.value;
@@ -220,7 +219,7 @@ export class WebhookEndpointsService {
 
   /** Deletes the endpoint; deliveries still queued for it are dropped when they fall due. */
   async del(ctx: RequestContext, id: string): Promise<Result<DeletedWebhookEndpoint, ApiError>> {
-    return runCommand<DeletedWebhookEndpoint>(this.deps, ctx, async (uow) => {
+    return this.deps.storage.command<DeletedWebhookEndpoint>(ctx, async (uow) => {
       const found = await this.find(uow.tx, ctx, id, true);
       if (found.isErr()) return err(found.error);
       await uow.tx.resources.delete(ctx.accountId, id);
@@ -230,7 +229,7 @@ export class WebhookEndpointsService {
 
   /** A new secret, shown once; the previous one keeps signing beside it for 24 hours. */
   async rotateSecret(ctx: RequestContext, id: string): Promise<Result<WebhookEndpointObject, ApiError>> {
-    return runCommand(this.deps, ctx, async (uow) => {
+    return this.deps.storage.command(ctx, async (uow) => {
       const found = await this.find(uow.tx, ctx, id, true);
       if (found.isErr()) return err(found.error);
       const stored = found.value;
@@ -254,7 +253,7 @@ export class WebhookEndpointsService {
   }
 
   async find(
-    tx: StorageTx,
+    tx: Pick<ReadTx, "resources">,
     ctx: RequestContext,
     id: string,
     lock = false,

@@ -1,7 +1,6 @@
 import { err, ok, type Result } from "neverthrow";
 import type { Out } from "../../../src/api/response-schema";
-import { runCommand } from "../../../src/engine/command";
-import type { EngineDeps, RequestContext } from "../../../src/engine/context";
+import type { ModuleDeps, RequestContext } from "../../../src/engine/context";
 import { DocStore, type Stored } from "../../../src/engine/doc-store";
 import { startMachine, stepMachine, type ActionOf } from "../../../src/engine/machine-step";
 import type { UnitOfWork } from "../../../src/engine/unit-of-work";
@@ -32,7 +31,7 @@ const TRANSFERS = new DocStore<TransferDoc>({ kind: "transfer", version: 1, stat
 
 /** `POST/GET /v1/transfers`: funds moved between accounts of one mode, in one ledger posting. */
 export class TransfersService {
-  constructor(private readonly deps: EngineDeps) {}
+  constructor(private readonly deps: ModuleDeps) {}
 
   async create(ctx: RequestContext, input: CreateTransferInput): Promise<Result<TransferObject, ApiError>> {
     const parsed = createTransferSchema.parse(input, "", this.deps.parse);
@@ -42,7 +41,7 @@ export class TransfersService {
     const amount = parseAmount(parsed.value.amount, asset, "amount");
     if (amount.isErr()) return err(amount.error);
     if (destination === ctx.accountId) return fail("parameter_invalid", "A transfer goes to another account", { param: "destination" });
-    return runCommand(this.deps, ctx, async (uow) => {
+    return this.deps.storage.command(ctx, async (uow) => {
       const to = await uow.tx.accounts.getAccount(destination);
       const house = destination === this.deps.house.test || destination === this.deps.house.live;
       if (!to || to.livemode !== ctx.livemode || house) return fail("resource_missing", `No such account: ${destination}`, { param: "destination" });
@@ -66,7 +65,7 @@ export class TransfersService {
   }
 
   async retrieve(ctx: RequestContext, id: string): Promise<Result<TransferObject, ApiError>> {
-    const stored = await this.deps.storage.transaction((tx) => TRANSFERS.get(tx, ctx.accountId, id));
+    const stored = await this.deps.storage.read((tx) => TRANSFERS.get(tx, ctx.accountId, id));
     return stored ? ok(this.present(stored.doc)) : missing(id);
   }
 
@@ -80,7 +79,7 @@ export class TransfersService {
 
   /** Takes a posted transfer back: refused (`insufficient_funds`) when the receiver no longer has the funds. */
   reverse(ctx: RequestContext, id: string): Promise<Result<TransferObject, ApiError>> {
-    return runCommand(this.deps, ctx, async (uow) => {
+    return this.deps.storage.command(ctx, async (uow) => {
       const stored: Stored<TransferDoc> | null = await TRANSFERS.get(uow.tx, ctx.accountId, id, { lock: true });
       if (!stored) return missing(id);
       const step = stepMachine(transferMachine, { value: stored.doc.status, context: {} }, { type: "reverse" });
@@ -126,7 +125,7 @@ export class TransfersService {
   }
 }
 
-export function presentTransfer(deps: Pick<EngineDeps, "assets">, doc: TransferDoc): TransferObject {
+export function presentTransfer(deps: Pick<ModuleDeps, "assets">, doc: TransferDoc): TransferObject {
   return {
     id: doc.id,
     object: "transfer",
