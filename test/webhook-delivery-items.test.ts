@@ -5,13 +5,14 @@ import { ManualClock } from "../adapters/clock";
 import { createHttpDelivery } from "../adapters/delivery";
 import { devPorts } from "../adapters/dev";
 import { WEBHOOK_DELIVERY, WEBHOOK_FANOUT } from "../src/events/delivery-work";
-import { createEngine } from "../src/engine/engine";
+import { createEngine, engineDeps } from "../src/engine/engine";
 import { NO_OBSERVER, type EngineObserver } from "../src/ports/observer";
+import { DeliveryFanOut } from "../src/resources/webhook-endpoints/delivery-fan-out";
 import { toJob } from "../src/workers/due-work";
 import { testWorld, type TestWorld } from "./support/engine";
 import { TestReceiver, ok, status } from "./support/receiver";
 import { closeSharedStorage, storageKinds } from "./support/storage";
-import { deliveryLog, emitTogether, registerEndpoint, runNext, trigger } from "./support/webhooks";
+import { attemptsOfDyingWorker, deliveryLog, emitTogether, registerEndpoint, runNext, trigger } from "./support/webhooks";
 
 /**
  * Delivery items that carry several events (one fan-out's events to one endpoint): each event's
@@ -115,12 +116,11 @@ for (const kind of storageKinds()) {
       const claim = (owner: string, kind: string, leaseMs = 60_000) =>
         w.engine.storage.claimDueWork({ now: w.clock.now(), limit: 1, leaseMs, owner, onlyKinds: [kind], groupLimit: 16 });
       const [fanout] = await claim("wrk_fan", WEBHOOK_FANOUT.kind);
-      await w.engine.webhookDeliveries.fanOut(toJob(WEBHOOK_FANOUT, fanout!, { assets: w.engine.assets }));
+      await new DeliveryFanOut(engineDeps(w.engine)).fanOut(toJob(WEBHOOK_FANOUT, fanout!, { assets: w.engine.assets }));
       // a worker claims the item, sends every attempt, and dies before it records them
       const [job] = await claim("wrk_dead", WEBHOOK_DELIVERY.kind);
-      const delivery = (await w.engine.webhookDeliveries.prepare(toJob(WEBHOOK_DELIVERY, job!, { assets: w.engine.assets })))!;
       const dying = createHttpDelivery({ allowPrivateNetworks: true });
-      for (const event of delivery.events) await dying.send(w.engine.webhookDeliveries.attempt(delivery, event).request);
+      for (const attempt of await attemptsOfDyingWorker(w, job!)) await dying.send(attempt.request);
       await dying.close();
       expect(receiver.requests.map((r) => [eventOf(r), r.headers["service-attempt"]])).toEqual(ids.map((id) => [id, "1"]));
 

@@ -8,9 +8,7 @@ import type { DeliveryLogRecord } from "../src/ports/storage";
 import { testWorld, type TestWorld } from "./support/engine";
 import { TestReceiver, hang, ok, reset, status, type Behaviour } from "./support/receiver";
 import { closeSharedStorage, storageKinds } from "./support/storage";
-import { emitTogether, registerEndpoint } from "./support/webhooks";
-import { toJob } from "../src/workers/due-work";
-import { WEBHOOK_DELIVERY } from "../src/events/delivery-work";
+import { attemptsOfDyingWorker, emitTogether, registerEndpoint } from "./support/webhooks";
 
 /**
  * Deterministic simulation of webhook delivery (reliability invariant 10): random receivers that
@@ -154,9 +152,7 @@ async function simulate(kind: ReturnType<typeof storageKinds>[number], scenario:
         }
         if (job && crash.kind === "delivery-sent") {
           // it sends the first `sent` of the item's attempts, then dies before recording them
-          const delivery = await w.engine.webhookDeliveries.prepare(toJob(WEBHOOK_DELIVERY, job, { assets: w.engine.assets }));
-          for (const event of delivery?.events.slice(0, crash.sent) ?? []) {
-            const prepared = w.engine.webhookDeliveries.attempt(delivery!, event);
+          for (const prepared of await attemptsOfDyingWorker(w, job, crash.sent)) {
             lostToCrashes.add(prepared.deliveryId);
             await createHttpDelivery({ allowPrivateNetworks: true }).send(prepared.request);
           }
