@@ -3,7 +3,7 @@ import { WEBHOOK_DELIVERY, deliveryChunks, type FanoutPayload } from "../../even
 import type { DueWorkRecord, StorageTx } from "../../ports/storage";
 import { newDueWork, type Job } from "../../workers/due-work";
 import { GroupCommit } from "../../workers/group-commit";
-import type { WorkOutcome } from "../../workers/runner";
+import type { WorkOutcome } from "../../workers/work-settlement";
 import type { EngineDeps } from "../../engine/context";
 import { WEBHOOK_ENDPOINTS, subscribes, type WebhookEndpointDoc } from "./webhook-endpoints-service";
 

@@ -5,7 +5,7 @@ import { signatureHeader } from "../../events/signing";
 import type { DeliveryRequest, DeliveryResult } from "../../ports/delivery";
 import type { DeliveryOutcomeKind } from "../../ports/observer";
 import type { EventRecord } from "../../ports/storage";
-import type { WorkOutcome } from "../../workers/runner";
+import type { WorkOutcome } from "../../workers/work-settlement";
 import type { EngineDeps } from "../../engine/context";
 import type { DeliveryRecord } from "./delivery-record";
 import type { DeliveryJob, DeliveryReads, PreparedDelivery } from "./delivery-read";
