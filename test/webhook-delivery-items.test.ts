@@ -5,15 +5,15 @@ import { ManualClock } from "../adapters/clock";
 import { createHttpDelivery } from "../adapters/delivery";
 import { devPorts } from "../adapters/dev";
 import { WEBHOOK_DELIVERY, WEBHOOK_FANOUT } from "../src/events/delivery-work";
+import { engineModuleDeps } from "../src/engine/engine";
 import { createEngine } from "../src/modules";
 import { NO_OBSERVER, type EngineObserver } from "../src/ports/observer";
+import { DeliveryFanOut } from "../src/resources/webhook-endpoints/delivery-fan-out";
 import { toJob } from "../src/workers/due-work";
-import { engineDeps, provided } from "../src/engine/engine";
-import { webhooksModule } from "../src/resources/webhook-endpoints";
 import { testWorld, type TestWorld } from "./support/engine";
 import { TestReceiver, ok, status } from "./support/receiver";
 import { closeSharedStorage, storageKinds } from "./support/storage";
-import { deliveryLog, emitTogether, registerEndpoint, runNext, trigger } from "./support/webhooks";
+import { attemptsOfDyingWorker, deliveryLog, emitTogether, registerEndpoint, runNext, trigger } from "./support/webhooks";
 
 /**
  * Delivery items that carry several events (one fan-out's events to one endpoint): each event's
@@ -117,12 +117,11 @@ for (const kind of storageKinds()) {
       const claim = (owner: string, kind: string, leaseMs = 60_000) =>
         w.engine.storage.claimDueWork({ now: w.clock.now(), limit: 1, leaseMs, owner, onlyKinds: [kind], groupLimit: 16 });
       const [fanout] = await claim("wrk_fan", WEBHOOK_FANOUT.kind);
-      await provided(w.engine, webhooksModule).webhookDeliveries.fanOut(toJob(WEBHOOK_FANOUT, fanout!, engineDeps(w.engine).parse));
+      await new DeliveryFanOut(engineModuleDeps(w.engine)).fanOut(toJob(WEBHOOK_FANOUT, fanout!, engineModuleDeps(w.engine).parse));
       // a worker claims the item, sends every attempt, and dies before it records them
       const [job] = await claim("wrk_dead", WEBHOOK_DELIVERY.kind);
-      const delivery = (await provided(w.engine, webhooksModule).webhookDeliveries.prepare(toJob(WEBHOOK_DELIVERY, job!, engineDeps(w.engine).parse)))!;
       const dying = createHttpDelivery({ allowPrivateNetworks: true });
-      for (const event of delivery.events) await dying.send(provided(w.engine, webhooksModule).webhookDeliveries.attempt(delivery, event).request);
+      for (const attempt of await attemptsOfDyingWorker(w, job!)) await dying.send(attempt.request);
       await dying.close();
       expect(receiver.requests.map((r) => [eventOf(r), r.headers["service-attempt"]])).toEqual(ids.map((id) => [id, "1"]));
 

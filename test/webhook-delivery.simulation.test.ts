@@ -5,14 +5,10 @@ import { DELIVERY_WINDOW_MS, MAX_DELIVERY_ATTEMPTS } from "../src/events/retry-s
 import { verifyWebhookSignature } from "../src/events/signing";
 import type { RandomSource } from "../src/ids";
 import type { DeliveryLogRecord } from "../src/ports/storage";
-import { engineDeps, provided } from "../src/engine/engine";
-import { webhooksModule } from "../src/resources/webhook-endpoints";
 import { testWorld, type TestWorld } from "./support/engine";
 import { TestReceiver, hang, ok, reset, status, type Behaviour } from "./support/receiver";
 import { closeSharedStorage, storageKinds } from "./support/storage";
-import { emitTogether, registerEndpoint } from "./support/webhooks";
-import { toJob } from "../src/workers/due-work";
-import { WEBHOOK_DELIVERY } from "../src/events/delivery-work";
+import { attemptsOfDyingWorker, emitTogether, registerEndpoint } from "./support/webhooks";
 
 /**
  * Deterministic simulation of webhook delivery (reliability invariant 10): random receivers that
@@ -156,9 +152,7 @@ async function simulate(kind: ReturnType<typeof storageKinds>[number], scenario:
         }
         if (job && crash.kind === "delivery-sent") {
           // it sends the first `sent` of the item's attempts, then dies before recording them
-          const delivery = await provided(w.engine, webhooksModule).webhookDeliveries.prepare(toJob(WEBHOOK_DELIVERY, job, engineDeps(w.engine).parse));
-          for (const event of delivery?.events.slice(0, crash.sent) ?? []) {
-            const prepared = provided(w.engine, webhooksModule).webhookDeliveries.attempt(delivery!, event);
+          for (const prepared of await attemptsOfDyingWorker(w, job, crash.sent)) {
             lostToCrashes.add(prepared.deliveryId);
             await createHttpDelivery({ allowPrivateNetworks: true }).send(prepared.request);
           }

@@ -4,67 +4,15 @@ import { NO_OBSERVER, type EngineObserver, type WorkOutcomeKind } from "../ports
 import type { DueWorkRecord, StorageAdapter } from "../ports/storage";
 import type { ParseContext } from "../validation/schema";
 import { inBackground } from "../concurrency/priority";
-import { PermanentWorkError, toJob, type JobHandler, type WorkKind, type WorkScope } from "./due-work";
+import { toJob, type JobHandler, type WorkKind, type WorkScope } from "./due-work";
+import { WorkLanes, claimable as laneClaimable, type LaneState, type WorkLane } from "./work-lanes";
+import { backoffMs, runAndSettle, type Settler, type WorkHandler } from "./work-settlement";
 
-/**
- * What a handler tells the runner: finished (the item is deleted), run again later (a retry
- * that counts as a failed attempt), reschedule (recurring work; attempts start over), or
- * settled: the handler completed or released its own item (`tx.work.complete/release` with
- * `job.leaseOwner`) in the transaction that recorded its effect, so the effect and the queue
- * can never disagree, and the runner has nothing left to do. A settled handler may hand its
- * slot on in that same transaction (`tx.work.takeNext` with `job.leaseOwner`): the runner then
- * runs `next` at once in the same slot, without a claim, or gives its lease back if it is stopping.
- */
-export type WorkOutcome =
-  | { kind: "done" }
-  | { kind: "retry"; at: number; error: string }
-  | { kind: "reschedule"; at: number }
-  | { kind: "settled"; next?: DueWorkRecord };
+// what handlers and modules outside this folder import from here
+export type { WorkLane } from "./work-lanes";
+export type { WorkHandler, WorkOutcome } from "./work-settlement";
 
-/**
- * A lane: kinds that run in their own pool, so slow work (webhook deliveries waiting on
- * receivers) never takes the slots of everything else. Work of kinds in no lane runs in the
- * default lane (`WorkerOptions.concurrency`).
- */
-export interface WorkLane {
-  /** The kinds this lane runs. A kind belongs to one lane at most. */
-  kinds: readonly string[];
-  /** Items of this lane running at once in this process. */
-  concurrency: number;
-  /** At most this many items of one group leased at once, across every worker (see `ClaimRequest`). */
-  groupLimit?: number;
-  /** Lease of this lane's items; must outlast its slowest handler (default the runner's). */
-  leaseMs?: number;
-  /**
-   * While items of the lane run, it claims again once this many of its slots are free (default
-   * half a batch, so a claim's round trips serve several items). A lane whose items run long,
-   * or hand their slots on, sets 1: a freed slot then does not sit idle waiting for others.
-   */
-  refillAt?: number;
-}
-
-interface LaneState extends WorkLane {
-  /** Null for the default lane: every kind no other lane runs. */
-  only: readonly string[] | null;
-  running: number;
-  /** Items of this lane finished in this drain. */
-  finished: number;
-  /**
-   * Its last claim came back short: nothing more to claim until one of its items finishes
-   * (freeing a group) or the runner is woken (new work was scheduled) after `dryAt`.
-   */
-  dry: boolean;
-  dryAt: number;
-}
-
-/**
- * Runs one due work item as stored (see `WorkerRunner.handle` for typed work). Work is delivered
- * at least once: a crash after the effect but before completion runs it again, so handlers must
- * be idempotent (they act by ids chosen beforehand). Returning nothing means done; throwing
- * means retry with backoff, except a `PermanentWorkError`, which marks the item dead.
- */
-export type WorkHandler = (job: DueWorkRecord) => Promise<WorkOutcome | void>;
-
+/** How a runner claims, leases and retries work (every member has a default). */
 export interface WorkerOptions {
   /** Items leased per claim statement (default 10). */
   batchSize?: number;
@@ -101,7 +49,7 @@ export type WorkParseContext = ParseContext;
 export class WorkerRunner {
   readonly owner: string;
   private readonly handlers = new Map<string, WorkHandler>();
-  private readonly lanes: LaneState[] = [];
+  private readonly lanes = new WorkLanes();
   private readonly opts: Required<Omit<WorkerOptions, "onError">> & Pick<WorkerOptions, "onError">;
   private loop: Promise<void> | null = null;
   private stopping: AbortController | null = null;
@@ -113,6 +61,8 @@ export class WorkerRunner {
   /** Items this runner holds a lease on and is running now, by id. */
   private readonly running = new Map<string, DueWorkRecord>();
   private lastPoll: number | null = null;
+  /** What `runAndSettle` needs of this runner. */
+  private readonly settler: Settler;
 
   constructor(
     private readonly storage: StorageAdapter,
@@ -134,6 +84,8 @@ export class WorkerRunner {
       maxAttempts: options.maxAttempts ?? Number.POSITIVE_INFINITY,
       onError: options.onError,
     };
+    const { maxAttempts, onError } = this.opts;
+    this.settler = { storage, clock, owner: this.owner, maxAttempts, backoff: (attempts) => this.backoff(attempts), onError };
   }
 
   /** The lease of a claim in the default lane (`WorkerOptions.leaseMs`). */
@@ -160,10 +112,7 @@ export class WorkerRunner {
 
   /** Gives `lane.kinds` a pool of their own (see `WorkLane`). */
   addLane(lane: WorkLane): void {
-    const taken = lane.kinds.find((kind) => this.lanes.some((l) => l.kinds.includes(kind)));
-    if (taken !== undefined) throw new Error(`${taken} runs in a lane already`);
-    if (!(lane.concurrency >= 1)) throw new RangeError("a lane needs a concurrency of at least 1");
-    this.lanes.push({ ...lane, kinds: [...lane.kinds], only: [...lane.kinds], running: 0, finished: 0, dry: false, dryAt: 0 });
+    this.lanes.add(lane);
   }
 
   /**
@@ -275,23 +224,9 @@ export class WorkerRunner {
   private async drain(): Promise<number> {
     let ran = 0;
     const inflight = new Set<Promise<void>>();
-    const lanes: LaneState[] = [
-      { kinds: [], only: null, concurrency: this.opts.concurrency, running: 0, finished: 0, dry: false, dryAt: 0 },
-      ...this.lanes,
-    ];
-    const laned = this.lanes.flatMap((l) => l.kinds);
-    for (const lane of lanes) {
-      lane.running = 0;
-      lane.finished = 0;
-      lane.dry = false;
-    }
-    // A lane with work in hand claims again once half a batch is free (or its `refillAt`), not
-    // for every single slot: one claim per finished item would cost a claim's round trips per item.
-    const room = (lane: LaneState) => lane.refillAt ?? Math.max(1, Math.floor(Math.min(this.opts.batchSize, lane.concurrency) / 2));
+    const lanes = this.lanes.forDrain(this.opts.concurrency);
     const claimable = (lane: LaneState) =>
-      (!lane.dry || lane.dryAt !== this.wakes) &&
-      !this.stopping?.signal.aborted &&
-      lane.concurrency - lane.running >= (lane.running === 0 ? 1 : room(lane));
+      laneClaimable(lane, { wakes: this.wakes, stopping: this.stopping?.signal.aborted ?? false, batchSize: this.opts.batchSize });
     for (;;) {
       for (const lane of lanes) {
         if (!claimable(lane)) continue;
@@ -299,14 +234,7 @@ export class WorkerRunner {
         const wakes = this.wakes;
         const finished = lane.finished;
         this.lastPoll = this.clock.now();
-        const jobs = await this.storage.claimDueWork({
-          now: this.lastPoll,
-          limit,
-          leaseMs: lane.leaseMs ?? this.opts.leaseMs,
-          owner: this.owner,
-          ...(lane.only ? { onlyKinds: lane.only } : laned.length ? { exceptKinds: laned } : {}),
-          ...(lane.groupLimit !== undefined ? { groupLimit: lane.groupLimit } : {}),
-        });
+        const jobs = await this.storage.claimDueWork({ now: this.lastPoll, limit, owner: this.owner, ...this.lanes.claim(lane, this.opts.leaseMs) });
         // Short means nothing more is claimable now, unless one of the lane's items finished during
         // the claim (it may have freed a group), or a wake came (work the claim could not see).
         lane.dry = jobs.length < limit && lane.finished === finished;
@@ -340,7 +268,7 @@ export class WorkerRunner {
       let observed: WorkOutcomeKind = "retry";
       let next: DueWorkRecord | undefined;
       try {
-        ({ observed, next } = await this.execute(job));
+        ({ observed, next } = await runAndSettle(job, this.handlers.get(job.kind), this.settler));
       } finally {
         this.running.delete(job.id);
         this.observer.workCompleted({ kind: job.kind, outcome: observed, durationMs: this.clock.now() - started, attempt: job.attempts });
@@ -354,54 +282,8 @@ export class WorkerRunner {
     return ran;
   }
 
-  /** Runs the item's handler and settles the item as it says; returns what it decided, and the item handed on to its slot. */
-  private async execute(job: DueWorkRecord): Promise<{ observed: WorkOutcomeKind; next?: DueWorkRecord }> {
-    const handler = this.handlers.get(job.kind);
-    let outcome: WorkOutcome;
-    let dead = false;
-    if (!handler) {
-      // Nothing here can ever run it: kept, dead, for whoever deployed the kind to look at.
-      outcome = this.failure(job, `no handler for work of kind ${job.kind} in this engine`);
-      dead = true;
-    } else {
-      try {
-        outcome = (await handler(job)) ?? { kind: "done" };
-      } catch (e) {
-        this.opts.onError?.(e, job);
-        outcome = this.failure(job, e instanceof Error ? e.message : String(e));
-        dead = e instanceof PermanentWorkError;
-      }
-    }
-    dead ||= outcome.kind === "retry" && job.attempts >= this.opts.maxAttempts;
-    try {
-      if (outcome.kind === "settled") return outcome.next ? { observed: "settled", next: outcome.next } : { observed: "settled" };
-      if (outcome.kind === "done") {
-        await this.storage.transaction((tx) => tx.work.complete(job.id, this.owner));
-      } else {
-        await this.storage.transaction((tx) =>
-          tx.work.release(job.id, this.owner, {
-            runAt: outcome.at,
-            lastError: outcome.kind === "retry" ? outcome.error : null,
-            dead,
-            resetAttempts: outcome.kind === "reschedule",
-          }),
-        );
-      }
-    } catch (e) {
-      // The lease expires and the item runs again: at-least-once.
-      this.opts.onError?.(e, job);
-    }
-    return { observed: dead ? "dead" : outcome.kind };
-  }
-
-  private failure(job: DueWorkRecord, error: string): WorkOutcome {
-    return { kind: "retry", at: this.clock.now() + this.backoff(job.attempts), error };
-  }
-
   /** Exponential backoff with ±10 % jitter after `attempts` failed attempts. */
   backoff(attempts: number): number {
-    const base = Math.min(this.opts.backoffMaxMs, this.opts.backoffBaseMs * 2 ** Math.max(0, attempts - 1));
-    const [byte = 128] = this.random(1);
-    return Math.round(base * (0.9 + (0.2 * byte) / 255));
+    return backoffMs(attempts, this.opts.backoffBaseMs, this.opts.backoffMaxMs, this.random);
   }
 }

@@ -1,9 +1,14 @@
 import { ok } from "neverthrow";
 import { expect } from "vitest";
 import { runCommand } from "../../src/engine/command";
-import { engineDeps } from "../../src/engine/engine";
-import type { Json } from "../../src/ports/storage";
+import { engineDeps, engineModuleDeps, provided } from "../../src/engine/engine";
+import { WEBHOOK_DELIVERY } from "../../src/events/delivery-work";
+import type { DueWorkRecord, Json } from "../../src/ports/storage";
 import { sampleEvent } from "../../src/resources/test-helpers/test-helpers-service";
+import { webhooksModule } from "../../src/resources/webhook-endpoints";
+import { DeliveryReads } from "../../src/resources/webhook-endpoints/delivery-read";
+import { signedAttempt, type PreparedAttempt } from "../../src/resources/webhook-endpoints/delivery-send";
+import { toJob } from "../../src/workers/due-work";
 import type { TestWorld } from "./engine";
 
 /** Registers an endpoint through the API and returns it with its secret. */
@@ -54,4 +59,14 @@ export async function emitTogether(w: TestWorld, types: readonly string[]): Prom
     ok(types.map((type) => uow.emit(type, sampleEvent(deps, type, uow.now) as Json))),
   );
   return emitted._unsafeUnwrap();
+}
+
+/**
+ * What a worker that claimed the delivery item `claimed` sends before it dies, recording nothing:
+ * the item read and its first `count` events signed, as the send stage does.
+ */
+export async function attemptsOfDyingWorker(w: TestWorld, claimed: DueWorkRecord, count = Number.POSITIVE_INFINITY): Promise<PreparedAttempt[]> {
+  const deps = engineModuleDeps(w.engine);
+  const delivery = await new DeliveryReads(deps, provided(w.engine, webhooksModule).webhookEndpoints).prepare(toJob(WEBHOOK_DELIVERY, claimed, deps.parse));
+  return delivery ? delivery.events.slice(0, count).map((event) => signedAttempt(deps, delivery, event)) : [];
 }

@@ -1,4 +1,4 @@
-import { compareKeys } from "../../../src/ledger/ledger";
+import { compareKeys } from "../../../src/ledger/balance-keys";
 import { isCustomerBook } from "../../../src/ledger/postings";
 import type { BalanceRecord, LedgerStore } from "../../../src/ports/storage";
 import { balanceKey, frozen, k2, type MemoryTx } from "../memory-tables";

@@ -1,4 +1,4 @@
-import { compareKeys } from "../../../src/ledger/ledger";
+import { compareKeys } from "../../../src/ledger/balance-keys";
 import type { LedgerStore } from "../../../src/ports/storage";
 import { bufferedUpdate, type PgTxContext } from "../pg-tx";
 import { likePrefix } from "../keyset";

@@ -117,8 +117,8 @@ const SECRET_SHOWN_ONCE = {
 
 /**
  * Webhook endpoints (seed: webhook endpoint; DECISIONS.md §4): register (the secret is shown
- * once), read, list, update, delete, rotate the secret. Deliveries to them are
- * `WebhookDeliveriesService`'s.
+ * once), read, list, update, delete, rotate the secret. Deliveries to them are the delivery
+ * stages' (`delivery-handlers.ts`); their log and replay are `WebhookDeliveriesService`'s.
  */
 export class WebhookEndpointsService {
   /** Changes this process made to endpoints, by id (see `revision`). */

@@ -1,0 +1,96 @@
+import type { RandomSource } from "../ids";
+import type { Clock } from "../ports/clock";
+import type { WorkOutcomeKind } from "../ports/observer";
+import type { DueWorkRecord, StorageAdapter } from "../ports/storage";
+import { PermanentWorkError } from "./due-work";
+
+/**
+ * What a handler tells the runner: finished (the item is deleted), run again later (a retry
+ * that counts as a failed attempt), reschedule (recurring work; attempts start over), or
+ * settled: the handler completed or released its own item (`tx.work.complete/release` with
+ * `job.leaseOwner`) in the transaction that recorded its effect, so the effect and the queue
+ * can never disagree, and the runner has nothing left to do. A settled handler may hand its
+ * slot on in that same transaction (`tx.work.takeNext` with `job.leaseOwner`): the runner then
+ * runs `next` at once in the same slot, without a claim, or gives its lease back if it is stopping.
+ */
+export type WorkOutcome =
+  | { kind: "done" }
+  | { kind: "retry"; at: number; error: string }
+  | { kind: "reschedule"; at: number }
+  | { kind: "settled"; next?: DueWorkRecord };
+
+/**
+ * Runs one due work item as stored (see `WorkerRunner.handle` for typed work). Work is delivered
+ * at least once: a crash after the effect but before completion runs it again, so handlers must
+ * be idempotent (they act by ids chosen beforehand). Returning nothing means done; throwing
+ * means retry with backoff, except a `PermanentWorkError`, which marks the item dead.
+ */
+export type WorkHandler = (job: DueWorkRecord) => Promise<WorkOutcome | void>;
+
+/** What running and settling an item needs of its runner. */
+export interface Settler {
+  readonly storage: StorageAdapter;
+  readonly clock: Clock;
+  /** The runner's lease owner: only its own leases are settled. */
+  readonly owner: string;
+  /** After this many failed attempts in a row the item is marked dead (`WorkerOptions.maxAttempts`). */
+  readonly maxAttempts: number;
+  /** The wait before a failed item runs again, after `attempts` failed attempts. */
+  backoff(attempts: number): number;
+  onError?: ((error: unknown, job?: DueWorkRecord) => void) | undefined;
+}
+
+/**
+ * Runs the item's handler (`undefined`: no handler in this engine) and settles the item as it
+ * says; returns what it decided, and the item handed on to its slot. An item nothing here can
+ * ever run (no handler, a `PermanentWorkError`, or out of attempts) is kept, dead, for whoever
+ * deployed the kind to look at.
+ */
+export async function runAndSettle(
+  job: DueWorkRecord,
+  handler: WorkHandler | undefined,
+  settler: Settler,
+): Promise<{ observed: WorkOutcomeKind; next?: DueWorkRecord }> {
+  const failure = (error: string): WorkOutcome => ({ kind: "retry", at: settler.clock.now() + settler.backoff(job.attempts), error });
+  let outcome: WorkOutcome;
+  let dead = false;
+  if (!handler) {
+    outcome = failure(`no handler for work of kind ${job.kind} in this engine`);
+    dead = true;
+  } else {
+    try {
+      outcome = (await handler(job)) ?? { kind: "done" };
+    } catch (e) {
+      settler.onError?.(e, job);
+      outcome = failure(e instanceof Error ? e.message : String(e));
+      dead = e instanceof PermanentWorkError;
+    }
+  }
+  dead ||= outcome.kind === "retry" && job.attempts >= settler.maxAttempts;
+  try {
+    if (outcome.kind === "settled") return outcome.next ? { observed: "settled", next: outcome.next } : { observed: "settled" };
+    if (outcome.kind === "done") {
+      await settler.storage.transaction((tx) => tx.work.complete(job.id, settler.owner));
+    } else {
+      await settler.storage.transaction((tx) =>
+        tx.work.release(job.id, settler.owner, {
+          runAt: outcome.at,
+          lastError: outcome.kind === "retry" ? outcome.error : null,
+          dead,
+          resetAttempts: outcome.kind === "reschedule",
+        }),
+      );
+    }
+  } catch (e) {
+    // The lease expires and the item runs again: at-least-once.
+    settler.onError?.(e, job);
+  }
+  return { observed: dead ? "dead" : outcome.kind };
+}
+
+/** Exponential backoff from `baseMs`, capped at `maxMs`, with ±10 % jitter, after `attempts` failed attempts. */
+export function backoffMs(attempts: number, baseMs: number, maxMs: number, random: RandomSource): number {
+  const base = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempts - 1));
+  const [byte = 128] = random(1);
+  return Math.round(base * (0.9 + (0.2 * byte) / 255));
+}
