@@ -1,6 +1,9 @@
 import { defineModule, operations, work } from "../../engine/module";
 import { LIMIT_ORDER_EVENTS } from "./limit-order-events";
-import { LIMIT_ORDER_EXPIRE, LIMIT_ORDER_MATCH, LimitOrdersService } from "./limit-orders-service";
+import { LimitOrderMatching } from "./limit-order-matching";
+import { LimitOrderTransitions } from "./limit-order-transitions";
+import { LIMIT_ORDER_EXPIRE, LIMIT_ORDER_MATCH } from "./limit-order-work";
+import { LimitOrdersService } from "./limit-orders-service";
 import { limitOrderRoutes } from "./routes";
 
 export type { FillObject, LimitOrderObject } from "./limit-order-doc";
@@ -16,10 +19,12 @@ export const limitOrdersModule = defineModule({
   events: LIMIT_ORDER_EVENTS,
   routes: limitOrderRoutes,
   setup: ({ deps }) => {
-    const limitOrders = new LimitOrdersService(deps);
+    const transitions = new LimitOrderTransitions(deps);
+    const limitOrders = new LimitOrdersService(deps, transitions);
+    const matching = new LimitOrderMatching(deps, transitions);
     return {
       api: { limitOrders: operations(limitOrders, ["create", "retrieve", "list", "cancel"]) },
-      work: [work(LIMIT_ORDER_MATCH, (job) => limitOrders.matchDue(job)), work(LIMIT_ORDER_EXPIRE, (job) => limitOrders.expireDue(job))],
+      work: [work(LIMIT_ORDER_MATCH, (job) => matching.matchDue(job)), work(LIMIT_ORDER_EXPIRE, (job) => limitOrders.expireDue(job))],
     };
   },
 });

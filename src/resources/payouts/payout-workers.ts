@@ -13,6 +13,7 @@ import { StaleResourceError } from "../../ports/storage/resources";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import { BatchCounts } from "./batch-counts";
 import { PAYOUTS, type LegDoc, type PayoutDoc } from "./payout-doc";
+import { sendTransfers, transferOf, transferStatuses, type SendResult } from "./payout-chain-calls";
 import { PayoutTransitions, type StatusChange } from "./payout-transitions";
 import type { PAYOUT_BROADCAST } from "./payout-work";
 
@@ -21,9 +22,6 @@ type PayoutIds = Infer<typeof PAYOUT_BROADCAST.payload>;
 /** First retry delay after a chain call failed transiently; doubles per attempt, at most 5 min. */
 const TRANSIENT_RETRY_MS = 5_000;
 const TRANSIENT_RETRY_MAX_MS = 300_000;
-
-/** What one send of a claimed leg came to. */
-type SendResult = { event: LegEvent } | Transient;
 
 /**
  * The due work that moves payouts: `payouts.broadcast` sends pending legs, `payouts.track`
@@ -74,7 +72,7 @@ export class PayoutWorkers {
   async sendClaimed(origin: RequestContext, claimed: Map<string, OutboundTransfer[]>, options: RecordOptions = {}): Promise<{ transient: string | null }> {
     const ctx = carriedContext(origin);
     const sends = [...claimed].flatMap(([payoutId, transfers]) => transfers.map((transfer) => ({ payoutId, transfer })));
-    const outcomes = await this.send(sends.map((s) => s.transfer), ctx.livemode);
+    const outcomes = await sendTransfers(this.deps.chains, sends.map((s) => s.transfer), ctx.livemode);
     const results = new Map<string, Map<string, SendResult>>();
     let transient: string | null = null;
     sends.forEach(({ payoutId, transfer }, i) => {
@@ -108,7 +106,7 @@ export class PayoutWorkers {
       const asked = docs
         .filter((doc) => doc.status === "executing")
         .flatMap((doc) => doc.legs.filter((leg) => leg.status === "broadcast" && leg.machine.txHash).map((leg) => ({ doc: doc.id, leg })));
-      const statuses = await this.statuses(asked.map(({ leg }) => ({ chain: leg.chain, txHash: leg.machine.txHash! })), livemode);
+      const statuses = await transferStatuses(this.deps.chains, asked.map(({ leg }) => ({ chain: leg.chain, txHash: leg.machine.txHash! })), livemode);
       const events = new Map<string, Map<string, LegEvent>>();
       let transient: string | null = null;
       asked.forEach(({ doc, leg }, i) => {
@@ -128,50 +126,6 @@ export class PayoutWorkers {
       if (inFlight > 0) return { kind: "reschedule", at: this.deps.clock.now() + delay };
       return { kind: "settled" };
     };
-  }
-
-  /**
-   * Broadcasts the transfers, outcomes in the order given: one `broadcastMany` call per adapter
-   * that has it, else one `broadcast` per transfer.
-   */
-  private async send(transfers: readonly OutboundTransfer[], livemode: boolean): Promise<SendResult[]> {
-    const outcomes: SendResult[] = new Array(transfers.length);
-    for (const [adapter, indices] of groupBy(transfers.keys(), (i) => this.deps.chains.for(transfers[i]!.chain, livemode))) {
-      const sent = await callEach(
-        adapter,
-        indices.map((i) => transfers[i]!),
-        (a, many) => a.broadcastMany?.(many),
-        (a, one) => a.broadcast(one),
-      );
-      indices.forEach((i, n) => {
-        const outcome = sent[n]!;
-        outcomes[i] =
-          "transient" in outcome
-            ? outcome
-            : "txHash" in outcome
-              ? { event: { type: "broadcast", txHash: outcome.txHash } }
-              : { event: { type: "rejected", reason: outcome.rejected } };
-      });
-    }
-    return outcomes;
-  }
-
-  /**
-   * The chain statuses of broadcast transactions, in the order given: one `transferStatusMany`
-   * call per chain whose adapter has it, else one `transferStatus` per transaction.
-   */
-  private async statuses(asked: readonly { chain: string; txHash: string }[], livemode: boolean): Promise<(TransferStatus | Transient)[]> {
-    const out: (TransferStatus | Transient)[] = new Array(asked.length);
-    for (const [chain, indices] of groupBy(asked.keys(), (i) => asked[i]!.chain)) {
-      const found = await callEach(
-        this.deps.chains.for(chain, livemode),
-        indices.map((i) => asked[i]!.txHash),
-        (a, many) => a.transferStatusMany?.(chain, many),
-        (a, one) => a.transferStatus(chain, one),
-      );
-      indices.forEach((i, n) => (out[i] = found[n]!));
-    }
-    return out;
   }
 
   /** Claims the legs to send (and cancels legs of flagged recipients) in one transaction. */
@@ -350,39 +304,6 @@ interface ApplyOptions {
  * it leaves them; `assumed` and `durable` as `ApplyOptions` say.
  */
 type RecordOptions = Pick<ApplyOptions, "recorded" | "assumed" | "durable">;
-
-/** The chain transfer of a leg: its id is the leg's, so a chain answers a repeat with the first outcome. */
-function transferOf(doc: PayoutDoc, leg: LegDoc): OutboundTransfer {
-  return { transferId: leg.id, chain: leg.chain, asset: doc.asset, amount: BigInt(leg.amount), to: leg.address };
-}
-
-/** A chain call that failed without deciding anything: asked again later. */
-type Transient = { transient: string };
-
-/**
- * A chain call for each item, in order: `many` once for all of them (undefined when the adapter
- * lacks that call), else `one` per item. An item whose call threw is `Transient`, and so is
- * every item when no adapter serves its chain now (the host removed it: the work keeps retrying,
- * money in flight is never left untracked).
- */
-async function callEach<T, R>(
-  adapter: ChainAdapter | null,
-  items: T[],
-  many: (adapter: ChainAdapter, items: T[]) => Promise<R[]> | undefined,
-  one: (adapter: ChainAdapter, item: T) => Promise<R>,
-): Promise<(R | Transient)[]> {
-  const failed = (e: unknown): Transient => ({ transient: e instanceof Error ? e.message : String(e) });
-  if (!adapter) return items.map(() => ({ transient: "no chain adapter serves this chain on this engine" }));
-  try {
-    const all = await many(adapter, items);
-    if (all) return all;
-  } catch (e) {
-    return items.map(() => failed(e));
-  }
-  const out: (R | Transient)[] = [];
-  for (const item of items) out.push(await one(adapter, item).catch(failed));
-  return out;
-}
 
 /** Capped exponential retry after transient chain failures; the work never gives up. */
 function retry(deps: ModuleDeps, job: Job<PayoutIds>, error: string): WorkOutcome {
