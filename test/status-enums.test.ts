@@ -8,11 +8,12 @@ import { batchMachine } from "../src/resources/payouts/batch-machine";
 import { legMachine } from "../src/resources/payouts/leg-machine";
 import { payoutMachine } from "../src/resources/payouts/payout-machine";
 import { reportMachine } from "../src/resources/reports/report-machine";
+import { SCREENING_STATUSES } from "../src/resources/recipients/screening-machine";
 import { swapMachine } from "../src/resources/swaps/swap-machine";
 import { endpointStatus, webhookEndpointMachine } from "../src/resources/webhook-endpoints/webhook-endpoint-machine";
 
 /**
- * Machines are the only source of status: every `status` the API answers is the list of its
+ * Machines are the only source of status: every `status` (and `*_status`) the API answers is the list of its
  * resource's machine states (or, for a webhook endpoint, the view of them the API shows), and a
  * new status enum without a machine fails here until it gets one or is named a derived view.
  */
@@ -25,6 +26,7 @@ const MACHINE_STATUSES: Record<string, readonly string[]> = {
   PaymentIntent: PAYMENT_INTENT_STATUSES,
   Report: statesOf(reportMachine),
   WebhookEndpoint: [...new Set(statesOf(webhookEndpointMachine).map((s) => endpointStatus(s).status))],
+  "Recipient.screening_status": SCREENING_STATUSES,
 };
 
 /** Statuses that are views of other facts, not lifecycles, each with what it is derived from. */
@@ -42,8 +44,11 @@ function statusEnums(): Map<string, readonly string[]> {
   }
   const out = new Map<string, readonly string[]>();
   for (const [name, schema] of reachable(roots)) {
-    const status = (schema.definition.properties as Record<string, { enum?: string[] }> | undefined)?.status;
-    if (status?.enum) out.set(name, status.enum);
+    const properties = schema.definition.properties as Record<string, { enum?: string[] }> | undefined;
+    for (const [field, property] of Object.entries(properties ?? {})) {
+      if (!property.enum || !/(^|_)status$/.test(field)) continue;
+      out.set(field === "status" ? name : `${name}.${field}`, property.enum);
+    }
   }
   return out;
 }

@@ -1,5 +1,6 @@
 import { listOf } from "../../api/common-objects";
 import { o } from "../../api/response-schema";
+import { SCREENING_STATUSES } from "./screening-machine";
 
 export const Recipient = o.named(
   "Recipient",
@@ -12,7 +13,7 @@ export const Recipient = o.named(
         description: "The recipient's address per chain",
       }),
       screening: o.boolean({ description: "Whether the screening provider is asked about the recipient" }),
-      screening_status: o.enum(["not_screened", "pending", "cleared", "flagged"] as const, {
+      screening_status: o.enum(SCREENING_STATUSES, {
         description: "A flagged recipient cannot be paid (402 recipient_blocked)",
       }),
       created: o.time(),

@@ -1,5 +1,6 @@
 import { listParamsShape, searchParamShape } from "../../lists/list-params";
 import { s, type Input } from "../../validation/schema";
+import { SCREENING_STATUSES } from "./screening-machine";
 
 /** Request schemas of recipients: validation, the typed inputs below, and the OpenAPI document. */
 
@@ -19,7 +20,7 @@ export const updateRecipientSchema = s.object({
 export const listRecipientsSchema = s.object({
   ...listParamsShape,
   ...searchParamShape,
-  screening_status: s.enum(["not_screened", "pending", "cleared", "flagged"] as const).optional(),
+  screening_status: s.enum(SCREENING_STATUSES).optional(),
 });
 
 export type CreateRecipientInput = Input<typeof createRecipientSchema>;

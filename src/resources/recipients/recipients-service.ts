@@ -12,8 +12,10 @@ import { jobContext, type ModuleDeps, type RequestContext } from "../../engine/c
 import { DocStore } from "../../engine/doc-store";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import { type CreateRecipientInput, type ListRecipientsParams, type UpdateRecipientInput, createRecipientSchema, listRecipientsSchema, updateRecipientSchema } from "./recipient-schemas";
+import { canStep, startMachine, stepMachine, type ActionOf } from "../../engine/machine-step";
+import { screeningMachine, type ScreeningStatus } from "./screening-machine";
 
-export type ScreeningStatus = "not_screened" | "pending" | "cleared" | "flagged";
+export type { ScreeningStatus };
 
 /** A recipient as stored. */
 export interface RecipientDoc {
@@ -86,17 +88,18 @@ export class RecipientsService {
     const usable = this.screeningUsable(ctx, screening);
     if (usable.isErr()) return err(usable.error);
     return this.deps.storage.command(ctx, async (uow) => {
+      const start = startMachine(screeningMachine, { screening });
       const doc: RecipientDoc = {
         id: this.deps.ids.next("rcp"),
         name: parsed.value.name,
         chainAddresses: addresses.value,
         screening,
-        screeningStatus: screening ? "pending" : "not_screened",
+        screeningStatus: start.value,
         version: 1,
         created: uow.now,
       };
       await RECIPIENTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
-      if (screening) this.scheduleScreening(uow, doc);
+      this.carryOut(uow, doc, start.actions);
       return ok(presentRecipient(doc));
     });
   }
@@ -126,11 +129,10 @@ export class RecipientsService {
       if (addresses !== undefined) doc.chainAddresses = addresses;
       if (changed) {
         doc.version += 1;
-        if (doc.screening) {
-          // New addresses have not been screened: pay nobody on them until they are.
-          doc.screeningStatus = "pending";
-          this.scheduleScreening(uow, doc);
-        }
+        // New addresses have not been screened: pay nobody on them until they are.
+        const step = stepMachine(screeningMachine, screeningState(doc), { type: "changed" });
+        doc.screeningStatus = step.value;
+        this.carryOut(uow, doc, step.actions);
       }
       await RECIPIENTS.update(uow.tx, stored, doc, uow.now);
       return ok(presentRecipient(doc));
@@ -163,7 +165,7 @@ export class RecipientsService {
       const { recipient, version } = job.payload;
       const accountId = job.accountId;
       const stored = await this.deps.storage.read((tx) => RECIPIENTS.get(tx, accountId, recipient));
-      if (!stored || stored.doc.version !== version || stored.doc.screeningStatus !== "pending") return;
+      if (!stored || stored.doc.version !== version || !awaitingVerdict(stored.doc)) return;
       const verdict = await this.deps.screening.screen({
         recipientId: recipient,
         version,
@@ -173,10 +175,11 @@ export class RecipientsService {
       if (verdict.status === "pending") return { kind: "reschedule", at: this.deps.clock.now() + SCREEN_POLL_MS };
       const result = await this.deps.storage.command(jobContext(job), async (uow) => {
         const current = await RECIPIENTS.get(uow.tx, accountId, recipient, { lock: true });
-        if (!current || current.doc.version !== version || current.doc.screeningStatus !== "pending") return ok(null);
-        const doc: RecipientDoc = { ...current.doc, screeningStatus: verdict.status };
+        if (!current || current.doc.version !== version || !awaitingVerdict(current.doc)) return ok(null);
+        const step = stepMachine(screeningMachine, screeningState(current.doc), { type: "verdict", status: verdict.status });
+        const doc: RecipientDoc = { ...current.doc, screeningStatus: step.value };
         await RECIPIENTS.update(uow.tx, current, doc, uow.now);
-        uow.emit("recipient.screening_updated", presentRecipient(doc));
+        this.carryOut(uow, doc, step.actions);
         return ok(null);
       });
       if (result.isErr()) throw result.error;
@@ -190,9 +193,29 @@ export class RecipientsService {
     return ok(true);
   }
 
-  private scheduleScreening(uow: UnitOfWork, doc: RecipientDoc): void {
-    uow.schedule(RECIPIENT_SCREEN, { recipient: doc.id, version: doc.version }, { dedupeKey: `screen:${doc.id}:${doc.version}` });
+  /** Carries out what the screening machine decided, in the same unit of work. */
+  private carryOut(uow: UnitOfWork, doc: RecipientDoc, actions: ActionOf<typeof screeningMachine>[]): void {
+    for (const action of actions) {
+      switch (action.type) {
+        case "requestScreening":
+          uow.schedule(RECIPIENT_SCREEN, { recipient: doc.id, version: doc.version }, { dedupeKey: `screen:${doc.id}:${doc.version}` });
+          break;
+        case "announce":
+          uow.emit("recipient.screening_updated", presentRecipient(doc));
+          break;
+      }
+    }
   }
+}
+
+/** The screening machine's state of a recipient. */
+function screeningState(doc: RecipientDoc) {
+  return { value: doc.screeningStatus, context: { screening: doc.screening } };
+}
+
+/** Whether a recipient waits for a screening verdict (its machine takes one). */
+function awaitingVerdict(doc: RecipientDoc): boolean {
+  return canStep(screeningMachine, screeningState(doc), { type: "verdict", status: "cleared" });
 }
 
 function missing<T>(id: string): Result<T, ApiError> {
