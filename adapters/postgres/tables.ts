@@ -279,3 +279,18 @@ export const DEPOSIT_ADDRESSES = table<DepositAddressRecord>("deposit_addresses"
   resource: "text",
   created: "bigint",
 });
+
+/** A record of the adapter-state seam as a buffered upsert carries it: the value as JSON text. */
+export interface AdapterStateRow {
+  namespace: string;
+  key: string;
+  /** `JSON.stringify` of the value (cast to `json` by the statement, so a JSON `null` stays a value). */
+  value: string;
+}
+
+/** The adapter-state seam's one table (migration 13): its rows as a buffered upsert sends them. */
+export const ADAPTER_STATE = table<AdapterStateRow>("adapter_state", {
+  namespace: "text",
+  key: "text",
+  value: "text",
+});
