@@ -195,6 +195,8 @@ for (const kind of storageKinds().filter((k) => k.name !== "memory")) {
 
         const tip = 1_000_000 + 5;
         expect(await sim.height("base")).toBe(tip);
+        // asked by hash first, so the status is read from what migrated (not from the broadcast's answer)
+        expect(await sim.transferStatus("base", SIM_HASH)).toEqual({ confirmations: tip - H0 + 1, finality: "final", failure: null });
         // idempotent across the upgrade: the same leg answers what it answered before
         expect(await sim.broadcast({ transferId: "leg_mig", chain: "base", asset: "USDC", amount: 1_000_000n, to: RECIPIENT })).toEqual({ txHash: SIM_HASH });
         expect(await sim.broadcast({ transferId: "leg_ref", chain: "base", asset: "USDC", amount: 99n, to: RECIPIENT })).toEqual({
@@ -210,6 +212,13 @@ for (const kind of storageKinds().filter((k) => k.name !== "memory")) {
         ]);
 
         await sim.pay({ chain: "base", asset: "USDC", address: deposit, amount: 5n });
+        const byHash = await storage.adapterState(SIMULATED_NAMESPACE).transaction((tx) => new SimulatedState(tx).statusByHash("base", [SIM_HASH, "0xin_a"]));
+        expect(byHash).toEqual(
+          new Map([
+            [SIM_HASH, { transferId: "leg_mig", includedAt: H0, failure: null }],
+            ["0xin_a", { transferId: "base:in_a", includedAt: H1, failure: null }],
+          ]),
+        );
         const counters = await storage
           .adapterState(SIMULATED_NAMESPACE)
           .transaction((tx) => new SimulatedState(tx).read(["deposits:base", "reorgs:base", "blocks:base", "spent:base:USDC"]));

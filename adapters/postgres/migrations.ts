@@ -469,7 +469,8 @@ SELECT 'simulated-chains', 'transfer/' || chain || '/' || transfer_id, json_buil
   'failure', failure, 'created', created)
 FROM {s}.simulated_transfers
 UNION ALL
-SELECT 'simulated-chains', 'hash/' || chain || '/' || tx_hash, to_json(transfer_id) FROM {s}.simulated_transfers WHERE tx_hash IS NOT NULL
+SELECT 'simulated-chains', 'hash/' || chain || '/' || tx_hash, json_build_object('transferId', transfer_id, 'includedAt', included_at, 'failure', failure)
+FROM {s}.simulated_transfers WHERE tx_hash IS NOT NULL
 UNION ALL
 SELECT 'simulated-chains', direction || '/' || chain || '/' || lpad(included_at::text, 20, '0') || '/' || transfer_id, to_json(transfer_id)
 FROM {s}.simulated_transfers WHERE included_at IS NOT NULL

@@ -239,7 +239,7 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
         const fresh = await this.readView(st, chain);
         const unknown = missing(fresh);
         if (!unknown.length) return fresh;
-        const records = await st.findTransfersByHash(chain, unknown);
+        const records = await st.statusByHash(chain, unknown);
         for (const hash of unknown) {
           const record = records.get(hash);
           // not one this storage saw (sent before it existed): the height is written into the hash
@@ -319,9 +319,11 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     if (transfer.amount < 0n) throw new RangeError("a deposit moves a non-negative amount");
     const [record, tip] = await this.transaction(async (st) => {
       const scope = `deposits:${transfer.chain}`;
-      const n = (await st.addToCounters([[scope, 1n]])).get(scope)!;
+      // the deposit's number, and the blocks mined on demand (locked with it: one statement)
+      const counters = await st.addToCounters([[scope, 1n], [blocksScope(transfer.chain), 0n]]);
+      const n = counters.get(scope)!;
       const salt = `in:${transfer.chain}:${transfer.address}:${n - 1n}`;
-      const tip = await this.heightIn(st, transfer.chain);
+      const tip = this.tipOf(transfer.chain, Number(counters.get(blocksScope(transfer.chain))!));
       const record: SimulatedTransferRecord = {
         chain: transfer.chain,
         transferId: `${transfer.chain}:${this.digest(salt).subarray(0, 12).toString("hex")}`,
@@ -336,7 +338,9 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
         failure: null,
         created: this.clock.now(),
       };
-      return [(await st.insertTransfers([record]))[0]!, tip] as const;
+      // its id is new: the deposit's number is this transaction's alone
+      await st.putTransfers([record]);
+      return [record, tip] as const;
     });
     return this.inbound(record, tip, config);
   }

@@ -40,7 +40,8 @@ export interface SimulatedTransferRecord {
  *   counter/<scope>                   counters (`increment`): spent:<chain>:<asset>, blocks:<chain>,
  *                                     reorgs:<chain>, deposits:<chain>
  *   transfer/<chain>/<transferId>     a transfer (amount as a decimal string)
- *   hash/<chain>/<txHash>             → transferId
+ *   hash/<chain>/<txHash>             {transferId, includedAt, failure}: what a status needs, in one
+ *                                     read (a reorganisation rewrites it with the record)
  *   out/<chain>/<h>/<transferId>      outbound transfers by inclusion height (what a reorganisation moves)
  *   in/<chain>/<h>/<transferId>       deposits by inclusion height
  *   dropped/<chain>/<h>/<transferId>  deposits by the height a reorganisation removed them at
@@ -115,18 +116,24 @@ export class SimulatedState {
     return stored;
   }
 
-  /** The transfers of `chain` with these hashes, by hash (unknown hashes are absent). */
-  async findTransfersByHash(chain: string, txHashes: readonly string[]): Promise<Map<string, SimulatedTransferRecord>> {
+  /**
+   * Records transfers whose ids this transaction knows to be new (derived from a counter it
+   * holds locked), with their indexes: writes only, sent with the commit.
+   */
+  async putTransfers(records: readonly SimulatedTransferRecord[]): Promise<void> {
+    await this.state.put(records.flatMap((r) => [[transferKey(r.chain, r.transferId), encodeTransfer(r)] as [string, Json], ...indexEntries(r)]));
+  }
+
+  /** What the status of each sent transfer of `chain` with these hashes depends on, by hash (unknown hashes are absent). */
+  async statusByHash(chain: string, txHashes: readonly string[]): Promise<Map<string, SentStatus>> {
     if (!txHashes.length) return new Map();
-    const ids = await this.state.get(txHashes.map((h) => hashKey(chain, h)));
-    const records = await this.transfers(chain, [...ids.values()] as string[]);
-    const found = new Map<string, SimulatedTransferRecord>();
+    const found = await this.state.get(txHashes.map((h) => hashKey(chain, h)));
+    const out = new Map<string, SentStatus>();
     for (const hash of txHashes) {
-      const id = ids.get(hashKey(chain, hash)) as string | undefined;
-      const record = id === undefined ? undefined : records.get(id);
-      if (record) found.set(hash, record);
+      const entry = found.get(hashKey(chain, hash)) as SentStatus | undefined;
+      if (entry) out.set(hash, entry);
     }
-    return found;
+    return out;
   }
 
   /**
@@ -166,8 +173,8 @@ export class SimulatedState {
     for (const r of records.values()) {
       if (r.direction === "out") {
         removed.push(heightKey("out", chain, r.includedAt!, r.transferId));
-        writes.push([transferKey(chain, r.transferId), encodeTransfer({ ...r, includedAt: moveTo })]);
-        writes.push([heightKey("out", chain, moveTo, r.transferId), r.transferId]);
+        const moved = { ...r, includedAt: moveTo };
+        writes.push([transferKey(chain, r.transferId), encodeTransfer(moved)], ...indexEntries(moved));
       } else if (r.droppedAt === null) {
         writes.push([transferKey(chain, r.transferId), encodeTransfer({ ...r, droppedAt })]);
         writes.push([droppedKey(chain, droppedAt, r.transferId), r.transferId]);
@@ -191,10 +198,17 @@ export class SimulatedState {
   }
 }
 
-/** The index keys of a transfer as first recorded. */
+/** What a sent transfer's status depends on (`statusByHash`). */
+export interface SentStatus {
+  transferId: string;
+  includedAt: number | null;
+  failure: string | null;
+}
+
+/** The index keys of a transfer as recorded. */
 function indexEntries(r: SimulatedTransferRecord): [string, Json][] {
   const out: [string, Json][] = [];
-  if (r.txHash !== null) out.push([hashKey(r.chain, r.txHash), r.transferId]);
+  if (r.txHash !== null) out.push([hashKey(r.chain, r.txHash), { transferId: r.transferId, includedAt: r.includedAt, failure: r.failure } satisfies SentStatus]);
   if (r.includedAt !== null) out.push([heightKey(r.direction, r.chain, r.includedAt, r.transferId), r.transferId]);
   if (r.droppedAt !== null) out.push([droppedKey(r.chain, r.droppedAt, r.transferId), r.transferId]);
   return out;
