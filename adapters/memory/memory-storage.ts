@@ -1,7 +1,15 @@
-import type { AdapterStateStore, AdapterStateTx } from "../../src/ports/adapter-state";
-import type { ClaimRequest, CommitOptions, DueWorkRecord, StorageAdapter, StorageCapabilities, StorageTx } from "../../src/ports/storage";
-import { assertStateNamespace } from "../../src/ports/state-keys";
-import { Mutex } from "../../src/concurrency/mutex";
+import {
+  assertStateNamespace,
+  Mutex,
+  type AdapterStateStore,
+  type AdapterStateTx,
+  type ClaimRequest,
+  type CommitOptions,
+  type DueWorkRecord,
+  type StorageAdapter,
+  type StorageCapabilities,
+  type StorageTx,
+} from "../../src/ports/public";
 import { emptyTables, memoryTx, type MemoryTables, type MemoryTx } from "./memory-tables";
 import { accountStore } from "./stores/accounts";
 import { deliveryLogStore } from "./stores/deliveries";

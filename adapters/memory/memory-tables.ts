@@ -12,8 +12,8 @@ import type {
   LedgerEntryRecord,
   ReservationRecord,
   ResourceRecord,
-} from "../../src/ports/storage";
-import type { Json } from "../../src/ports/storage/json";
+  Json,
+} from "../../src/ports/public";
 import type { SortedKeys } from "./sorted-keys";
 
 /** Everything the memory adapter keeps; `dump()` returns a deep copy for inspection. */

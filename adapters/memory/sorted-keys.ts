@@ -1,4 +1,4 @@
-import { compareStateKeys } from "../../src/ports/state-keys";
+import { compareStateKeys } from "../../src/ports/public";
 
 /**
  * A namespace's keys in key order, for range reads over a `Map` that holds the values. New keys

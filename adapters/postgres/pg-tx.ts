@@ -1,4 +1,4 @@
-import type { BalanceRecord, LedgerEntryRecord, StorageTx } from "../../src/ports/storage";
+import type { BalanceRecord, LedgerEntryRecord, StorageTx } from "../../src/ports/public";
 import { RELAXED_COMMIT_ROW, type TxClient } from "./driver";
 import { accountStore } from "./stores/accounts";
 import { deliveryLogStore } from "./stores/deliveries";

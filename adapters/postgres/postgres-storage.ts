@@ -1,6 +1,14 @@
-import type { AdapterStateStore, AdapterStateTx } from "../../src/ports/adapter-state";
-import type { ClaimRequest, CommitOptions, DueWorkRecord, StorageAdapter, StorageCapabilities, StorageTx } from "../../src/ports/storage";
-import { assertStateNamespace } from "../../src/ports/state-keys";
+import {
+  assertStateNamespace,
+  type AdapterStateStore,
+  type AdapterStateTx,
+  type ClaimRequest,
+  type CommitOptions,
+  type DueWorkRecord,
+  type StorageAdapter,
+  type StorageCapabilities,
+  type StorageTx,
+} from "../../src/ports/public";
 import { claimDueWork } from "./claim";
 import { isStalePlan, type PostgresDriver } from "./driver";
 import { MIGRATIONS } from "./migrations";

@@ -10,7 +10,7 @@ import type {
   LedgerEntryRecord,
   ReservationRecord,
   ResourceRecord,
-} from "../../src/ports/storage";
+} from "../../src/ports/public";
 
 /**
  * How a record field is kept in a column:

@@ -1,7 +1,6 @@
 export type * from "./storage";
 export type * from "./adapter-state";
 export type * from "./chain";
-export type * from "./evm-signer";
 export type * from "./venue";
 export type * from "./delivery";
 export type * from "./screening";

@@ -1,17 +1,17 @@
 import { getAddress } from "viem";
 import { SystemClock } from "../../clock/system-clock";
-import { AssetRegistry } from "../../../src/money/assets";
-import { divCeil } from "../../../src/money/rounding";
-import type {
-  ChainAdapter,
-  ChainInfo,
-  FeeSchedule,
-  InboundTransfer,
-  OutboundTransfer,
-  TransferStatus,
-} from "../../../src/ports/chain";
-import { ratioOfPrice } from "../../../src/quoting/gas-pricer";
-import type { Ratio } from "../../../src/quoting/venue-curves";
+import {
+  AssetRegistry,
+  divCeil,
+  ratioOfPrice,
+  type ChainAdapter,
+  type ChainInfo,
+  type FeeSchedule,
+  type InboundTransfer,
+  type OutboundTransfer,
+  type TransferStatus,
+  type Ratio,
+} from "../../../src/ports/public";
 import { DEFAULT_REPLACE_AFTER_MS, EVM_CHAIN_DEFAULTS, type EvmChainDefaults, type EvmChainOptions } from "./evm-config";
 import type { EvmContext } from "./evm-context";
 import { EvmDeposits } from "./evm-deposits";

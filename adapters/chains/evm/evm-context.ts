@@ -1,5 +1,5 @@
-import type { Clock } from "../../../src/ports/clock";
-import type { EvmSigner } from "../../../src/ports/evm-signer";
+import type { Clock } from "../../../src/ports/public";
+import type { EvmSigner } from "./evm-signer";
 import type { EvmRpc } from "./evm-rpc";
 import type { EvmState } from "./evm-state";
 

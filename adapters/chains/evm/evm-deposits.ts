@@ -1,5 +1,5 @@
 import { keccak256, toBytes } from "viem";
-import type { InboundTransfer } from "../../../src/ports/chain";
+import type { InboundTransfer } from "../../../src/ports/public";
 import type { EvmAddressRecord, EvmBlockRecord, EvmDepositRecord } from "./evm-state";
 import type { EvmContext } from "./evm-context";
 

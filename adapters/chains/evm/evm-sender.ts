@@ -1,5 +1,5 @@
 import { keccak256, parseTransaction } from "viem";
-import type { TransferStatus } from "../../../src/ports/chain";
+import type { TransferStatus } from "../../../src/ports/public";
 import type { EvmTransactionRecord } from "./evm-state";
 import type { EvmContext } from "./evm-context";
 import { ExecutionReverted } from "./evm-rpc";

@@ -1,6 +1,4 @@
-import type { AdapterStateTx } from "../../../src/ports/adapter-state";
-import type { Json } from "../../../src/ports/storage/json";
-import { compareStateKeys, decodeSortableUint, encodeSortableUint } from "../../../src/ports/state-keys";
+import { compareStateKeys, decodeSortableUint, encodeSortableUint, type AdapterStateTx, type Json } from "../../../src/ports/public";
 
 /** The namespace the EVM adapters keep their state in (`StorageAdapter.adapterState`); one for every EVM chain (a wallet serves them all). */
 export const EVM_NAMESPACE = "evm";

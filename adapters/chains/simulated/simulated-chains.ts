@@ -1,21 +1,22 @@
 import { createHash } from "node:crypto";
 import { base58, bech32 } from "@scure/base";
-import { toChecksumAddress } from "../../../src/chains/chain-address";
-import { parseAmount } from "../../../src/money/amount";
-import { AssetRegistry, type ChainFamily } from "../../../src/money/assets";
-import type {
-  BroadcastOutcome,
-  ChainAdapter,
-  ChainInfo,
-  ChainSimulationControl,
-  FeeSchedule,
-  InboundTransfer,
-  OutboundTransfer,
-  TransferStatus,
-} from "../../../src/ports/chain";
-import type { AdapterStateStore } from "../../../src/ports/adapter-state";
-import type { Clock } from "../../../src/ports/clock";
-import type { StorageAdapter } from "../../../src/ports/storage";
+import {
+  toChecksumAddress,
+  parseAmount,
+  AssetRegistry,
+  type ChainFamily,
+  type BroadcastOutcome,
+  type ChainAdapter,
+  type ChainInfo,
+  type ChainSimulationControl,
+  type FeeSchedule,
+  type InboundTransfer,
+  type OutboundTransfer,
+  type TransferStatus,
+  type AdapterStateStore,
+  type Clock,
+  type StorageAdapter,
+} from "../../../src/ports/public";
 import { MemoryStorage } from "../../memory/memory-storage";
 import { DEFAULT_SIMULATED_CHAINS, type SimulatedChainConfig } from "./defaults";
 import { failsOnChain } from "./failing-addresses";

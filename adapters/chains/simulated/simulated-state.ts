@@ -1,6 +1,4 @@
-import type { AdapterStateTx } from "../../../src/ports/adapter-state";
-import type { Json } from "../../../src/ports/storage/json";
-import { compareStateKeys, decodeCounter, encodeSortableUint } from "../../../src/ports/state-keys";
+import { compareStateKeys, decodeCounter, encodeSortableUint, type AdapterStateTx, type Json } from "../../../src/ports/public";
 
 /** The namespace the simulated chains keep their world in (`StorageAdapter.adapterState`). */
 export const SIMULATED_NAMESPACE = "simulated-chains";

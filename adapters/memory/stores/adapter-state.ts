@@ -1,6 +1,12 @@
-import type { AdapterStateTx, StateEntry, StateRange } from "../../../src/ports/adapter-state";
-import type { Json } from "../../../src/ports/storage/json";
-import { assertStateKey, decodeCounter, stateRangeBounds } from "../../../src/ports/state-keys";
+import {
+  assertStateKey,
+  decodeCounter,
+  stateRangeBounds,
+  type AdapterStateTx,
+  type StateEntry,
+  type StateRange,
+  type Json,
+} from "../../../src/ports/public";
 import { frozen, type MemoryTx } from "../memory-tables";
 import { lowerBound, SortedKeys } from "../sorted-keys";
 

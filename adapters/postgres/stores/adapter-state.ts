@@ -1,6 +1,11 @@
-import type { AdapterStateTx, StateEntry, StateRange } from "../../../src/ports/adapter-state";
-import type { Json } from "../../../src/ports/storage/json";
-import { assertStateKey, stateRangeBounds } from "../../../src/ports/state-keys";
+import {
+  assertStateKey,
+  stateRangeBounds,
+  type AdapterStateTx,
+  type StateEntry,
+  type StateRange,
+  type Json,
+} from "../../../src/ports/public";
 import type { BufferedUpdate, PgTxContext, Row } from "../pg-tx";
 import { ADAPTER_STATE, type AdapterStateRow } from "../tables";
 
