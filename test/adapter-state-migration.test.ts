@@ -24,7 +24,12 @@ const GENESIS = Date.UTC(2020, 0, 1);
 const NOW = GENESIS + 1_000_000 * 500;
 const H0 = 999_000;
 const H1 = 1_000_004;
-const SIM_HASH = `0x${H0.toString(16).padStart(16, "0")}${"ab".repeat(24)}`;
+const simHash = (height: number, fill: string) => `0x${height.toString(16).padStart(16, "0")}${fill.repeat(24)}`;
+const SIM_HASH = simHash(H0, "ab");
+/** Sent reverted (its hash cannot tell), and sent into the tip (a reorganisation after the upgrade moves it). */
+const REVERTED_HASH = simHash(H0 + 1, "cd");
+const TIP = 1_000_000 + 5;
+const LATE_HASH = simHash(TIP, "ef");
 const RECIPIENT = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 
 const signer = new MnemonicSigner(TEST_MNEMONIC);
@@ -68,6 +73,8 @@ INSERT INTO ${s}.simulated_counters VALUES ('spent:base:USDC', 1000000), ('block
 INSERT INTO ${s}.simulated_transfers VALUES
   ('base', 'leg_mig', 'out', 'USDC', '${RECIPIENT}', 1000000, '${SIM_HASH}', ${H0}, NULL, NULL, NULL, ${T0}),
   ('base', 'leg_ref', 'out', 'USDC', '${RECIPIENT}', 99, NULL, NULL, NULL, 'insufficient hot-wallet liquidity', NULL, ${T0}),
+  ('base', 'leg_rev', 'out', 'USDC', '${RECIPIENT}', 5, '${REVERTED_HASH}', ${H0 + 1}, NULL, NULL, 'execution reverted', ${T0}),
+  ('base', 'leg_late', 'out', 'USDC', '${RECIPIENT}', 6, '${LATE_HASH}', ${TIP}, NULL, NULL, NULL, ${T0}),
   ('base', 'base:in_a', 'in', 'USDC', '${addresses[0]}', 300, '0xin_a', ${H1}, NULL, NULL, NULL, ${T0}),
   ('base', 'base:in_b', 'in', 'USDC', '${addresses[0]}', 400, '0xin_b', ${H0}, ${H0 + 2}, NULL, NULL, ${T0});
 `);
@@ -193,7 +200,7 @@ for (const kind of storageKinds().filter((k) => k.name !== "memory")) {
         const sim = new SimulatedChains({ clock, storage });
         const untouched = new SimulatedChains({ clock, storage: new MemoryStorage() });
 
-        const tip = 1_000_000 + 5;
+        const tip = TIP;
         expect(await sim.height("base")).toBe(tip);
         // asked by hash first, so the status is read from what migrated (not from the broadcast's answer)
         expect(await sim.transferStatus("base", SIM_HASH)).toEqual({ confirmations: tip - H0 + 1, finality: "final", failure: null });
@@ -203,6 +210,7 @@ for (const kind of storageKinds().filter((k) => k.name !== "memory")) {
           rejected: "insufficient hot-wallet liquidity",
         });
         expect(await sim.transferStatus("base", SIM_HASH)).toEqual({ confirmations: tip - H0 + 1, finality: "final", failure: null });
+        expect(await sim.transferStatus("base", REVERTED_HASH)).toEqual({ confirmations: tip - H0, finality: "final", failure: "execution reverted" });
         expect(await sim.liquidity("base", "USDC")).toBe((await untouched.liquidity("base", "USDC")) - 1_000_000n);
 
         const { transfers } = await sim.inboundTransfers("base", String(H0));
@@ -212,11 +220,11 @@ for (const kind of storageKinds().filter((k) => k.name !== "memory")) {
         ]);
 
         await sim.pay({ chain: "base", asset: "USDC", address: deposit, amount: 5n });
-        const byHash = await storage.adapterState(SIMULATED_NAMESPACE).transaction((tx) => new SimulatedState(tx).statusByHash("base", [SIM_HASH, "0xin_a"]));
+        const byHash = await storage.adapterState(SIMULATED_NAMESPACE).transaction((tx) => new SimulatedState(tx).statusByHash("base", [SIM_HASH, REVERTED_HASH, "0xin_a"]));
         expect(byHash).toEqual(
           new Map([
-            [SIM_HASH, { transferId: "leg_mig", includedAt: H0, failure: null }],
-            ["0xin_a", { transferId: "base:in_a", includedAt: H1, failure: null }],
+            [SIM_HASH, { includedAt: H0, failure: null }],
+            [REVERTED_HASH, { includedAt: H0 + 1, failure: "execution reverted" }],
           ]),
         );
         const counters = await storage
@@ -230,8 +238,13 @@ for (const kind of storageKinds().filter((k) => k.name !== "memory")) {
             ["spent:base:USDC", 1_000_000n],
           ]),
         );
-        // a reorganisation after the upgrade moves the migrated records like any others
-        await sim.reorg("base", 2);
+        expect(await sim.transferStatus("base", LATE_HASH)).toEqual({ confirmations: 1, finality: "included", failure: null });
+        // a reorganisation after the upgrade moves the migrated records like any others: the
+        // deposit in the replaced blocks is reverted, the transfer sent into them is in the next one
+        expect(await sim.reorg("base", 2)).toBe(2);
+        const other = new SimulatedChains({ clock, storage }); // nothing cached: read from storage
+        expect(await other.transferStatus("base", LATE_HASH)).toEqual({ confirmations: 0, finality: "pending", failure: null });
+        expect(await sim.transferStatus("base", LATE_HASH)).toEqual({ confirmations: 0, finality: "pending", failure: null });
         expect((await sim.inboundTransfers("base", String(tip))).transfers.map((t) => [t.transferId, t.finality])).toEqual([
           ["base:in_a", "reverted"],
           [expect.stringMatching(/^base:/), "pending"], // paid after the upgrade, in the next block

@@ -463,20 +463,28 @@ FROM {s}.chain_sweeps WHERE status IN ('topping_up', 'moving')
 UNION ALL
 SELECT 'simulated-chains', 'counter/' || scope, to_json(value::text) FROM {s}.simulated_counters
 UNION ALL
-SELECT 'simulated-chains', 'transfer/' || chain || '/' || transfer_id, json_build_object(
-  'chain', chain, 'transferId', transfer_id, 'direction', direction, 'asset', asset, 'address', address,
-  'amount', amount::text, 'txHash', tx_hash, 'includedAt', included_at, 'droppedAt', dropped_at, 'refused', refused,
-  'failure', failure, 'created', created)
-FROM {s}.simulated_transfers
+SELECT 'simulated-chains', 'sent/' || chain || '/' || transfer_id, CASE WHEN tx_hash IS NULL
+  THEN json_build_object('refused', coalesce(refused, 'refused'))
+  ELSE json_build_object('txHash', tx_hash, 'failure', failure) END
+FROM {s}.simulated_transfers WHERE direction = 'out'
 UNION ALL
-SELECT 'simulated-chains', 'hash/' || chain || '/' || tx_hash, json_build_object('transferId', transfer_id, 'includedAt', included_at, 'failure', failure)
-FROM {s}.simulated_transfers WHERE tx_hash IS NOT NULL
+-- a sent transfer's status from its own row: a reorganisation may have moved it since its hash was made
+SELECT 'simulated-chains', 'hash/' || chain || '/' || tx_hash, json_build_object('includedAt', included_at, 'failure', failure)
+FROM {s}.simulated_transfers WHERE direction = 'out' AND tx_hash IS NOT NULL AND included_at IS NOT NULL
 UNION ALL
-SELECT 'simulated-chains', direction || '/' || chain || '/' || lpad(included_at::text, 20, '0') || '/' || transfer_id, to_json(transfer_id)
-FROM {s}.simulated_transfers WHERE included_at IS NOT NULL
+SELECT 'simulated-chains', 'sent-at/' || chain || '/' || lpad(included_at::text, 20, '0'), to_json(count(*)::text)
+FROM {s}.simulated_transfers WHERE direction = 'out' AND included_at IS NOT NULL GROUP BY chain, included_at
 UNION ALL
-SELECT 'simulated-chains', 'dropped/' || chain || '/' || lpad(dropped_at::text, 20, '0') || '/' || transfer_id, to_json(transfer_id)
-FROM {s}.simulated_transfers WHERE dropped_at IS NOT NULL;
+SELECT 'simulated-chains', 'deposit/' || chain || '/' || transfer_id, json_build_object(
+  'chain', chain, 'transferId', transfer_id, 'asset', asset, 'address', address, 'amount', amount::text,
+  'txHash', tx_hash, 'includedAt', included_at, 'droppedAt', dropped_at, 'created', created)
+FROM {s}.simulated_transfers WHERE direction = 'in'
+UNION ALL
+SELECT 'simulated-chains', 'deposit-at/' || chain || '/' || lpad(included_at::text, 20, '0') || '/' || transfer_id, to_json(transfer_id)
+FROM {s}.simulated_transfers WHERE direction = 'in'
+UNION ALL
+SELECT 'simulated-chains', 'deposit-dropped/' || chain || '/' || lpad(dropped_at::text, 20, '0') || '/' || transfer_id, to_json(transfer_id)
+FROM {s}.simulated_transfers WHERE direction = 'in' AND dropped_at IS NOT NULL;
 
 DROP TABLE {s}.chain_sequences, {s}.chain_transactions, {s}.chain_transaction_hashes, {s}.chain_addresses,
   {s}.chain_scan_tips, {s}.chain_blocks, {s}.chain_deposits, {s}.chain_sweeps,

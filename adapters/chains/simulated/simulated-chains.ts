@@ -20,7 +20,14 @@ import {
 import { MemoryStorage } from "../../memory/memory-storage";
 import { DEFAULT_SIMULATED_CHAINS, type SimulatedChainConfig } from "./defaults";
 import { failsOnChain } from "./failing-addresses";
-import { SIMULATED_NAMESPACE, SimulatedState, type SimulatedTransferRecord } from "./simulated-state";
+import {
+  heightAfter,
+  SIMULATED_NAMESPACE,
+  SimulatedState,
+  type ReorgEntry,
+  type SentOutcome,
+  type SimulatedDepositRecord,
+} from "./simulated-state";
 
 export interface SimulatedChainsOptions {
   clock: Clock;
@@ -44,9 +51,10 @@ const GENESIS = Date.UTC(2020, 0, 1);
 /**
  * Simulated chains, deterministic under a seed. Time drives them: a chain's height is the number
  * of its blocks since 2020 on the engine's clock (plus blocks mined by `advance`), a transfer is
- * included in the block after its broadcast and is final after the chain's confirmations. Every
- * transfer (sent or received), the blocks mined on demand and the liquidity spent are kept in
- * storage, through the adapter-state seam (`simulated-state.ts` lays them out). Failures are
+ * included in the block after its broadcast and is final after the chain's confirmations. What
+ * every broadcast decided, every deposit, the blocks mined on demand, the reorganisations and the
+ * liquidity spent are kept in storage, through the adapter-state seam (`simulated-state.ts` lays
+ * them out; a sent transfer's hash carries its height, so a broadcast writes one key). Failures are
  * decided by the seed and the transfer id (`failureRate`), by the recipient's address
  * (`failsOnChain`, DECISIONS.md §10) or forced
  * (`failNext`, this process only). Deposits arrive through `pay` (test helpers) and are reported
@@ -67,6 +75,8 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   private readonly spent = new Map<string, { readAt: number; spent: bigint }>();
   /** Per chain, the counters as last read (see `transferStatus`). */
   private readonly views = new Map<string, ChainView>();
+  /** Per chain, its reorganisations as last read, with the count they were read at (see `transferStatusMany`). */
+  private readonly logs = new Map<string, { reorgs: bigint; entries: readonly ReorgEntry[] }>();
   /** Sent transfers in flight by chain and hash, tagged with the reorganisation count they were read at. */
   private readonly sentByHash = new Map<string, SentTransfer>();
 
@@ -138,14 +148,14 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     const scopes = [...new Set(transfers.map((t) => spentScope(t.chain, t.asset)))].sort();
     const chains = [...new Set(transfers.map((t) => t.chain))];
     for (const chain of chains) this.chainConfig(chain);
-    const { stored, reorgs, spent, forcedUsed } = await this.transaction(async (st) => {
+    const { decided, sent, spent, forcedUsed } = await this.transaction(async (st) => {
       // The liquidity counters are locked first: broadcasts of one asset on one chain take turns.
       const spent = await st.addToCounters(scopes.map((scope) => [scope, 0n] as const));
       const added = new Map<string, bigint>();
       // forced failures are used up as the transfers are decided, and taken off once committed
       const forcedUsed = new Map<string, number>();
       const forcedLeft = (chain: string) => (this.forcedFailures.get(chain)?.count ?? 0) - (forcedUsed.get(chain) ?? 0);
-      // the transfers decided before, and the chains' counters where this process's view is stale: one read
+      // the outcomes decided before, and the chains' counters where this process's view is stale: one read
       const known = new Map(chains.map((chain) => [chain, this.freshView(chain)]));
       const stale = chains.filter((chain) => !known.get(chain));
       const read = await st.read(
@@ -153,10 +163,10 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
         transfers.map((t) => ({ chain: t.chain, transferId: t.transferId })),
       );
       const views = new Map<string, ChainView>(chains.map((chain) => [chain, known.get(chain) ?? this.keepView(chain, read.counters)]));
-      const previous = read.transfers;
+      const previous = read.sent;
       // the transfers decided here (the others were decided before, by an earlier call)
-      const fresh: SimulatedTransferRecord[] = [];
-      const decided = transfers.map((transfer) => {
+      const fresh: { chain: string; transferId: string; outcome: SentOutcome; includedAt: number | null }[] = [];
+      const decided = transfers.map((transfer): SentOutcome => {
         const key = `${transfer.chain}\u0000${transfer.transferId}`;
         const earlier = previous.get(key);
         if (earlier) return earlier;
@@ -172,47 +182,40 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
               ? "insufficient hot-wallet liquidity"
               : null;
         const includedAt = this.tipOf(transfer.chain, views.get(transfer.chain)!.blocks) + 1;
-        const record: SimulatedTransferRecord = {
-          chain: transfer.chain,
-          transferId: transfer.transferId,
-          direction: "out",
-          asset: transfer.asset,
-          address: transfer.to,
-          amount: transfer.amount,
-          txHash: refusal ? null : this.txHash(transfer.chain, includedAt, `out:${transfer.transferId}`),
-          includedAt: refusal ? null : includedAt,
-          droppedAt: null,
-          refused: refusal,
-          failure: !refusal && failure === "reverted" ? "execution reverted" : null,
-          created: this.clock.now(),
-        };
+        const outcome: SentOutcome = refusal
+          ? { refused: refusal }
+          : {
+              txHash: this.txHash(transfer.chain, includedAt, `out:${transfer.transferId}`),
+              failure: failure === "reverted" ? "execution reverted" : null,
+            };
         // A transfer that reverts moves nothing.
-        if (record.txHash !== null && record.failure === null) {
+        if ("txHash" in outcome && outcome.failure === null) {
           spent.set(scope, spent.get(scope)! + transfer.amount);
           added.set(scope, (added.get(scope) ?? 0n) + transfer.amount);
         }
-        previous.set(key, record); // a repeat within the call gets the same outcome
-        fresh.push(record);
-        return record;
+        previous.set(key, outcome); // a repeat within the call gets the same outcome
+        fresh.push({ chain: transfer.chain, transferId: transfer.transferId, outcome, includedAt: refusal ? null : includedAt });
+        return outcome;
       });
-      await st.insertTransfers(fresh);
+      const stored = await st.insertSent(fresh);
       // the counters are locked: their new values are known, and written with the commit
       await st.setCounters(new Map([...added.keys()].map((scope) => [scope, spent.get(scope)!])));
-      return { stored: decided, reorgs: new Map([...views].map(([chain, v]) => [chain, v.reorgs])), spent, forcedUsed };
+      // what transferStatus needs of the transfers sent here, as of this transaction
+      const sent = fresh.flatMap((f, i) =>
+        stored[i] === f.outcome && "txHash" in f.outcome
+          ? [{ key: `${f.chain}\u0000${f.outcome.txHash}`, includedAt: f.includedAt!, failure: f.outcome.failure, reorgs: views.get(f.chain)!.reorgs }]
+          : [],
+      );
+      return { decided, sent, spent, forcedUsed };
     });
     for (const [chain, used] of forcedUsed) {
       const f = this.forcedFailures.get(chain);
       if (f) f.count = Math.max(0, f.count - used);
     }
     for (const [scope, value] of spent) this.spent.set(scope, { readAt: this.clock.now(), spent: value });
-    return stored.map((record) => {
-      // what transferStatus needs, as of this transaction: no storage read while nothing reorganises
-      if (record.txHash !== null && record.includedAt !== null) {
-        const known = { includedAt: record.includedAt, failure: record.failure, reorgs: reorgs.get(record.chain)! };
-        this.sentByHash.set(`${record.chain}\u0000${record.txHash}`, known);
-      }
-      return record.txHash !== null ? { txHash: record.txHash } : { rejected: record.refused ?? "refused" };
-    });
+    // no storage read for their statuses while nothing reorganises
+    for (const { key, ...known } of sent) this.sentByHash.set(key, known);
+    return decided.map((outcome) => ("txHash" in outcome ? { txHash: outcome.txHash } : { rejected: outcome.refused }));
   }
 
   async transferStatus(chain: string, txHash: string): Promise<TransferStatus> {
@@ -240,11 +243,13 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
         const fresh = await this.readView(st, chain);
         const unknown = missing(fresh);
         if (!unknown.length) return fresh;
-        const records = await st.statusByHash(chain, unknown);
+        const log = await this.reorgLog(st, chain, fresh.reorgs);
+        const stored = await st.statusByHash(chain, unknown);
         for (const hash of unknown) {
-          const record = records.get(hash);
-          // not one this storage saw (sent before it existed): the height is written into the hash
-          const entry = { includedAt: record?.includedAt ?? this.decodeHeight(chain, hash), failure: record?.failure ?? null, reorgs: fresh.reorgs };
+          const status = stored.get(hash);
+          // the height is written into the hash; storage keeps what the hash cannot tell (a
+          // failure), and the reorganisations that moved it since
+          const entry = { includedAt: heightAfter(status?.includedAt ?? this.decodeHeight(chain, hash), log), failure: status?.failure ?? null, reorgs: fresh.reorgs };
           known.set(hash, entry);
           this.sentByHash.set(keyOf(hash), entry);
         }
@@ -278,7 +283,7 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     const [records, tip] = await this.transaction(async (st) => {
       const tip = await this.heightIn(st, chain);
       const filter = { includedFrom: since - config.confirmationsToFinality + 1, droppedSince: since };
-      return [await st.listInbound(chain, filter), tip] as const;
+      return [await st.listDeposits(chain, filter), tip] as const;
     });
     return { transfers: records.map((t) => this.inbound(t, tip, config)), cursor: String(tip) };
   }
@@ -306,9 +311,10 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     this.chainConfig(chain);
     if (!Number.isInteger(depth) || depth < 1) throw new RangeError("depth must be a positive integer");
     const moved = await this.transaction(async (st) => {
-      await st.addToCounters([[reorgsScope(chain), 1n]]); // one reorganisation of a chain at a time
+      // one reorganisation of a chain at a time, numbered
+      const seq = (await st.addToCounters([[reorgsScope(chain), 1n]])).get(reorgsScope(chain))!;
       const tip = await this.heightIn(st, chain);
-      return st.reorganize(chain, { from: tip - depth + 1, to: tip }, tip + 1, tip);
+      return st.reorganize(chain, { from: tip - depth + 1, to: tip }, tip + 1, tip, seq);
     });
     this.views.delete(chain);
     return moved;
@@ -325,22 +331,19 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
       const n = counters.get(scope)!;
       const salt = `in:${transfer.chain}:${transfer.address}:${n - 1n}`;
       const tip = this.tipOf(transfer.chain, Number(counters.get(blocksScope(transfer.chain))!));
-      const record: SimulatedTransferRecord = {
+      const record: SimulatedDepositRecord = {
         chain: transfer.chain,
         transferId: `${transfer.chain}:${this.digest(salt).subarray(0, 12).toString("hex")}`,
-        direction: "in",
         asset: transfer.asset,
         address: transfer.address,
         amount: transfer.amount,
         txHash: this.txHash(transfer.chain, tip + 1, salt),
         includedAt: tip + 1,
         droppedAt: null,
-        refused: null,
-        failure: null,
         created: this.clock.now(),
       };
       // its id is new: the deposit's number is this transaction's alone
-      await st.putTransfers([record]);
+      await st.putDeposits([record]);
       return [record, tip] as const;
     });
     return this.inbound(record, tip, config);
@@ -368,8 +371,8 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
 
   // ---- internals ------------------------------------------------------------------------------
 
-  private inbound(t: SimulatedTransferRecord, tip: number, config: SimulatedChainConfig): InboundTransfer {
-    const includedAt = t.includedAt!;
+  private inbound(t: SimulatedDepositRecord, tip: number, config: SimulatedChainConfig): InboundTransfer {
+    const includedAt = t.includedAt;
     const confirmations = t.droppedAt !== null || tip < includedAt ? 0 : tip - includedAt + 1;
     const finality =
       t.droppedAt !== null ? "reverted" : confirmations === 0 ? "pending" : confirmations >= config.confirmationsToFinality ? "final" : "included";
@@ -379,7 +382,7 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
       asset: t.asset,
       address: t.address,
       amount: t.amount,
-      txHash: t.txHash!,
+      txHash: t.txHash,
       confirmations,
       finality,
       seenAt: GENESIS + includedAt * config.blockTimeMs,
@@ -389,6 +392,16 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   /** One transaction of the simulated world. */
   private transaction<T>(fn: (state: SimulatedState) => Promise<T>): Promise<T> {
     return this.state.transaction((tx) => fn(new SimulatedState(tx)));
+  }
+
+  /** The reorganisations of `chain` as of its `reorgs` counter (read again only when it moved). */
+  private async reorgLog(st: SimulatedState, chain: string, reorgs: bigint): Promise<readonly ReorgEntry[]> {
+    if (reorgs === 0n) return [];
+    const known = this.logs.get(chain);
+    if (known?.reorgs === reorgs) return known.entries;
+    const entries = await st.reorgLog(chain);
+    this.logs.set(chain, { reorgs, entries });
+    return entries;
   }
 
   private async heightIn(st: SimulatedState, chain: string): Promise<number> {

@@ -4,56 +4,77 @@ import { compareStateKeys, decodeCounter, encodeSortableUint, type AdapterStateT
 export const SIMULATED_NAMESPACE = "simulated-chains";
 
 /**
- * One transfer of the simulated world: outbound ones the engine broadcast (a refusal too), inbound
- * deposits the test helpers paid. Kept so a restart loses none and every engine process on one
- * database sees one world.
+ * What a broadcast decided, kept under the transfer's id so a repeated call answers the same: the
+ * hash it was sent under and whether it fails once mined, or why it was refused.
  */
-export interface SimulatedTransferRecord {
+export type SentOutcome = { txHash: string; failure: string | null } | { refused: string };
+
+/** A deposit a test helper paid: kept so a restart loses none and every engine process sees it. */
+export interface SimulatedDepositRecord {
   chain: string;
-  /** The engine's id for an outbound transfer (a leg id), the simulation's for a deposit. */
+  /** The simulation's id for it. */
   transferId: string;
-  direction: "out" | "in";
   asset: string;
-  /** Where it went: the recipient (out) or the engine's deposit address (in). */
+  /** The engine's deposit address it was paid to. */
   address: string;
   amount: bigint;
-  /** Null for a refused broadcast (nothing was sent). */
-  txHash: string | null;
-  /** Height of the block that includes it (null when refused). */
-  includedAt: number | null;
-  /** Inbound: height at which a reorganisation removed it, or null. */
+  txHash: string;
+  /** Height of the block that includes it. */
+  includedAt: number;
+  /** Height at which a reorganisation removed it, or null. */
   droppedAt: number | null;
-  /** Outbound: why the broadcast was refused, or null. */
-  refused: string | null;
-  /** Outbound: why it fails once mined (reverted), or null. */
-  failure: string | null;
   created: number;
 }
 
+/** What a sent transfer's status depends on beyond its hash (`statusByHash`). */
+export interface SentStatus {
+  /** Its inclusion height before the reorganisations of the log (`ReorgEntry`). */
+  includedAt: number;
+  failure: string | null;
+}
+
+/** One reorganisation: sent transfers included from `from` to `to` (inclusive) moved to `moveTo`. */
+export interface ReorgEntry {
+  from: number;
+  to: number;
+  moveTo: number;
+}
+
 /*
- * The keyspace (namespace `simulated-chains`; `<h>` is a height as `encodeSortableUint`). The
+ * The keyspace (namespace `simulated-chains`; `<h>` and `<n>` are numbers as
+ * `encodeSortableUint`). A sent transfer's hash starts with its inclusion height, so its status
+ * needs no record of its own unless it fails: the simulation writes one key per broadcast. The
  * PostgreSQL migration 13 wrote this layout from the tables it replaced: change it only with a
  * step that rewrites what is stored.
  *
- *   counter/<scope>                   counters (`increment`): spent:<chain>:<asset>, blocks:<chain>,
- *                                     reorgs:<chain>, deposits:<chain>
- *   transfer/<chain>/<transferId>     a transfer (amount as a decimal string)
- *   hash/<chain>/<txHash>             {transferId, includedAt, failure}: what a status needs, in one
- *                                     read (a reorganisation rewrites it with the record)
- *   out/<chain>/<h>/<transferId>      outbound transfers by inclusion height (what a reorganisation moves)
- *   in/<chain>/<h>/<transferId>       deposits by inclusion height
- *   dropped/<chain>/<h>/<transferId>  deposits by the height a reorganisation removed them at
+ *   counter/<scope>                           counters (`increment`): spent:<chain>:<asset>, blocks:<chain>,
+ *                                             reorgs:<chain>, deposits:<chain>
+ *   sent/<chain>/<transferId>                 a broadcast's outcome (`SentOutcome`)
+ *   hash/<chain>/<txHash>                     `SentStatus` of a sent transfer its hash does not tell
+ *                                             (one that fails; one sent before migration 13)
+ *   sent-at/<chain>/<h>                       counter: sent transfers included at height h
+ *   reorg/<chain>/<n>                         the n-th reorganisation (`ReorgEntry`)
+ *   deposit/<chain>/<transferId>              a deposit (amount as a decimal string)
+ *   deposit-at/<chain>/<h>/<transferId>       → transferId, deposits by inclusion height
+ *   deposit-dropped/<chain>/<h>/<transferId>  → transferId, deposits by the height a reorganisation removed them at
  */
 const counterKey = (scope: string) => `counter/${scope}`;
-const transferKey = (chain: string, transferId: string) => `transfer/${chain}/${transferId}`;
+const sentKey = (chain: string, transferId: string) => `sent/${chain}/${transferId}`;
 const hashKey = (chain: string, txHash: string) => `hash/${chain}/${txHash}`;
-const heightPrefix = (direction: "out" | "in", chain: string) => `${direction}/${chain}/`;
-const heightKey = (direction: "out" | "in", chain: string, height: number, transferId: string) =>
-  `${heightPrefix(direction, chain)}${encodeSortableUint(height)}/${transferId}`;
-const droppedPrefix = (chain: string) => `dropped/${chain}/`;
-const droppedKey = (chain: string, height: number, transferId: string) => `${droppedPrefix(chain)}${encodeSortableUint(height)}/${transferId}`;
-/** Heights as key bounds (a bound below zero is zero: no height is negative). */
+const sentAtPrefix = (chain: string) => `sent-at/${chain}/`;
+const reorgPrefix = (chain: string) => `reorg/${chain}/`;
+const depositKey = (chain: string, transferId: string) => `deposit/${chain}/${transferId}`;
+const depositAtPrefix = (chain: string) => `deposit-at/${chain}/`;
+const depositDroppedPrefix = (chain: string) => `deposit-dropped/${chain}/`;
+/** Heights as key parts (a bound below zero is zero: no height is negative). */
 const height = (n: number) => encodeSortableUint(Math.max(0, n));
+
+/** A sent transfer's height after the reorganisations of `log` (in order) moved it. */
+export function heightAfter(includedAt: number, log: readonly ReorgEntry[]): number {
+  let h = includedAt;
+  for (const r of log) if (h >= r.from && h <= r.to) h = r.moveTo;
+  return h;
+}
 
 /**
  * What the simulated chains keep, on one transaction of their namespace: typed records over the
@@ -75,54 +96,51 @@ export class SimulatedState {
   }
 
   /**
-   * Counters (0 when missing, without locking them) and transfers by (chain, id), in one read:
-   * transfers answer under `${chain}\u0000${transferId}`.
+   * Counters (0 when missing, without locking them) and earlier outcomes of broadcasts by (chain,
+   * id), in one read: outcomes answer under `${chain}\u0000${transferId}`.
    */
   async read(
     scopes: readonly string[],
-    transfers: readonly { chain: string; transferId: string }[] = [],
-  ): Promise<{ counters: Map<string, bigint>; transfers: Map<string, SimulatedTransferRecord> }> {
-    const keys = [...scopes.map(counterKey), ...transfers.map((t) => transferKey(t.chain, t.transferId))];
+    sent: readonly { chain: string; transferId: string }[] = [],
+  ): Promise<{ counters: Map<string, bigint>; sent: Map<string, SentOutcome> }> {
+    const keys = [...scopes.map(counterKey), ...sent.map((t) => sentKey(t.chain, t.transferId))];
     const found = keys.length ? await this.state.get(keys) : new Map<string, Json>();
-    return {
-      counters: new Map(scopes.map((scope) => [scope, decodeCounter(found.get(counterKey(scope)))])),
-      transfers: new Map<string, SimulatedTransferRecord>(
-        transfers.flatMap((t) => {
-          const value = found.get(transferKey(t.chain, t.transferId));
-          return value === undefined ? [] : [[`${t.chain}\u0000${t.transferId}`, decodeTransfer(value)] as const];
-        }),
-      ),
-    };
+    const outcomes = new Map<string, SentOutcome>();
+    for (const t of sent) {
+      const value = found.get(sentKey(t.chain, t.transferId));
+      if (value !== undefined) outcomes.set(`${t.chain}\u0000${t.transferId}`, value as SentOutcome);
+    }
+    return { counters: new Map(scopes.map((scope) => [scope, decodeCounter(found.get(counterKey(scope)))])), sent: outcomes };
   }
 
   /**
-   * Records each transfer unless (chain, transferId) exists; returns the stored records in the
-   * order given (the existing one where there was one, unchanged). Indexes follow the records
-   * this call inserted.
+   * Records broadcasts' outcomes unless their (chain, id) has one; answers, in the order given,
+   * the outcome stored now (an earlier one where there was one, unchanged). Counts the sends per
+   * block of inclusion, and keeps the status of a send that fails (its hash does not tell).
    */
-  async insertTransfers(records: readonly SimulatedTransferRecord[]): Promise<SimulatedTransferRecord[]> {
-    if (!records.length) return [];
-    const answers = await this.state.insert(records.map((r) => [transferKey(r.chain, r.transferId), encodeTransfer(r)] as const));
-    const indexes: [string, Json][] = [];
-    const stored = records.map((r) => {
-      const answer = answers.get(transferKey(r.chain, r.transferId))!;
-      if (!answer.inserted) return decodeTransfer(answer.value);
-      indexes.push(...indexEntries(r));
-      return r;
+  async insertSent(sends: readonly { chain: string; transferId: string; outcome: SentOutcome; includedAt: number | null }[]): Promise<SentOutcome[]> {
+    if (!sends.length) return [];
+    const answers = await this.state.insert(sends.map((s) => [sentKey(s.chain, s.transferId), s.outcome as Json] as const));
+    const perBlock = new Map<string, bigint>();
+    const failing: [string, Json][] = [];
+    const stored = sends.map((s) => {
+      const answer = answers.get(sentKey(s.chain, s.transferId))!;
+      if (!answer.inserted) return answer.value as SentOutcome;
+      if ("txHash" in s.outcome && s.includedAt !== null) {
+        const key = sentAtPrefix(s.chain) + height(s.includedAt);
+        perBlock.set(key, (perBlock.get(key) ?? 0n) + 1n);
+        if (s.outcome.failure !== null) {
+          failing.push([hashKey(s.chain, s.outcome.txHash), { includedAt: s.includedAt, failure: s.outcome.failure } satisfies SentStatus]);
+        }
+      }
+      return s.outcome;
     });
-    if (indexes.length) await this.state.put(indexes);
+    if (perBlock.size) await this.state.increment(perBlock);
+    if (failing.length) await this.state.put(failing);
     return stored;
   }
 
-  /**
-   * Records transfers whose ids this transaction knows to be new (derived from a counter it
-   * holds locked), with their indexes: writes only, sent with the commit.
-   */
-  async putTransfers(records: readonly SimulatedTransferRecord[]): Promise<void> {
-    await this.state.put(records.flatMap((r) => [[transferKey(r.chain, r.transferId), encodeTransfer(r)] as [string, Json], ...indexEntries(r)]));
-  }
-
-  /** What the status of each sent transfer of `chain` with these hashes depends on, by hash (unknown hashes are absent). */
+  /** What the status of sent transfers of `chain` depends on beyond their hashes, by hash (absent: the hash tells). */
   async statusByHash(chain: string, txHashes: readonly string[]): Promise<Map<string, SentStatus>> {
     if (!txHashes.length) return new Map();
     const found = await this.state.get(txHashes.map((h) => hashKey(chain, h)));
@@ -134,89 +152,71 @@ export class SimulatedState {
     return out;
   }
 
+  /** The reorganisations of `chain`, oldest first. */
+  async reorgLog(chain: string): Promise<ReorgEntry[]> {
+    return (await this.state.list({ prefix: reorgPrefix(chain) })).map((e) => e.value as ReorgEntry);
+  }
+
+  /** Records deposits (their ids are new: derived from a counter this transaction holds), with their indexes. */
+  async putDeposits(records: readonly SimulatedDepositRecord[]): Promise<void> {
+    await this.state.put(records.flatMap((r) => [[depositKey(r.chain, r.transferId), encodeDeposit(r)] as [string, Json], ...depositIndexes(r)]));
+  }
+
   /**
    * Deposits of `chain` whose story was not over at a height: not dropped and included at
    * `includedFrom` or later, or dropped at `droppedSince` or later. Lowest inclusion height
    * first, then by transfer id.
    */
-  async listInbound(chain: string, filter: { includedFrom: number; droppedSince: number }): Promise<SimulatedTransferRecord[]> {
-    const included = await this.state.list({ prefix: heightPrefix("in", chain), from: heightPrefix("in", chain) + height(filter.includedFrom) });
-    const dropped = await this.state.list({ prefix: droppedPrefix(chain), from: droppedPrefix(chain) + height(filter.droppedSince) });
-    const ids = new Set([...included, ...dropped].map((e) => e.value as string));
-    const records = await this.transfers(chain, [...ids]);
-    return [...records.values()]
-      .filter(
-        (r) =>
-          (r.droppedAt === null && r.includedAt !== null && r.includedAt >= filter.includedFrom) ||
-          (r.droppedAt !== null && r.droppedAt >= filter.droppedSince),
-      )
-      .sort((a, b) => (a.includedAt ?? 0) - (b.includedAt ?? 0) || compareStateKeys(a.transferId, b.transferId));
+  async listDeposits(chain: string, filter: { includedFrom: number; droppedSince: number }): Promise<SimulatedDepositRecord[]> {
+    const included = await this.state.list({ prefix: depositAtPrefix(chain), from: depositAtPrefix(chain) + height(filter.includedFrom) });
+    const dropped = await this.state.list({ prefix: depositDroppedPrefix(chain), from: depositDroppedPrefix(chain) + height(filter.droppedSince) });
+    const records = await this.deposits(chain, [...new Set([...included, ...dropped].map((e) => e.value as string))]);
+    return records
+      .filter((r) => (r.droppedAt === null && r.includedAt >= filter.includedFrom) || (r.droppedAt !== null && r.droppedAt >= filter.droppedSince))
+      .sort((a, b) => a.includedAt - b.includedAt || compareStateKeys(a.transferId, b.transferId));
   }
 
   /**
-   * A reorganisation of `chain` replacing the blocks `from` to `to` (inclusive): outbound
-   * transfers included there move to height `moveTo`; deposits there not yet dropped are dropped
-   * at height `droppedAt`. Returns how many transfers changed.
+   * A reorganisation of `chain` replacing the blocks `from` to `to` (inclusive), the `seq`-th of
+   * the chain: sent transfers included there move to height `moveTo` (logged, so each status
+   * follows; their counts per block move with them); deposits there not yet dropped are dropped
+   * at height `droppedAt`. Returns how many transfers the blocks held (sent and received).
    */
-  async reorganize(chain: string, range: { from: number; to: number }, moveTo: number, droppedAt: number): Promise<number> {
+  async reorganize(chain: string, range: { from: number; to: number }, moveTo: number, droppedAt: number, seq: bigint): Promise<number> {
     if (range.to < range.from) return 0;
-    const within = (direction: "out" | "in") =>
-      this.state.list({ from: heightPrefix(direction, chain) + height(range.from), to: heightPrefix(direction, chain) + height(range.to + 1) });
-    const out = await within("out");
-    const inbound = await within("in");
-    const records = await this.transfers(chain, [...out, ...inbound].map((e) => e.value as string));
-    const writes: [string, Json][] = [];
-    const removed: string[] = [];
-    let changed = 0;
-    for (const r of records.values()) {
-      if (r.direction === "out") {
-        removed.push(heightKey("out", chain, r.includedAt!, r.transferId));
-        const moved = { ...r, includedAt: moveTo };
-        writes.push([transferKey(chain, r.transferId), encodeTransfer(moved)], ...indexEntries(moved));
-      } else if (r.droppedAt === null) {
-        writes.push([transferKey(chain, r.transferId), encodeTransfer({ ...r, droppedAt })]);
-        writes.push([droppedKey(chain, droppedAt, r.transferId), r.transferId]);
-      } else {
-        continue;
-      }
-      changed++;
+    const sentRange = { from: sentAtPrefix(chain) + height(range.from), to: sentAtPrefix(chain) + height(range.to + 1) };
+    const moved = (await this.state.list(sentRange)).reduce((sum, e) => sum + decodeCounter(e.value), 0n);
+    if (moved > 0n) {
+      await this.state.deleteRange(sentRange);
+      await this.state.increment([[sentAtPrefix(chain) + height(moveTo), moved]]);
     }
-    await this.state.delete(removed);
-    await this.state.put(writes);
-    return changed;
+    const within = await this.state.list({ from: depositAtPrefix(chain) + height(range.from), to: depositAtPrefix(chain) + height(range.to + 1) });
+    const dropped = (await this.deposits(chain, within.map((e) => e.value as string))).filter((r) => r.droppedAt === null).map((r) => ({ ...r, droppedAt }));
+    await this.state.put([
+      [reorgPrefix(chain) + encodeSortableUint(seq), { from: range.from, to: range.to, moveTo } satisfies ReorgEntry],
+      ...dropped.flatMap((r) => [[depositKey(chain, r.transferId), encodeDeposit(r)] as [string, Json], ...depositIndexes(r)]),
+    ]);
+    return Number(moved) + dropped.length;
   }
 
-  private async transfers(chain: string, ids: readonly string[]): Promise<Map<string, SimulatedTransferRecord>> {
-    if (!ids.length) return new Map();
-    const found = await this.state.get(ids.map((id) => transferKey(chain, id)));
-    return new Map([...found.values()].map((value) => {
-      const record = decodeTransfer(value);
-      return [record.transferId, record] as const;
-    }));
+  private async deposits(chain: string, ids: readonly string[]): Promise<SimulatedDepositRecord[]> {
+    if (!ids.length) return [];
+    return [...(await this.state.get(ids.map((id) => depositKey(chain, id)))).values()].map(decodeDeposit);
   }
 }
 
-/** What a sent transfer's status depends on (`statusByHash`). */
-export interface SentStatus {
-  transferId: string;
-  includedAt: number | null;
-  failure: string | null;
-}
-
-/** The index keys of a transfer as recorded. */
-function indexEntries(r: SimulatedTransferRecord): [string, Json][] {
-  const out: [string, Json][] = [];
-  if (r.txHash !== null) out.push([hashKey(r.chain, r.txHash), { transferId: r.transferId, includedAt: r.includedAt, failure: r.failure } satisfies SentStatus]);
-  if (r.includedAt !== null) out.push([heightKey(r.direction, r.chain, r.includedAt, r.transferId), r.transferId]);
-  if (r.droppedAt !== null) out.push([droppedKey(r.chain, r.droppedAt, r.transferId), r.transferId]);
+/** The index keys of a deposit as recorded. */
+function depositIndexes(r: SimulatedDepositRecord): [string, Json][] {
+  const out: [string, Json][] = [[`${depositAtPrefix(r.chain)}${height(r.includedAt)}/${r.transferId}`, r.transferId]];
+  if (r.droppedAt !== null) out.push([`${depositDroppedPrefix(r.chain)}${height(r.droppedAt)}/${r.transferId}`, r.transferId]);
   return out;
 }
 
-function encodeTransfer(r: SimulatedTransferRecord): Json {
+function encodeDeposit(r: SimulatedDepositRecord): Json {
   return { ...r, amount: r.amount.toString() };
 }
 
-function decodeTransfer(value: Json): SimulatedTransferRecord {
-  const v = value as Omit<SimulatedTransferRecord, "amount"> & { amount: string };
+function decodeDeposit(value: Json): SimulatedDepositRecord {
+  const v = value as Omit<SimulatedDepositRecord, "amount"> & { amount: string };
   return { ...v, amount: BigInt(v.amount) };
 }
