@@ -44,7 +44,8 @@ export interface AdapterStateTx {
    * The values of those `keys` that exist, by key (absent keys are absent from the map). With
    * `lock`, the keys that exist stay locked until the transaction ends: another transaction's
    * locking read, `put`, `delete` or `increment` of them waits. A key that does not exist is not
-   * locked; to lock a key whether or not it exists, `insert` or `increment` it first.
+   * locked; to lock a key whether or not it exists, keep a counter there and `increment` it (by
+   * zero).
    */
   get(keys: Iterable<string>, options?: { lock?: boolean }): Promise<Map<string, Json>>;
   /**
