@@ -475,15 +475,12 @@ UNION ALL
 SELECT 'simulated-chains', 'sent-at/' || chain || '/' || lpad(included_at::text, 20, '0'), to_json(count(*)::text)
 FROM {s}.simulated_transfers WHERE direction = 'out' AND included_at IS NOT NULL GROUP BY chain, included_at
 UNION ALL
-SELECT 'simulated-chains', 'deposit/' || chain || '/' || transfer_id, json_build_object(
+SELECT 'simulated-chains', 'deposit/' || chain || '/' || lpad(included_at::text, 20, '0') || '/' || transfer_id, json_build_object(
   'chain', chain, 'transferId', transfer_id, 'asset', asset, 'address', address, 'amount', amount::text,
   'txHash', tx_hash, 'includedAt', included_at, 'droppedAt', dropped_at, 'created', created)
 FROM {s}.simulated_transfers WHERE direction = 'in'
 UNION ALL
-SELECT 'simulated-chains', 'deposit-at/' || chain || '/' || lpad(included_at::text, 20, '0') || '/' || transfer_id, to_json(transfer_id)
-FROM {s}.simulated_transfers WHERE direction = 'in'
-UNION ALL
-SELECT 'simulated-chains', 'deposit-dropped/' || chain || '/' || lpad(dropped_at::text, 20, '0') || '/' || transfer_id, to_json(transfer_id)
+SELECT 'simulated-chains', 'deposit-dropped/' || chain || '/' || lpad(dropped_at::text, 20, '0') || '/' || transfer_id, to_json(included_at)
 FROM {s}.simulated_transfers WHERE direction = 'in' AND dropped_at IS NOT NULL;
 
 DROP TABLE {s}.chain_sequences, {s}.chain_transactions, {s}.chain_transaction_hashes, {s}.chain_addresses,

@@ -54,17 +54,18 @@ export interface ReorgEntry {
  *                                             (one that fails; one sent before migration 13)
  *   sent-at/<chain>/<h>                       counter: sent transfers included at height h
  *   reorg/<chain>/<n>                         the n-th reorganisation (`ReorgEntry`)
- *   deposit/<chain>/<transferId>              a deposit (amount as a decimal string)
- *   deposit-at/<chain>/<h>/<transferId>       → transferId, deposits by inclusion height
- *   deposit-dropped/<chain>/<h>/<transferId>  → transferId, deposits by the height a reorganisation removed them at
+ *   deposit/<chain>/<h>/<transferId>         a deposit by inclusion height (amount as a decimal string):
+ *                                             what is read is a range of heights, never one id
+ *   deposit-dropped/<chain>/<h>/<transferId>  → its inclusion height: deposits by the height a
+ *                                             reorganisation removed them at
  */
 const counterKey = (scope: string) => `counter/${scope}`;
 const sentKey = (chain: string, transferId: string) => `sent/${chain}/${transferId}`;
 const hashKey = (chain: string, txHash: string) => `hash/${chain}/${txHash}`;
 const sentAtPrefix = (chain: string) => `sent-at/${chain}/`;
 const reorgPrefix = (chain: string) => `reorg/${chain}/`;
-const depositKey = (chain: string, transferId: string) => `deposit/${chain}/${transferId}`;
-const depositAtPrefix = (chain: string) => `deposit-at/${chain}/`;
+const depositPrefix = (chain: string) => `deposit/${chain}/`;
+const depositKey = (chain: string, includedAt: number, transferId: string) => `${depositPrefix(chain)}${height(includedAt)}/${transferId}`;
 const depositDroppedPrefix = (chain: string) => `deposit-dropped/${chain}/`;
 /** Heights as key parts (a bound below zero is zero: no height is negative). */
 const height = (n: number) => encodeSortableUint(Math.max(0, n));
@@ -157,9 +158,9 @@ export class SimulatedState {
     return (await this.state.list({ prefix: reorgPrefix(chain) })).map((e) => e.value as ReorgEntry);
   }
 
-  /** Records deposits (their ids are new: derived from a counter this transaction holds), with their indexes. */
+  /** Records deposits (their ids are new: derived from a counter this transaction holds). */
   async putDeposits(records: readonly SimulatedDepositRecord[]): Promise<void> {
-    await this.state.put(records.flatMap((r) => [[depositKey(r.chain, r.transferId), encodeDeposit(r)] as [string, Json], ...depositIndexes(r)]));
+    await this.state.put(records.flatMap(depositEntries));
   }
 
   /**
@@ -168,10 +169,15 @@ export class SimulatedState {
    * first, then by transfer id.
    */
   async listDeposits(chain: string, filter: { includedFrom: number; droppedSince: number }): Promise<SimulatedDepositRecord[]> {
-    const included = await this.state.list({ prefix: depositAtPrefix(chain), from: depositAtPrefix(chain) + height(filter.includedFrom) });
-    const dropped = await this.state.list({ prefix: depositDroppedPrefix(chain), from: depositDroppedPrefix(chain) + height(filter.droppedSince) });
-    const records = await this.deposits(chain, [...new Set([...included, ...dropped].map((e) => e.value as string))]);
-    return records
+    const included = (await this.state.list({ prefix: depositPrefix(chain), from: depositPrefix(chain) + height(filter.includedFrom) })).map((e) =>
+      decodeDeposit(e.value),
+    );
+    // dropped since, but included before the range above
+    const dropped = (await this.state.list({ prefix: depositDroppedPrefix(chain), from: depositDroppedPrefix(chain) + height(filter.droppedSince) }))
+      .map((e) => ({ includedAt: e.value as number, transferId: e.key.slice(e.key.lastIndexOf("/") + 1) }))
+      .filter((d) => d.includedAt < filter.includedFrom);
+    const earlier = dropped.length ? [...(await this.state.get(dropped.map((d) => depositKey(chain, d.includedAt, d.transferId)))).values()].map(decodeDeposit) : [];
+    return [...included, ...earlier]
       .filter((r) => (r.droppedAt === null && r.includedAt >= filter.includedFrom) || (r.droppedAt !== null && r.droppedAt >= filter.droppedSince))
       .sort((a, b) => a.includedAt - b.includedAt || compareStateKeys(a.transferId, b.transferId));
   }
@@ -190,25 +196,20 @@ export class SimulatedState {
       await this.state.deleteRange(sentRange);
       await this.state.increment([[sentAtPrefix(chain) + height(moveTo), moved]]);
     }
-    const within = await this.state.list({ from: depositAtPrefix(chain) + height(range.from), to: depositAtPrefix(chain) + height(range.to + 1) });
-    const dropped = (await this.deposits(chain, within.map((e) => e.value as string))).filter((r) => r.droppedAt === null).map((r) => ({ ...r, droppedAt }));
-    await this.state.put([
-      [reorgPrefix(chain) + encodeSortableUint(seq), { from: range.from, to: range.to, moveTo } satisfies ReorgEntry],
-      ...dropped.flatMap((r) => [[depositKey(chain, r.transferId), encodeDeposit(r)] as [string, Json], ...depositIndexes(r)]),
-    ]);
+    const within = await this.state.list({ from: depositPrefix(chain) + height(range.from), to: depositPrefix(chain) + height(range.to + 1) });
+    const dropped = within
+      .map((e) => decodeDeposit(e.value))
+      .filter((r) => r.droppedAt === null)
+      .map((r) => ({ ...r, droppedAt }));
+    await this.state.put([[reorgPrefix(chain) + encodeSortableUint(seq), { from: range.from, to: range.to, moveTo } satisfies ReorgEntry], ...dropped.flatMap(depositEntries)]);
     return Number(moved) + dropped.length;
-  }
-
-  private async deposits(chain: string, ids: readonly string[]): Promise<SimulatedDepositRecord[]> {
-    if (!ids.length) return [];
-    return [...(await this.state.get(ids.map((id) => depositKey(chain, id)))).values()].map(decodeDeposit);
   }
 }
 
-/** The index keys of a deposit as recorded. */
-function depositIndexes(r: SimulatedDepositRecord): [string, Json][] {
-  const out: [string, Json][] = [[`${depositAtPrefix(r.chain)}${height(r.includedAt)}/${r.transferId}`, r.transferId]];
-  if (r.droppedAt !== null) out.push([`${depositDroppedPrefix(r.chain)}${height(r.droppedAt)}/${r.transferId}`, r.transferId]);
+/** A deposit's record, and its entry by the height it was dropped at. */
+function depositEntries(r: SimulatedDepositRecord): [string, Json][] {
+  const out: [string, Json][] = [[depositKey(r.chain, r.includedAt, r.transferId), encodeDeposit(r)]];
+  if (r.droppedAt !== null) out.push([`${depositDroppedPrefix(r.chain)}${height(r.droppedAt)}/${r.transferId}`, r.includedAt]);
   return out;
 }
 

@@ -1,19 +1,21 @@
 import {
   assertStateKey,
+  compareStateKeys,
   stateRangeBounds,
   type AdapterStateTx,
   type StateEntry,
   type StateRange,
   type Json,
 } from "../../../src/ports/public";
+import { PLAN_EACH_TIME } from "../driver";
 import type { BufferedUpdate, PgTxContext, Row } from "../pg-tx";
 import { ADAPTER_STATE, type AdapterStateRow } from "../tables";
 
 /** The statements of one schema, built once. */
 interface Statements {
   get: string;
+  lock: string;
   insert: string;
-  refetch: string;
   put: BufferedUpdate<AdapterStateRow>;
   delete: string;
   increment: string;
@@ -21,8 +23,15 @@ interface Statements {
 
 const bySchema = new Map<string, Statements>();
 
-/** Keys as one JSON parameter, unnested into an array the primary key's index is probed with. */
-const KEYS = "ARRAY(SELECT json_array_elements_text($2::json))";
+/**
+ * The rows of the keys given as one JSON array (`$2`), one primary-key lookup per key: `LIMIT 1`
+ * keeps each lookup a subquery of its own, so the plan is a lookup per key however the planner
+ * sized the table when it made the plan (a join, or `key = ANY(…)`, planned while the table was
+ * empty stays a scan of the whole table). `lock` locks each row found, in the order of the keys.
+ */
+const lookup = (s: string, columns: string, lock = "") =>
+  `FROM json_array_elements_text($2::json) AS k(key),
+     LATERAL (SELECT ${columns} FROM ${s}.adapter_state a WHERE a.namespace = $1 AND a.key = k.key LIMIT 1${lock}) a`;
 
 function statements(s: string): Statements {
   let sql = bySchema.get(s);
@@ -30,9 +39,10 @@ function statements(s: string): Statements {
   const [ns, key, value] = ADAPTER_STATE.columns.map((c) => `x."${c.alias}"`);
   const recordset = ADAPTER_STATE.columns.map((c) => `"${c.alias}" text`).join(", ");
   sql = {
-    get: `SELECT key, value::text AS value FROM ${s}.adapter_state WHERE namespace = $1 AND key = ANY(${KEYS})`,
+    get: `SELECT a.key, a.value::text AS value ${lookup(s, "key, value")}`,
+    lock: `SELECT a.key, a.value::text AS value ${lookup(s, "key, value", " FOR UPDATE")}`,
     // Inserted keys come back from the INSERT; existing ones from the statement's snapshot. A key
-    // a concurrent transaction inserted (this one waited for it) is in neither: `refetch` reads it.
+    // a concurrent transaction inserted (this one waited for it) is in neither: `get` reads it after.
     insert: `WITH x AS (SELECT k, v FROM json_to_recordset($2::json) AS x(k text, v text)),
       ins AS (
         INSERT INTO ${s}.adapter_state (namespace, key, value)
@@ -41,8 +51,8 @@ function statements(s: string): Statements {
         RETURNING key)
       SELECT key, NULL AS value, true AS inserted FROM ins
       UNION ALL
-      SELECT a.key, a.value::text, false FROM ${s}.adapter_state a WHERE a.namespace = $1 AND a.key = ANY(ARRAY(SELECT k FROM x))`,
-    refetch: `SELECT key, value::text AS value FROM ${s}.adapter_state WHERE namespace = $1 AND key = ANY(${KEYS})`,
+      SELECT a.key, a.value::text, false FROM x,
+        LATERAL (SELECT key, value FROM ${s}.adapter_state a WHERE a.namespace = $1 AND a.key = x.k LIMIT 1) a`,
     put: {
       table: ADAPTER_STATE,
       sql: `INSERT INTO ${s}.adapter_state AS t (namespace, key, value)
@@ -52,7 +62,8 @@ function statements(s: string): Statements {
       guarded: false,
       strict: false,
     },
-    delete: `DELETE FROM ${s}.adapter_state WHERE namespace = $1 AND key = ANY(${KEYS})`,
+    // planned with its keys each time (a delete cannot look rows up one by one as `get` does)
+    delete: `${PLAN_EACH_TIME}DELETE FROM ${s}.adapter_state WHERE namespace = $1 AND key IN (SELECT json_array_elements_text($2::json))`,
     // a stored value that is not a counter (a JSON string of an integer) makes the sum NULL,
     // which the NOT NULL of `value` refuses: the call fails
     increment: `INSERT INTO ${s}.adapter_state AS a (namespace, key, value)
@@ -93,7 +104,10 @@ export function adapterStateTx(tx: PgTxContext, namespace: string): AdapterState
     async get(keys, options) {
       const wanted = unique(checked(keys));
       if (!wanted.length) return new Map();
-      const { rows } = await tx.select(sql.get, [namespace, keyParam(wanted)], options, "key");
+      // locks are taken in key order (the lookups run in the order of the keys)
+      const { rows } = options?.lock
+        ? await tx.run(sql.lock, [namespace, keyParam(wanted.sort(compareStateKeys))])
+        : await tx.read(sql.get, [namespace, keyParam(wanted)]);
       return new Map(rows.map((r) => [r.key as string, JSON.parse(r.value as string) as Json]));
     },
     async insert(entries) {
@@ -115,7 +129,7 @@ export function adapterStateTx(tx: PgTxContext, namespace: string): AdapterState
         if (!missing.length) return new Map([...given.keys()].map((k) => [k, answers.get(k)!]));
         if (round >= 3) throw new Error(`adapter state ${namespace}: keys neither inserted nor found: ${missing.join(", ")}`);
         // committed by a concurrent transaction after this statement's snapshot: visible now
-        rows = (await tx.run(sql.refetch, [namespace, keyParam(missing)])).rows;
+        rows = (await tx.run(sql.get, [namespace, keyParam(missing)])).rows;
         const found = new Set(rows.map((r) => r.key as string));
         const gone = missing.filter((k) => !found.has(k));
         if (gone.length) {
