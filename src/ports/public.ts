@@ -15,6 +15,7 @@
 
 // ---- the ports -------------------------------------------------------------------------------
 
+/** Every port and its records as types: storage and its stores, adapter state, chain, venue, clock, delivery, screening, blobs, observer. */
 export type * from "./index";
 /** Whether a clock is the manual one (tests and test helpers advance it). */
 export { isManualClock } from "./clock";
