@@ -6,6 +6,7 @@ export default defineConfig([
   {
     entry: {
       index: "src/index.ts",
+      ports: "src/ports/public.ts",
       conformance: "src/conformance/index.ts",
       http: "adapters/http/index.ts",
       dev: "adapters/dev/index.ts",

@@ -17,7 +17,8 @@
  * This entry holds the engine, its types, the error catalogue and webhook signature
  * verification. Adapters live in their own entries: `payrail/adapters/memory`,
  * `payrail/adapters/postgres`, `payrail/http`, `payrail/dev` (simulated chains, venues and
- * screening, clocks, HTTP delivery) and `payrail/conformance`.
+ * screening, clocks, HTTP delivery) and `payrail/conformance`; `payrail/ports` is what an
+ * adapter written elsewhere imports (the ports and the helpers this package's adapters use).
  */
 export { Engine, type EngineOf, type EngineOptions, type CloseOptions } from "./engine/engine";
 export {

@@ -47,6 +47,52 @@ export async function main(): Promise<{ listed: PayoutObject[]; status: number }
 }
 `;
 
+/**
+ * An adapter written outside this package: it imports the ports and their helpers from
+ * `payrail/ports` only, and keeps its state through the adapter-state seam of whatever storage it
+ * is given (here the memory storage of `payrail/adapters/memory`).
+ */
+const OUTSIDE_ADAPTER = `
+import { decodeCounter, encodeSortableUint, type AdapterStateStore, type StorageAdapter } from "payrail/ports";
+import { createMemoryStorage } from "payrail/adapters/memory";
+
+/** Transfers by id, once each, numbered, and listed by height through an index key. */
+class TransferBook {
+  private readonly state: AdapterStateStore;
+  constructor(storage: StorageAdapter) {
+    this.state = storage.adapterState("toy-chain");
+  }
+  record(id: string, height: number, amount: bigint): Promise<unknown> {
+    return this.state.transaction(async (tx) => {
+      const key = "transfer/" + id;
+      const answer = (await tx.insert([[key, { height, amount: amount.toString() }]])).get(key)!;
+      if (answer.inserted) {
+        await tx.increment([["count", 1n]]);
+        await tx.put([["by-height/" + encodeSortableUint(height) + "/" + id, id]]);
+      }
+      return answer.value;
+    });
+  }
+  since(height: number): Promise<{ ids: string[]; count: bigint }> {
+    return this.state.transaction(async (tx) => ({
+      ids: (await tx.list({ prefix: "by-height/", from: "by-height/" + encodeSortableUint(height) })).map((e) => e.value as string),
+      count: decodeCounter((await tx.get(["count"])).get("count")),
+    }));
+  }
+}
+
+export async function main(): Promise<{ ids: string[]; count: bigint; first: unknown }> {
+  const storage = createMemoryStorage();
+  await storage.init();
+  const book = new TransferBook(storage);
+  const first = await book.record("b", 10, 5n);
+  await book.record("a", 9, 1n);
+  await book.record("c", 100, 2n);
+  await book.record("b", 11, 7n); // the same transfer again: the first record stands
+  return { ...(await book.since(10)), first };
+}
+`;
+
 function compile(dir: string, file: string): ts.Diagnostic[] {
   const program = ts.createProgram([join(dir, file)], {
     strict: true,
@@ -73,6 +119,7 @@ describe("an embedding host compiled against the built package", () => {
     await writeFile(join(dir, "package.json"), JSON.stringify({ type: "module" }));
     await writeFile(join(dir, "host.ts"), HOST.replace("PAYOUT_FIELDS", 'amount: "10", asset: "USDC"'));
     await writeFile(join(dir, "misspelt.ts"), HOST.replace("PAYOUT_FIELDS", 'ammount: "10", asset: "USDC"'));
+    await writeFile(join(dir, "outside-adapter.ts"), OUTSIDE_ADAPTER);
   }, 240_000);
   afterAll(async () => {
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -97,6 +144,14 @@ describe("an embedding host compiled against the built package", () => {
     const { listed, status } = await host.main();
     expect(listed.map((p) => p.amount)).toEqual(["10"]);
     expect(status).toBe(200);
+  });
+
+  it("builds an adapter outside the package on payrail/ports alone: it type-checks under --strict and keeps its state through the seam", async () => {
+    expect(messages(compile(dir, "outside-adapter.ts"))).toEqual([]);
+    const js = ts.transpileModule(OUTSIDE_ADAPTER, { compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext } }).outputText;
+    await writeFile(join(dir, "outside-adapter.mjs"), js);
+    const adapter = (await import(pathToFileURL(join(dir, "outside-adapter.mjs")).href)) as { main(): Promise<unknown> };
+    expect(await adapter.main()).toEqual({ ids: ["b", "c"], count: 3n, first: { height: 10, amount: "5" } });
   });
 
   it("keeps the root entry to the engine, its modules and how to define one, its errors and signature verification", async () => {

@@ -2,6 +2,8 @@ import { encodeFunctionData, http, parseTransaction } from "viem";
 import { inspect } from "node:util";
 import { beforeEach, describe, expect, it } from "vitest";
 import { EvmChain, MnemonicSigner, parseChainsConfig } from "../adapters/chains/evm";
+import { EVM_NAMESPACE, EvmState } from "../adapters/chains/evm/evm-state";
+import type { StorageAdapter } from "../src/ports";
 import { MemoryStorage } from "../adapters/memory";
 import { ManualClock } from "../adapters/clock";
 import { SimulatedVenues } from "../adapters/venues/simulated";
@@ -12,6 +14,9 @@ import { venueGasPricer } from "../src/quoting/gas-pricer";
 import { TEST_MNEMONIC } from "./support/evm/evm-node";
 import { evmChainOn, evmWorld, randomAddress, type EvmWorld } from "./support/evm/evm-harness";
 import { testTokenArtifact } from "./support/evm/evm-node";
+
+/** What the adapter keeps, read through its own state module (the adapter-state seam, namespace `evm`). */
+const evmState = <T>(storage: StorageAdapter, fn: (tx: EvmState) => Promise<T>) => storage.adapterState(EVM_NAMESPACE).transaction((tx) => fn(new EvmState(tx)));
 
 const encodeSetReverting = () => encodeFunctionData({ abi: testTokenArtifact().abi, functionName: "setReverting", args: [true] } as never);
 
@@ -32,7 +37,7 @@ describe("the EVM chain adapter", () => {
     expect(await adapter.transferStatus("base", sent.txHash)).toMatchObject({ finality: "pending", failure: null });
     clock.advance(61_000);
     expect(await adapter.transferStatus("base", sent.txHash)).toMatchObject({ finality: "pending" });
-    const record = (await storage.transaction((tx) => tx.chainState.getTransaction("base", "leg_stuck")))!;
+    const record = (await evmState(storage, (tx) => tx.getTransaction("base", "leg_stuck")))!;
     expect(record.attempts).toHaveLength(2);
     const [first, second] = record.attempts.map((a) => parseTransaction(a.raw as `0x${string}`));
     expect(second!.nonce).toBe(first!.nonce);
@@ -55,7 +60,7 @@ describe("the EVM chain adapter", () => {
     if (!("txHash" in sent)) throw new Error(sent.rejected);
     await w.node.provider.request({ method: "hardhat_dropTransaction", params: [sent.txHash] });
     // the operator's own transaction from the hot wallet takes the nonce
-    const record = (await storage.transaction((tx) => tx.chainState.getTransaction("base", "leg_dropped")))!;
+    const record = (await evmState(storage, (tx) => tx.getTransaction("base", "leg_dropped")))!;
     await w.node.provider.request({ method: "hardhat_impersonateAccount", params: [w.hot] });
     await w.node.provider.request({ method: "eth_sendTransaction", params: [{ from: w.hot, to: w.hot, value: "0x0", nonce: `0x${record.nonce!.toString(16)}` }] });
     await w.node.mine(1);
@@ -107,7 +112,7 @@ describe("the EVM chain adapter", () => {
     expect(await w.node.tokenBalance(w.token, toB)).toBe(0n);
     expect(await w.node.tokenBalance(w.token, toC)).toBe(13n);
     expect(await adapter.transferStatus("base", c.txHash)).toMatchObject({ finality: "final", failure: null });
-    const gap = await storage.transaction(async (tx) => (await tx.chainState.listTransactionsFrom("base", w.hot, 0)).filter((r) => r.kind === "gap"));
+    const gap = await evmState(storage, async (tx) => (await tx.listTransactionsFrom("base", w.hot, 0)).filter((r) => r.kind === "gap"));
     expect(gap).toHaveLength(1);
   });
 

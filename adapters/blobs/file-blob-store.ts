@@ -4,7 +4,7 @@ import { mkdir, open, readFile, rename, rm, stat, writeFile } from "node:fs/prom
 import { dirname, join, resolve } from "node:path";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
-import { assertBlobKey, type BlobObject, type BlobStore } from "../../src/ports/blobs";
+import { assertBlobKey, type BlobObject, type BlobStore } from "../../src/ports/public";
 
 export interface FileBlobStoreOptions {
   /** The folder blobs are kept under (created if missing), e.g. `<PAYRAIL_DATA_DIR>/blobs`. */

@@ -1,4 +1,4 @@
-import { assertBlobKey, type BlobObject, type BlobStore } from "../../src/ports/blobs";
+import { assertBlobKey, type BlobObject, type BlobStore } from "../../src/ports/public";
 
 /**
  * Blobs in process memory: for tests and single-process hosts that keep nothing across a

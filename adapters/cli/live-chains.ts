@@ -1,7 +1,7 @@
 import type { PayrailEngine as Engine } from "../../src/modules";
 import { AssetRegistry } from "../../src/money/assets";
 import type { Clock } from "../../src/ports/clock";
-import type { EvmSigner } from "../../src/ports/evm-signer";
+import type { EvmSigner } from "../chains/evm";
 import type { StorageAdapter } from "../../src/ports/storage";
 import type { VenueAdapter } from "../../src/ports/venue";
 import { venueGasPricer } from "../../src/quoting/gas-pricer";

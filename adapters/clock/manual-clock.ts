@@ -1,4 +1,4 @@
-import type { ManualClockControl } from "../../src/ports/clock";
+import type { ManualClockControl } from "../../src/ports/public";
 
 interface Sleeper {
   wakeAt: number;

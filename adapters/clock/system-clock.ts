@@ -1,4 +1,4 @@
-import type { Clock } from "../../src/ports/clock";
+import type { Clock } from "../../src/ports/public";
 
 /** Wall-clock time and real timers: what a host runs in production. */
 export class SystemClock implements Clock {

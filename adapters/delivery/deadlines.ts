@@ -1,4 +1,4 @@
-import type { Clock } from "../../src/ports/clock";
+import type { Clock } from "../../src/ports/public";
 
 interface Deadline {
   at: number;

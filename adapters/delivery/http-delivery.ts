@@ -2,12 +2,10 @@ import { lookup as dnsLookup } from "node:dns/promises";
 import { EventEmitter } from "node:events";
 import type { LookupFunction } from "node:net";
 import { Agent } from "undici";
-import type { Clock } from "../../src/ports/clock";
-import type { DeliveryAdapter, DeliveryRequest, DeliveryResult } from "../../src/ports/delivery";
+import { BoundedMap, type Clock, type DeliveryAdapter, type DeliveryRequest, type DeliveryResult } from "../../src/ports/public";
 import { SystemClock } from "../clock/system-clock";
 import { addressLiteral, refusedAddress, refusedName } from "./address-guard";
 import { Deadlines } from "./deadlines";
-import { BoundedMap } from "../../src/collections/bounded-map";
 
 export interface ResolvedAddress {
   address: string;

@@ -12,10 +12,8 @@
  * const engine = await createEngine({ storage: createMemoryStorage(), ...devPorts() });
  * ```
  */
-import type { EngineOptions } from "../../src/engine/engine";
-import { AssetRegistry, type AssetDefinition, type ChainDefinition } from "../../src/money/assets";
-import type { Clock } from "../../src/ports/clock";
-import type { StorageAdapter } from "../../src/ports/storage";
+import type { EngineOptions } from "../../src/index";
+import { AssetRegistry, type AssetDefinition, type ChainDefinition, type Clock, type StorageAdapter } from "../../src/ports/public";
 import { SimulatedChains, type SimulatedChainsOptions } from "../chains/simulated";
 import { ManualClock, SystemClock } from "../clock";
 import { createHttpDelivery } from "../delivery";

@@ -4,4 +4,4 @@
  * logs every request with its request id.
  */
 export { createLogger, logObserver, redactSecrets, isLogLevel, REDACTED, type LoggerOptions, type Logger } from "./logger";
-export { NO_OBSERVER, combineObservers } from "../../src/ports/observer";
+export { NO_OBSERVER, combineObservers } from "../../src/ports/public";

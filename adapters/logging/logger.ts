@@ -1,5 +1,5 @@
 import pino, { type DestinationStream, type Level, type Logger } from "pino";
-import type { EngineObserver } from "../../src/ports/observer";
+import type { EngineObserver } from "../../src/ports/public";
 
 export type { Logger } from "pino";
 

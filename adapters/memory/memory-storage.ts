@@ -1,10 +1,19 @@
-import type { ClaimRequest, DueWorkRecord, StorageAdapter, StorageCapabilities, StorageTx } from "../../src/ports/storage";
-import { Mutex } from "../../src/concurrency/mutex";
+import {
+  assertStateNamespace,
+  Mutex,
+  type AdapterStateStore,
+  type AdapterStateTx,
+  type ClaimRequest,
+  type CommitOptions,
+  type DueWorkRecord,
+  type StorageAdapter,
+  type StorageCapabilities,
+  type StorageTx,
+} from "../../src/ports/public";
 import { emptyTables, memoryTx, type MemoryTables, type MemoryTx } from "./memory-tables";
 import { accountStore } from "./stores/accounts";
 import { deliveryLogStore } from "./stores/deliveries";
-import { chainStateStore } from "./stores/chain-state";
-import { simulatedChainStore } from "./stores/simulated-chains";
+import { adapterStateTx } from "./stores/adapter-state";
 import { depositAddressStore } from "./stores/deposit-addresses";
 import { byRunAt, claimable, leased, workStore } from "./stores/due-work";
 import { eventStore } from "./stores/events";
@@ -27,7 +36,7 @@ const clone = <T>(value: T): T => structuredClone(value);
  */
 export class MemoryStorage implements StorageAdapter {
   readonly name = "memory";
-  readonly capabilities: StorageCapabilities = { concurrentTransactions: false, supportsSkipLocked: false };
+  readonly capabilities: StorageCapabilities = { concurrentTransactions: false };
   private readonly t: MemoryTables = emptyTables();
   private readonly mutex = new Mutex();
 
@@ -38,14 +47,27 @@ export class MemoryStorage implements StorageAdapter {
   /** A deep copy of every table: the conformance suite's independent read path. */
   dump(): MemoryTables {
     // the indexes follow from the tables: left empty rather than copied
-    return clone({ ...this.t, postingLines: new Map(), workByDedupeKey: new Map() });
+    return clone({ ...this.t, postingLines: new Map(), workByDedupeKey: new Map(), adapterStateOrder: new Map() });
   }
 
   transaction<T>(fn: (tx: StorageTx) => Promise<T>): Promise<T> {
+    return this.run((m) => fn(view(m)));
+  }
+
+  adapterState(namespace: string): AdapterStateStore {
+    assertStateNamespace(namespace);
+    return {
+      namespace,
+      transaction: <T>(fn: (state: AdapterStateTx) => Promise<T>, _options?: CommitOptions) => this.run((m) => fn(adapterStateTx(m, namespace))),
+    };
+  }
+
+  /** One transaction: alone (the mutex), undone from its log when `fn` throws. */
+  private run<T>(fn: (m: MemoryTx) => Promise<T>): Promise<T> {
     return this.mutex.run(async () => {
       const undo: (() => void)[] = [];
       try {
-        return await fn(view(memoryTx(this.t, undo)));
+        return await fn(memoryTx(this.t, undo));
       } catch (e) {
         for (let i = undo.length - 1; i >= 0; i--) undo[i]!();
         throw e;
@@ -107,7 +129,5 @@ function view(m: MemoryTx): StorageTx {
     deliveries: deliveryLogStore(m),
     meta: metaStore(m),
     depositAddresses: depositAddressStore(m),
-    chainState: chainStateStore(m),
-    simulatedChains: simulatedChainStore(m),
   };
 }

@@ -12,13 +12,9 @@ import type {
   LedgerEntryRecord,
   ReservationRecord,
   ResourceRecord,
-  ChainAddressRecord,
-  ChainBlockRecord,
-  ChainDepositRecord,
-  ChainSweepRecord,
-  ChainTransactionRecord,
-  SimulatedTransferRecord,
-} from "../../src/ports/storage";
+  Json,
+} from "../../src/ports/public";
+import type { SortedKeys } from "./sorted-keys";
 
 /** Everything the memory adapter keeps; `dump()` returns a deep copy for inspection. */
 export interface MemoryTables {
@@ -39,27 +35,10 @@ export interface MemoryTables {
   rateLimits: Map<string, { key: string; windowStart: number; count: number }>;
   deliveries: Map<string, DeliveryLogRecord>;
   depositAddresses: Map<string, DepositAddressRecord>;
-  /** What stateful chain adapters keep (`stores/chain-state.ts`). */
-  chain: MemoryChainTables;
-  /** What the simulated chains keep (`stores/simulated-chains.ts`). */
-  simulated: {
-    counters: Map<string, bigint>;
-    transfers: Map<string, SimulatedTransferRecord>;
-    /** chain + tx hash → the transfer's key */
-    hashes: Map<string, string>;
-  };
-}
-
-export interface MemoryChainTables {
-  sequences: Map<string, number>;
-  transactions: Map<string, ChainTransactionRecord>;
-  /** chain + tx hash → the transaction's key (the `chain_transaction_hashes` table) */
-  hashes: Map<string, string>;
-  addresses: Map<string, ChainAddressRecord>;
-  tips: Map<string, ChainBlockRecord>;
-  blocks: Map<string, ChainBlockRecord>;
-  deposits: Map<string, ChainDepositRecord>;
-  sweeps: Map<string, ChainSweepRecord>;
+  /** What adapters keep through the adapter-state seam: namespace → key → JSON value (`stores/adapter-state.ts`). */
+  adapterState: Map<string, Map<string, Json>>;
+  /** Per namespace, its keys in order (the primary key's index): left out of `dump()`. */
+  adapterStateOrder: Map<string, SortedKeys>;
 }
 
 export function emptyTables(): MemoryTables {
@@ -79,17 +58,8 @@ export function emptyTables(): MemoryTables {
     rateLimits: new Map(),
     deliveries: new Map(),
     depositAddresses: new Map(),
-    chain: {
-      sequences: new Map(),
-      transactions: new Map(),
-      hashes: new Map(),
-      addresses: new Map(),
-      tips: new Map(),
-      blocks: new Map(),
-      deposits: new Map(),
-      sweeps: new Map(),
-    },
-    simulated: { counters: new Map(), transfers: new Map(), hashes: new Map() },
+    adapterState: new Map(),
+    adapterStateOrder: new Map(),
   };
 }
 
@@ -102,6 +72,8 @@ export interface MemoryTx {
   remove<V>(map: Map<string, V>, key: string): void;
   /** Appends to an array table, remembering how to undo it. */
   append<V>(array: V[], items: readonly V[]): void;
+  /** Runs `fn` when the transaction is undone (after the undoing of what was done after this call). */
+  onUndo(fn: () => void): void;
 }
 
 /** A transaction's view over the tables, with its undo log. */
@@ -124,6 +96,9 @@ export function memoryTx(t: MemoryTables, undo: (() => void)[]): MemoryTx {
       const start = array.length;
       array.push(...items);
       undo.push(() => array.splice(start));
+    },
+    onUndo(fn) {
+      undo.push(fn);
     },
   };
 }

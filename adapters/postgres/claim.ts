@@ -1,4 +1,4 @@
-import type { ClaimRequest, DueWorkRecord } from "../../src/ports/storage";
+import type { ClaimRequest, DueWorkRecord } from "../../src/ports/public";
 import type { PostgresDriver } from "./driver";
 import type { Row } from "./pg-tx";
 import { DUE_WORK } from "./tables";

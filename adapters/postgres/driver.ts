@@ -62,10 +62,20 @@ export function isStalePlan(e: unknown, text?: string): boolean {
 }
 
 /**
+ * Starts a statement that is planned with its values every time it runs, never prepared under a
+ * name: one whose best plan depends on how much a table holds then. A named statement's plan is
+ * made once a session has run it a few times and kept; made while a table was still empty (a
+ * chain adapter's state on a fresh database), it scans the table whole long after it has grown.
+ */
+export const PLAN_EACH_TIME = "/* planned each time */ ";
+
+/**
  * The name `text` is prepared under (the same in every session, so a session prepares it once),
- * or null when too many texts have names already (each test's schema makes texts of its own).
+ * or null when too many texts have names already (each test's schema makes texts of its own) or
+ * the text asks to be planned each time (`PLAN_EACH_TIME`).
  */
 export function statementName(text: string): string | null {
+  if (text.startsWith(PLAN_EACH_TIME)) return null;
   let name = statementNames.get(text);
   if (name === undefined) {
     if (statementNames.size >= MAX_NAMED) return null;

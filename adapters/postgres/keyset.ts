@@ -1,4 +1,4 @@
-import type { KeysetQuery } from "../../src/ports/storage";
+import type { KeysetQuery } from "../../src/ports/public";
 
 /**
  * The keyset page statement of `KeysetQuery` over `table` (newest first; the row comparison

@@ -396,4 +396,96 @@ CREATE UNIQUE INDEX api_keys_id ON {s}.api_keys (account_id, id);
 CREATE INDEX due_work_group_ready ON {s}.due_work (group_key, run_at, id) WHERE status = 'ready' AND group_key IS NOT NULL;
 `,
   },
+  {
+    version: 13,
+    name: "adapter state",
+    sql: `
+-- The adapter-state seam (src/ports/adapter-state.ts): one ordered key-value table, a namespace
+-- per adapter, keys in byte order. It replaces the tables of migrations 7 and 10, which held what
+-- the EVM adapter and the simulated chains kept; their rows move here under the keys those
+-- adapters now lay out themselves (adapters/chains/evm/evm-state.ts,
+-- adapters/chains/simulated/simulated-state.ts, as of this migration), so a database keeps its
+-- nonces, signed transactions, addresses, deposits, sweeps and its simulated world. Numbers in
+-- keys are 20 zero-padded digits (encodeSortableUint); amounts are decimal strings in values.
+CREATE TABLE {s}.adapter_state (
+  namespace text COLLATE "C" NOT NULL,
+  key text COLLATE "C" NOT NULL,
+  value json NOT NULL,
+  PRIMARY KEY (namespace, key)
+);
+
+INSERT INTO {s}.adapter_state (namespace, key, value)
+SELECT 'evm', 'seq/' || scope, to_json(next::text) FROM {s}.chain_sequences
+UNION ALL
+SELECT 'evm', 'tx/' || chain || '/' || transfer_id, json_build_object(
+  'chain', chain, 'transferId', transfer_id, 'kind', kind, 'keyIndex', key_index, 'from', from_address,
+  'to', to_address, 'asset', asset, 'amount', amount::text, 'nonce', nonce, 'status', status, 'reason', reason,
+  'attempts', attempts::json, 'minedHash', mined_hash, 'gasCost', gas_cost::text, 'created', created, 'updated', updated)
+FROM {s}.chain_transactions
+UNION ALL
+SELECT 'evm', 'txnonce/' || chain || '/' || lower(from_address) || '/' || lpad(nonce::text, 20, '0') || '/' || transfer_id, to_json(transfer_id)
+FROM {s}.chain_transactions WHERE nonce IS NOT NULL
+UNION ALL
+SELECT 'evm', 'txhash/' || chain || '/' || tx_hash, to_json(transfer_id) FROM {s}.chain_transaction_hashes
+UNION ALL
+SELECT 'evm', 'addr/' || lower(wallet) || '/' || key, json_build_object(
+  'wallet', wallet, 'key', key, 'index', key_index, 'address', address, 'chain', chain, 'fromBlock', from_block, 'created', created)
+FROM {s}.chain_addresses
+UNION ALL
+SELECT 'evm', 'addridx/' || lower(wallet) || '/' || lpad(key_index::text, 20, '0'), to_json(key) FROM {s}.chain_addresses
+UNION ALL
+SELECT 'evm', 'tip/' || chain, json_build_object('chain', chain, 'number', number, 'hash', hash) FROM {s}.chain_scan_tips
+UNION ALL
+SELECT 'evm', 'block/' || chain || '/' || lpad(number::text, 20, '0'), to_json(hash) FROM {s}.chain_blocks
+UNION ALL
+SELECT 'evm', 'dep/' || chain || '/' || transfer_id, json_build_object(
+  'chain', chain, 'transferId', transfer_id, 'address', address, 'asset', asset, 'amount', amount::text, 'txHash', tx_hash,
+  'blockNumber', block_number, 'blockHash', block_hash, 'blockTime', block_time, 'revertedAt', reverted_at, 'sweep', sweep,
+  'created', created)
+FROM {s}.chain_deposits
+UNION ALL
+SELECT 'evm', 'depblock/' || chain || '/' || lpad(block_number::text, 20, '0') || '/' || transfer_id, to_json(transfer_id)
+FROM {s}.chain_deposits
+UNION ALL
+SELECT 'evm', 'depreverted/' || chain || '/' || lpad(reverted_at::text, 20, '0') || '/' || transfer_id, to_json(transfer_id)
+FROM {s}.chain_deposits WHERE reverted_at IS NOT NULL
+UNION ALL
+SELECT 'evm', 'depunswept/' || chain || '/' || lpad(block_number::text, 20, '0') || '/' || transfer_id, to_json(transfer_id)
+FROM {s}.chain_deposits WHERE reverted_at IS NULL AND sweep IS NULL
+UNION ALL
+SELECT 'evm', 'sweep/' || chain || '/' || id, json_build_object(
+  'chain', chain, 'id', id, 'address', address, 'keyIndex', key_index, 'asset', asset, 'amount', amount::text,
+  'status', status, 'attempt', attempt, 'reason', reason, 'created', created, 'updated', updated)
+FROM {s}.chain_sweeps
+UNION ALL
+SELECT 'evm', 'sweepopen/' || chain || '/' || lpad(created::text, 20, '0') || '/' || id, to_json(id)
+FROM {s}.chain_sweeps WHERE status IN ('topping_up', 'moving')
+UNION ALL
+SELECT 'simulated-chains', 'counter/' || scope, to_json(value::text) FROM {s}.simulated_counters
+UNION ALL
+SELECT 'simulated-chains', 'sent/' || chain || '/' || transfer_id, CASE WHEN tx_hash IS NULL
+  THEN json_build_object('refused', coalesce(refused, 'refused'))
+  ELSE json_build_object('txHash', tx_hash, 'failure', failure) END
+FROM {s}.simulated_transfers WHERE direction = 'out'
+UNION ALL
+-- a sent transfer's status from its own row: a reorganisation may have moved it since its hash was made
+SELECT 'simulated-chains', 'hash/' || chain || '/' || tx_hash, json_build_object('includedAt', included_at, 'failure', failure)
+FROM {s}.simulated_transfers WHERE direction = 'out' AND tx_hash IS NOT NULL AND included_at IS NOT NULL
+UNION ALL
+SELECT 'simulated-chains', 'sent-at/' || chain || '/' || lpad(included_at::text, 20, '0'), to_json(count(*)::text)
+FROM {s}.simulated_transfers WHERE direction = 'out' AND included_at IS NOT NULL GROUP BY chain, included_at
+UNION ALL
+SELECT 'simulated-chains', 'deposit/' || chain || '/' || lpad(included_at::text, 20, '0') || '/' || transfer_id, json_build_object(
+  'chain', chain, 'transferId', transfer_id, 'asset', asset, 'address', address, 'amount', amount::text,
+  'txHash', tx_hash, 'includedAt', included_at, 'droppedAt', dropped_at, 'created', created)
+FROM {s}.simulated_transfers WHERE direction = 'in'
+UNION ALL
+SELECT 'simulated-chains', 'deposit-dropped/' || chain || '/' || lpad(dropped_at::text, 20, '0') || '/' || transfer_id, to_json(included_at)
+FROM {s}.simulated_transfers WHERE direction = 'in' AND dropped_at IS NOT NULL;
+
+DROP TABLE {s}.chain_sequences, {s}.chain_transactions, {s}.chain_transaction_hashes, {s}.chain_addresses,
+  {s}.chain_scan_tips, {s}.chain_blocks, {s}.chain_deposits, {s}.chain_sweeps,
+  {s}.simulated_counters, {s}.simulated_transfers;
+`,
+  },
 ];

@@ -1,4 +1,4 @@
-import { BackgroundLimit } from "../../src/concurrency/priority";
+import { BackgroundLimit } from "../../src/ports/public";
 import { beginLazily, isStalePlan, statementName, type PostgresDriver, type SqlClient, type TxClient } from "./driver";
 
 /** A statement as `pg` takes it: its text, or a named (prepared once per session) statement with its values. */

@@ -1,9 +1,7 @@
-import type { BalanceRecord, LedgerEntryRecord, StorageTx } from "../../src/ports/storage";
+import type { BalanceRecord, LedgerEntryRecord, StorageTx } from "../../src/ports/public";
 import { RELAXED_COMMIT_ROW, type TxClient } from "./driver";
 import { accountStore } from "./stores/accounts";
 import { deliveryLogStore } from "./stores/deliveries";
-import { chainStateStore } from "./stores/chain-state";
-import { simulatedChainStore } from "./stores/simulated-chains";
 import { depositAddressStore } from "./stores/deposit-addresses";
 import { workStore } from "./stores/due-work";
 import { eventStore } from "./stores/events";
@@ -64,10 +62,13 @@ export interface PgTxContext {
   takeTurns(keys: readonly string[]): Promise<void>;
 }
 
-/** An update of one table's rows that may wait in a transaction's buffer (`bufferUpdates`). */
+/**
+ * A write of rows by key that may wait in a transaction's buffer (`bufferUpdates`): an update of
+ * rows the transaction locked, or an upsert (`INSERT … ON CONFLICT DO UPDATE`, not strict).
+ */
 export interface BufferedUpdate<R> {
   readonly table: Table<R>;
-  /** `table.updateSql(…)` for the transaction's schema. */
+  /** `table.updateSql(…)` for the transaction's schema (or an upsert taking `table.jsonRows` as `$1`). */
   readonly sql: string;
   /** The row a record updates. */
   key(record: R): string;
@@ -341,8 +342,6 @@ export class PgTx implements PgTxContext {
       deliveries: deliveryLogStore(this),
       meta: metaStore(this),
       depositAddresses: depositAddressStore(this),
-      chainState: chainStateStore(this),
-      simulatedChains: simulatedChainStore(this),
     };
   }
 }

@@ -1,4 +1,4 @@
-import { PriorityMutex } from "../../src/concurrency/priority";
+import { PriorityMutex } from "../../src/ports/public";
 import { beginLazily, isStalePlan, statementName, type PostgresDriver, type SqlClient, type TxClient } from "./driver";
 
 /** The subset of PGlite the driver uses. */

@@ -1,8 +1,19 @@
-import type { ClaimRequest, CommitOptions, DueWorkRecord, StorageAdapter, StorageCapabilities, StorageTx } from "../../src/ports/storage";
+import {
+  assertStateNamespace,
+  type AdapterStateStore,
+  type AdapterStateTx,
+  type ClaimRequest,
+  type CommitOptions,
+  type DueWorkRecord,
+  type StorageAdapter,
+  type StorageCapabilities,
+  type StorageTx,
+} from "../../src/ports/public";
 import { claimDueWork } from "./claim";
 import { isStalePlan, type PostgresDriver } from "./driver";
 import { MIGRATIONS } from "./migrations";
 import { PgTx, type Row } from "./pg-tx";
+import { adapterStateTx } from "./stores/adapter-state";
 import { KeyedTurns } from "./turns";
 
 export interface PostgresStorageOptions {
@@ -55,7 +66,7 @@ export class PostgresStorage implements StorageAdapter {
     if (!SCHEMA_NAME.test(this.schema)) throw new TypeError(`invalid schema name ${this.schema}`);
     this.s = `"${this.schema}"`;
     this.maxAttempts = options.maxAttempts ?? 5;
-    this.capabilities = { concurrentTransactions: driver.concurrent, supportsSkipLocked: driver.concurrent };
+    this.capabilities = { concurrentTransactions: driver.concurrent };
     // one session at a time (PGlite) needs no queue in front of its row locks
     this.turns = driver.concurrent ? new KeyedTurns(TURN_WAIT_MS) : null;
   }
@@ -78,7 +89,21 @@ export class PostgresStorage implements StorageAdapter {
     });
   }
 
-  async transaction<T>(fn: (tx: StorageTx) => Promise<T>, options: CommitOptions = {}): Promise<T> {
+  transaction<T>(fn: (tx: StorageTx) => Promise<T>, options: CommitOptions = {}): Promise<T> {
+    return this.run((tx) => tx.view(), fn, options);
+  }
+
+  adapterState(namespace: string): AdapterStateStore {
+    assertStateNamespace(namespace);
+    return {
+      namespace,
+      transaction: <T>(fn: (state: AdapterStateTx) => Promise<T>, options: CommitOptions = {}) =>
+        this.run((tx) => adapterStateTx(tx, namespace), fn, options),
+    };
+  }
+
+  /** One transaction over `view` of it, retried on a serialization failure, deadlock or stale plan. */
+  private async run<V, T>(view: (tx: PgTx) => V, fn: (view: V) => Promise<T>, options: CommitOptions): Promise<T> {
     for (let attempt = 1; ; attempt++) {
       let tx = undefined as PgTx | undefined;
       try {
@@ -86,7 +111,7 @@ export class PostgresStorage implements StorageAdapter {
           tx = new PgTx(client, this.s, { early: this.driver.concurrent, turns: this.turns, durable: options.durable ?? true });
           let result: T;
           try {
-            result = await fn(tx.view());
+            result = await fn(view(tx));
           } catch (e) {
             await tx.settle(); // an early flush still on the session goes before the rollback
             throw e;

@@ -10,7 +10,7 @@ import type {
   LedgerEntryRecord,
   ReservationRecord,
   ResourceRecord,
-} from "../../src/ports/storage";
+} from "../../src/ports/public";
 
 /**
  * How a record field is kept in a column:
@@ -278,4 +278,19 @@ export const DEPOSIT_ADDRESSES = table<DepositAddressRecord>("deposit_addresses"
   accountId: "text",
   resource: "text",
   created: "bigint",
+});
+
+/** A record of the adapter-state seam as a buffered upsert carries it: the value as JSON text. */
+export interface AdapterStateRow {
+  namespace: string;
+  key: string;
+  /** `JSON.stringify` of the value (cast to `json` by the statement, so a JSON `null` stays a value). */
+  value: string;
+}
+
+/** The adapter-state seam's one table (migration 13): its rows as a buffered upsert sends them. */
+export const ADAPTER_STATE = table<AdapterStateRow>("adapter_state", {
+  namespace: "text",
+  key: "text",
+  value: "text",
 });

@@ -1,6 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
-import type { EngineObserver } from "../../src/ports/observer";
-import type { DueWorkKindStats } from "../../src/ports/storage";
+import type { EngineObserver, DueWorkKindStats } from "../../src/ports/public";
 
 export interface PrometheusMetricsOptions {
   /** Registry to register on (default: a new one, so two engines in one process never clash). */

@@ -12,7 +12,7 @@ import {
   type S3ClientConfig,
 } from "@aws-sdk/client-s3";
 import { getSignedUrl } from "@aws-sdk/s3-request-presigner";
-import { assertBlobKey, type BlobDownloadOptions, type BlobObject, type BlobStore } from "../../src/ports/blobs";
+import { assertBlobKey, type BlobDownloadOptions, type BlobObject, type BlobStore } from "../../src/ports/public";
 
 /** S3's smallest part of a multipart upload (every part but the last). */
 export const MIN_PART_SIZE = 5 * 1024 * 1024;

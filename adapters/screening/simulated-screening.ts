@@ -1,5 +1,4 @@
-import type { Clock } from "../../src/ports/clock";
-import type { ScreeningAdapter, ScreeningRequest, ScreeningVerdict } from "../../src/ports/screening";
+import type { Clock, ScreeningAdapter, ScreeningRequest, ScreeningVerdict } from "../../src/ports/public";
 
 /** DECISIONS.md §10: a recipient whose name contains this (any case) is screened `flagged`. */
 export const FLAGGED_NAME = "flagged";

@@ -48,7 +48,7 @@ export interface ChainAdapter {
   /**
    * Where a broadcast transaction stands. Called by the confirmation worker about every block
    * while the transfer is in flight; a real adapter also re-sends a transaction the node lost
-   * and replaces one stuck too long here (same nonce, higher fee), and then reports the hash
+   * and replaces one stuck too long here (the same transfer with a higher fee), and then reports the hash
    * that now carries the transfer (`TransferStatus.txHash`).
    */
   transferStatus(chain: string, txHash: string): Promise<TransferStatus>;
@@ -71,7 +71,7 @@ export interface ChainAdapter {
    */
   inboundTransfers(chain: string, cursor: string | null): Promise<{ transfers: InboundTransfer[]; cursor: string }>;
   /**
-   * Optional, for adapters that keep deposits on per-intent addresses (the EVM adapter): moves
+   * Optional, for adapters that keep deposits on per-intent addresses (`adapters/chains/evm`): moves
    * final deposits of `chain` to the hot wallet, one step at a time (top the address up with
    * gas, send, follow to finality), idempotently. Called by background work after a read
    * reported a final deposit, and again about every block while it returns `pending: true`.
@@ -124,7 +124,7 @@ export interface TransferStatus {
   feePaid?: bigint | null;
   /**
    * The hash of the transaction that carries the transfer now, when it is no longer the one
-   * `broadcast` returned (a fee replacement on the same nonce was mined); absent otherwise.
+   * `broadcast` returned (a fee replacement was mined); absent otherwise.
    */
   txHash?: string;
 }

@@ -1,5 +1,6 @@
 import { AdapterError } from "../errors";
 import { OBSERVER_MEMBERS, type EngineObserver } from "./observer";
+import type { AdapterStateTx } from "./adapter-state";
 import type { CommitOptions, StorageAdapter, StorageTx } from "./storage";
 
 /** Times the asynchronous calls of a guarded adapter, and every one that throws (see `guardMethods`). */
@@ -72,24 +73,30 @@ export function guardStorage(adapter: StorageAdapter): StorageAdapter & { readon
   const open = (operation: string) => {
     if (closed) throw new Error(`storage ${name} is closed (${operation} after close)`);
   };
-  /** A transaction or autocommit session: what `fn` throws reaches the caller as it is, the adapter's own failures wrapped. */
-  const run = async <T>(operation: "transaction" | "autocommit", fn: (tx: StorageTx) => Promise<T>, options?: CommitOptions): Promise<T> => {
+  /** A transaction of some kind: what `fn` throws reaches the caller as it is, the adapter's own failures wrapped. */
+  const session = async <X, T>(
+    operation: string,
+    begin: (inner: (tx: X) => Promise<T>) => Promise<T>,
+    fn: (tx: X) => Promise<T>,
+  ): Promise<T> => {
     open(operation);
     let thrownByFn: { error: unknown } | null = null;
     try {
-      return await adapter[operation](async (tx) => {
+      return await begin(async (tx) => {
         try {
-          return await fn(guardTx(name, tx));
+          return await fn(tx);
         } catch (e) {
           thrownByFn = { error: e };
           throw e;
         }
-      }, options);
+      });
     } catch (e) {
       if (thrownByFn && (thrownByFn as { error: unknown }).error === e) throw e;
       throw wrap(name, operation, e);
     }
   };
+  const run = <T>(operation: "transaction" | "autocommit", fn: (tx: StorageTx) => Promise<T>, options?: CommitOptions): Promise<T> =>
+    session(operation, (inner: (tx: StorageTx) => Promise<T>) => adapter[operation](inner, options), (tx) => fn(guardTx(name, tx)));
   return {
     name,
     capabilities: adapter.capabilities,
@@ -115,6 +122,16 @@ export function guardStorage(adapter: StorageAdapter): StorageAdapter & { readon
     },
     transaction: (fn, options) => run("transaction", fn, options),
     autocommit: (fn, options) => run("autocommit", fn, options),
+    adapterState(namespace) {
+      const store = adapter.adapterState(namespace);
+      return {
+        namespace: store.namespace,
+        transaction<T>(fn: (tx: AdapterStateTx) => Promise<T>, options?: CommitOptions) {
+          const label = `adapterState(${store.namespace}).`;
+          return session<AdapterStateTx, T>(`${label}transaction`, (inner) => store.transaction(inner, options), (tx) => fn(guardMethods(name, tx, label)));
+        },
+      };
+    },
     async claimDueWork(request) {
       open("claimDueWork");
       try {

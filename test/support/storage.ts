@@ -3,6 +3,7 @@ import pg from "pg";
 import { MemoryStorage } from "../../adapters/memory";
 import { PostgresStorage, pgPoolDriver, pgliteDriver, type PGliteLike, type SqlClient } from "../../adapters/postgres";
 import type { StorageHarness, StorageInspector } from "../../src/conformance";
+import { compareStateKeys } from "../../src/ports";
 
 /**
  * The storage adapters every storage-touching test runs on: memory, PGlite, and a real
@@ -101,13 +102,10 @@ function memoryInspector(storage: MemoryStorage): StorageInspector {
     idempotencyKeys: async (a) => of(storage.dump().idempotency.values(), a),
     work: async () => [...storage.dump().work.values()],
     deliveries: async (a) => of(storage.dump().deliveries.values(), a),
-    chainTransactions: async (chain) => [...storage.dump().chain.transactions.values()].filter((r) => r.chain === chain),
-    chainDeposits: async (chain) =>
-      [...storage.dump().chain.deposits.values()].filter((r) => r.chain === chain).sort((a, b) => a.blockNumber - b.blockNumber),
-    simulatedTransfers: async (chain) =>
-      [...storage.dump().simulated.transfers.values()]
-        .filter((r) => r.chain === chain)
-        .sort((a, b) => (a.transferId < b.transferId ? -1 : 1)),
+    adapterState: async (namespace) =>
+      [...(storage.dump().adapterState.get(namespace) ?? new Map()).entries()]
+        .sort(([a], [b]) => compareStateKeys(a, b))
+        .map(([key, value]) => ({ key, value })),
   };
 }
 
@@ -216,54 +214,9 @@ function sqlInspector(db: SqlClient, schema: string): StorageInspector {
         created: Number(r.created),
         nextAttemptAt: n(r.next_attempt_at),
       })),
-    chainTransactions: async (chain) =>
-      (await q(`SELECT * FROM $S.chain_transactions WHERE chain = $1 ORDER BY created, transfer_id`, [chain])).map((r) => ({
-        chain: r.chain,
-        transferId: r.transfer_id,
-        kind: r.kind,
-        keyIndex: Number(r.key_index),
-        from: r.from_address,
-        to: r.to_address,
-        asset: r.asset,
-        amount: BigInt(r.amount),
-        nonce: n(r.nonce),
-        status: r.status,
-        reason: r.reason,
-        attempts: r.attempts,
-        minedHash: r.mined_hash,
-        gasCost: r.gas_cost === null ? null : BigInt(r.gas_cost),
-        created: Number(r.created),
-        updated: Number(r.updated),
-      })),
-    chainDeposits: async (chain) =>
-      (await q(`SELECT * FROM $S.chain_deposits WHERE chain = $1 ORDER BY block_number, transfer_id`, [chain])).map((r) => ({
-        chain: r.chain,
-        transferId: r.transfer_id,
-        address: r.address,
-        asset: r.asset,
-        amount: BigInt(r.amount),
-        txHash: r.tx_hash,
-        blockNumber: Number(r.block_number),
-        blockHash: r.block_hash,
-        blockTime: Number(r.block_time),
-        revertedAt: n(r.reverted_at),
-        sweep: r.sweep,
-        created: Number(r.created),
-      })),
-    simulatedTransfers: async (chain) =>
-      (await q(`SELECT * FROM $S.simulated_transfers WHERE chain = $1 ORDER BY transfer_id COLLATE "C"`, [chain])).map((r) => ({
-        chain: r.chain,
-        transferId: r.transfer_id,
-        direction: r.direction,
-        asset: r.asset,
-        address: r.address,
-        amount: BigInt(r.amount),
-        txHash: r.tx_hash,
-        includedAt: n(r.included_at),
-        droppedAt: n(r.dropped_at),
-        refused: r.refused,
-        failure: r.failure,
-        created: Number(r.created),
-      })),
+    adapterState: async (namespace) =>
+      (await q(`SELECT key, value::text AS value FROM $S.adapter_state WHERE namespace = $1 ORDER BY key COLLATE "C"`, [namespace])).map(
+        (r) => ({ key: r.key, value: JSON.parse(r.value) }),
+      ),
   };
 }

@@ -1,10 +1,7 @@
 import { readFileSync } from "node:fs";
 import { http } from "viem";
-import type { AssetRegistry } from "../../../src/money/assets";
-import type { Clock } from "../../../src/ports/clock";
-import type { EvmSigner } from "../../../src/ports/evm-signer";
-import type { StorageAdapter } from "../../../src/ports/storage";
-import type { GasPricer } from "../../../src/quoting/gas-pricer";
+import type { AssetRegistry, Clock, StorageAdapter, GasPricer } from "../../../src/ports/public";
+import type { EvmSigner } from "./evm-signer";
 import { EvmChain } from "./evm-chain";
 
 /** One chain of `PAYRAIL_CHAINS` (DECISIONS.md §9), as written there. */

@@ -1,23 +1,23 @@
 import { getAddress } from "viem";
 import { SystemClock } from "../../clock/system-clock";
-import { AssetRegistry } from "../../../src/money/assets";
-import { divCeil } from "../../../src/money/rounding";
-import type {
-  ChainAdapter,
-  ChainInfo,
-  FeeSchedule,
-  InboundTransfer,
-  OutboundTransfer,
-  TransferStatus,
-} from "../../../src/ports/chain";
-import type { StorageTx } from "../../../src/ports/storage";
-import { ratioOfPrice } from "../../../src/quoting/gas-pricer";
-import type { Ratio } from "../../../src/quoting/venue-curves";
+import {
+  AssetRegistry,
+  divCeil,
+  ratioOfPrice,
+  type ChainAdapter,
+  type ChainInfo,
+  type FeeSchedule,
+  type InboundTransfer,
+  type OutboundTransfer,
+  type TransferStatus,
+  type Ratio,
+} from "../../../src/ports/public";
 import { DEFAULT_REPLACE_AFTER_MS, EVM_CHAIN_DEFAULTS, type EvmChainDefaults, type EvmChainOptions } from "./evm-config";
 import type { EvmContext } from "./evm-context";
 import { EvmDeposits } from "./evm-deposits";
 import { EvmRpc } from "./evm-rpc";
 import { EvmSender } from "./evm-sender";
+import { EVM_NAMESPACE, EvmState } from "./evm-state";
 import { EvmSweeps, transferData } from "./evm-sweeps";
 
 /** Gas of a plain value transfer. */
@@ -37,7 +37,8 @@ const GAS_ESTIMATE_TTL_MS = 600_000;
  * by block hashes (`evm-deposits.ts`) and swept to the hot wallet (`evm-sweeps.ts`). A leg's
  * network fee is its estimated gas at the chain's current EIP-1559 fees, converted into the
  * payout asset at a configured rate or through the venues. Everything it keeps is in the
- * engine's storage (`tx.chainState`), so engine processes on one database share it.
+ * engine's storage, in its adapter state (namespace `evm`, laid out by `evm-state.ts`), so
+ * engine processes on one database share it.
  */
 export class EvmChain implements ChainAdapter {
   readonly name: string;
@@ -76,6 +77,7 @@ export class EvmChain implements ChainAdapter {
     this.name = `evm:${options.chain}`;
     this.chains = [options.chain];
     const rpc = new EvmRpc(options.transport);
+    const state = options.storage.adapterState(EVM_NAMESPACE);
     const self = this;
     this.ctx = {
       chain: options.chain,
@@ -87,8 +89,7 @@ export class EvmChain implements ChainAdapter {
       replaceAfterMs: options.replaceAfterMs ?? DEFAULT_REPLACE_AFTER_MS,
       tokens,
       nativeAsset,
-      storage: options.storage,
-      transaction: <T>(fn: (tx: StorageTx) => Promise<T>) => options.storage.transaction(fn),
+      transaction: <T>(fn: (tx: EvmState) => Promise<T>) => state.transaction((tx) => fn(new EvmState(tx))),
       hotWallet: () => self.hotWallet(),
       chainId: () => self.chainId(),
     };
@@ -143,7 +144,7 @@ export class EvmChain implements ChainAdapter {
   }
 
   async transferStatus(_chain: string, txHash: string): Promise<TransferStatus> {
-    const record = await this.ctx.transaction((tx) => tx.chainState.findTransactionByHash(this.ctx.chain, txHash));
+    const record = await this.ctx.transaction((tx) => tx.findTransactionByHash(this.ctx.chain, txHash));
     if (record) {
       const { gasCost, ...status } = await this.sender.status(record);
       if (gasCost === undefined || status.failure !== null) return status;
@@ -167,15 +168,15 @@ export class EvmChain implements ChainAdapter {
     const ctx = this.ctx;
     const wallet = await this.hotWallet();
     const key = `${ctx.chain}:${intentId}`;
-    const known = await ctx.transaction((tx) => tx.chainState.getAddress(wallet, key));
+    const known = await ctx.transaction((tx) => tx.getAddress(wallet, key));
     if (known) return known.address;
     const head = await ctx.rpc.blockNumber();
     return ctx.transaction(async (tx) => {
-      const again = await tx.chainState.getAddress(wallet, key);
+      const again = await tx.getAddress(wallet, key);
       if (again) return again.address;
-      const index = await tx.chainState.takeSequence(`address_index:${wallet.toLowerCase()}`, 1);
+      const index = await tx.takeSequence(`address_index:${wallet.toLowerCase()}`, 1);
       const address = await ctx.signer.address(index);
-      await tx.chainState.insertAddress({ wallet, key, index, address, chain: ctx.chain, fromBlock: head, created: ctx.clock.now() });
+      await tx.insertAddress({ wallet, key, index, address, chain: ctx.chain, fromBlock: head, created: ctx.clock.now() });
       return address;
     });
   }

@@ -1,9 +1,6 @@
 import type { Transport } from "viem";
-import type { AssetRegistry } from "../../../src/money/assets";
-import type { Clock } from "../../../src/ports/clock";
-import type { EvmSigner } from "../../../src/ports/evm-signer";
-import type { StorageAdapter } from "../../../src/ports/storage";
-import type { GasPricer } from "../../../src/quoting/gas-pricer";
+import type { AssetRegistry, Clock, StorageAdapter, GasPricer } from "../../../src/ports/public";
+import type { EvmSigner } from "./evm-signer";
 
 /** One EVM chain as a host configures it (DECISIONS.md §9, `PAYRAIL_CHAINS`). */
 export interface EvmChainOptions {

@@ -1,7 +1,7 @@
-import type { Clock } from "../../../src/ports/clock";
-import type { EvmSigner } from "../../../src/ports/evm-signer";
-import type { StorageAdapter, StorageTx } from "../../../src/ports/storage";
+import type { Clock } from "../../../src/ports/public";
+import type { EvmSigner } from "./evm-signer";
 import type { EvmRpc } from "./evm-rpc";
+import type { EvmState } from "./evm-state";
 
 /** What the parts of one EVM chain adapter share (`evm-sender`, `evm-deposits`, `evm-sweeps`). */
 export interface EvmContext {
@@ -16,11 +16,10 @@ export interface EvmContext {
   readonly tokens: ReadonlyMap<string, string>;
   /** The gas asset's code when the engine's registry carries it (payouts in it are value transfers). */
   readonly nativeAsset: string | null;
-  /** One storage transaction. */
-  transaction<T>(fn: (tx: StorageTx) => Promise<T>): Promise<T>;
+  /** One storage transaction over the adapter's state (namespace `evm`). */
+  transaction<T>(fn: (tx: EvmState) => Promise<T>): Promise<T>;
   /** The hot wallet's address (key 0). */
   hotWallet(): Promise<string>;
   /** The node's chain id, checked once against the configured one. */
   chainId(): Promise<number>;
-  readonly storage: StorageAdapter;
 }

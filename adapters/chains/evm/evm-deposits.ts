@@ -1,6 +1,6 @@
 import { keccak256, toBytes } from "viem";
-import type { InboundTransfer } from "../../../src/ports/chain";
-import type { ChainAddressRecord, ChainBlockRecord, ChainDepositRecord } from "../../../src/ports/storage";
+import type { InboundTransfer } from "../../../src/ports/public";
+import type { EvmAddressRecord, EvmBlockRecord, EvmDepositRecord } from "./evm-state";
 import type { EvmContext } from "./evm-context";
 
 export const TRANSFER_TOPIC = keccak256(toBytes("Transfer(address,address,uint256)"));
@@ -22,7 +22,7 @@ export class ChainMoved extends Error {}
  * address made for one chain receives on all), so a payment that came the wrong way is seen.
  */
 export class EvmDeposits {
-  private addresses = new Map<string, ChainAddressRecord>();
+  private addresses = new Map<string, EvmAddressRecord>();
   private lastIndex = 0;
 
   constructor(
@@ -42,13 +42,13 @@ export class EvmDeposits {
     const tip = await this.scan(head);
     const since = cursor === null ? 0 : Number(cursor);
     const changed = await ctx.transaction((tx) =>
-      tx.chainState.listDeposits(ctx.chain, { minBlock: Math.max(0, since - ctx.finalityConfirmations + 1), revertedSince: since }),
+      tx.listDeposits(ctx.chain, { minBlock: Math.max(0, since - ctx.finalityConfirmations + 1), revertedSince: since }),
     );
     return { transfers: changed.map((d) => this.inbound(d, head)), cursor: String(tip) };
   }
 
   /** The address record of a derived address, or undefined (refreshes from storage when unknown). */
-  async owner(address: string): Promise<ChainAddressRecord | undefined> {
+  async owner(address: string): Promise<EvmAddressRecord | undefined> {
     const key = address.toLowerCase();
     if (!this.addresses.has(key)) await this.refreshAddresses();
     return this.addresses.get(key);
@@ -58,7 +58,7 @@ export class EvmDeposits {
   private async scan(head: number): Promise<number> {
     const ctx = this.ctx;
     await this.refreshAddresses();
-    const tip = await ctx.transaction((tx) => tx.chainState.getScanTip(ctx.chain));
+    const tip = await ctx.transaction((tx) => tx.getScanTip(ctx.chain));
     let start: number;
     let fork: number | null = null;
     if (!tip) {
@@ -74,9 +74,9 @@ export class EvmDeposits {
       }
     }
     const to = Math.min(head, start + this.maxBlocksPerRead - 1);
-    const found: ChainDepositRecord[] = [];
-    const blocks = new Map<number, ChainBlockRecord>();
-    let newTip: ChainBlockRecord;
+    const found: EvmDepositRecord[] = [];
+    const blocks = new Map<number, EvmBlockRecord>();
+    let newTip: EvmBlockRecord;
     if (to < start) {
       // nothing new: the chain is no longer than what was read (or it shrank under a reorganisation)
       const at = fork ?? tip!.number;
@@ -92,22 +92,22 @@ export class EvmDeposits {
     }
     blocks.set(newTip.number, newTip);
     await ctx.transaction(async (tx) => {
-      if (!(await tx.chainState.moveScanTip(ctx.chain, tip, newTip))) return; // another process read it first
+      if (!(await tx.moveScanTip(ctx.chain, tip, newTip))) return; // another process read it first
       if (fork !== null) {
-        await tx.chainState.revertDeposits(ctx.chain, fork + 1, head);
-        await tx.chainState.deleteBlocks(ctx.chain, { from: fork + 1 });
+        await tx.revertDeposits(ctx.chain, fork + 1, head);
+        await tx.deleteBlocks(ctx.chain, { from: fork + 1 });
       }
-      await tx.chainState.insertDeposits(found);
-      await tx.chainState.putBlocks([...blocks.values()]);
-      await tx.chainState.deleteBlocks(ctx.chain, { below: newTip.number - KEPT_BLOCKS });
+      await tx.insertDeposits(found);
+      await tx.putBlocks([...blocks.values()]);
+      await tx.deleteBlocks(ctx.chain, { below: newTip.number - KEPT_BLOCKS });
     });
     return newTip.number;
   }
 
   /** The highest saved block still on the node's chain (below the saved tip, which is not). */
-  private async forkPoint(tip: ChainBlockRecord): Promise<number> {
+  private async forkPoint(tip: EvmBlockRecord): Promise<number> {
     const ctx = this.ctx;
-    const saved = (await ctx.transaction((tx) => tx.chainState.listBlocks(ctx.chain))).filter((b) => b.number < tip.number);
+    const saved = (await ctx.transaction((tx) => tx.listBlocks(ctx.chain))).filter((b) => b.number < tip.number);
     for (let i = saved.length - 1; i >= 0; i--) {
       const b = saved[i]!;
       const now = await ctx.rpc.block(b.number);
@@ -117,12 +117,12 @@ export class EvmDeposits {
     return Math.max(0, (saved[0]?.number ?? tip.number) - 1);
   }
 
-  private async tokenDeposits(from: number, to: number): Promise<ChainDepositRecord[]> {
+  private async tokenDeposits(from: number, to: number): Promise<EvmDepositRecord[]> {
     const ctx = this.ctx;
     if (ctx.tokens.size === 0 || this.addresses.size === 0) return [];
     const assetOf = new Map([...ctx.tokens].map(([asset, token]) => [token.toLowerCase(), asset]));
     const logs = await ctx.rpc.logs({ fromBlock: from, toBlock: to, address: [...ctx.tokens.values()], topics: [TRANSFER_TOPIC] });
-    const deposits: ChainDepositRecord[] = [];
+    const deposits: EvmDepositRecord[] = [];
     const times = new Map<number, number>();
     for (const log of logs) {
       if (log.removed || log.topics.length < 3) continue;
@@ -157,18 +157,18 @@ export class EvmDeposits {
   }
 
   /** Value transfers to derived addresses (the engine's own gas top-ups excepted). */
-  private async nativeDeposits(from: number, to: number): Promise<ChainDepositRecord[]> {
+  private async nativeDeposits(from: number, to: number): Promise<EvmDepositRecord[]> {
     const ctx = this.ctx;
     const asset = ctx.nativeAsset;
     if (!asset || this.addresses.size === 0) return [];
-    const deposits: ChainDepositRecord[] = [];
+    const deposits: EvmDepositRecord[] = [];
     for (let n = from; n <= to; n++) {
       const block = await ctx.rpc.block(n, true);
       if (!block) throw new ChainMoved(`block ${n} of ${ctx.chain} is missing`);
       for (const t of block.transactions) {
         const owner = t.to ? this.addresses.get(t.to.toLowerCase()) : undefined;
         if (!owner || t.value === 0n) continue;
-        const ours = await ctx.transaction((tx) => tx.chainState.findTransactionByHash(ctx.chain, t.hash));
+        const ours = await ctx.transaction((tx) => tx.findTransactionByHash(ctx.chain, t.hash));
         if (ours?.kind === "top_up") continue;
         const receipt = await ctx.rpc.receipt(t.hash);
         if (!receipt || receipt.status !== "success" || receipt.blockHash !== block.hash) continue;
@@ -194,14 +194,14 @@ export class EvmDeposits {
   private async refreshAddresses(): Promise<void> {
     const ctx = this.ctx;
     const wallet = await ctx.hotWallet();
-    const fresh = await ctx.transaction((tx) => tx.chainState.listAddresses(wallet, this.lastIndex));
+    const fresh = await ctx.transaction((tx) => tx.listAddresses(wallet, this.lastIndex));
     for (const a of fresh) {
       this.addresses.set(a.address.toLowerCase(), a);
       this.lastIndex = Math.max(this.lastIndex, a.index);
     }
   }
 
-  private inbound(d: ChainDepositRecord, head: number): InboundTransfer {
+  private inbound(d: EvmDepositRecord, head: number): InboundTransfer {
     const confirmations = d.revertedAt !== null || head < d.blockNumber ? 0 : head - d.blockNumber + 1;
     return {
       transferId: d.transferId,

@@ -1,6 +1,6 @@
 import { keccak256, parseTransaction } from "viem";
-import type { TransferStatus } from "../../../src/ports/chain";
-import type { ChainTransactionRecord } from "../../../src/ports/storage";
+import type { TransferStatus } from "../../../src/ports/public";
+import type { EvmTransactionRecord } from "./evm-state";
 import type { EvmContext } from "./evm-context";
 import { ExecutionReverted } from "./evm-rpc";
 
@@ -9,7 +9,7 @@ import { ExecutionReverted } from "./evm-rpc";
  * step): what the record says about it, and the call itself (a token transfer, or a plain value
  * transfer).
  */
-export interface OutboundCall extends Pick<ChainTransactionRecord, "transferId" | "kind" | "keyIndex" | "from" | "to" | "asset" | "amount"> {
+export interface OutboundCall extends Pick<EvmTransactionRecord, "transferId" | "kind" | "keyIndex" | "from" | "to" | "asset" | "amount"> {
   call: { to: string; data: string; value: bigint };
 }
 
@@ -43,9 +43,9 @@ export class EvmSender {
    * is saved too, and answered again. Throws only when nothing was decided (node unreachable,
    * hot wallet without gas): the caller tries again later.
    */
-  async send(request: OutboundCall): Promise<{ record: ChainTransactionRecord }> {
+  async send(request: OutboundCall): Promise<{ record: EvmTransactionRecord }> {
     const ctx = this.ctx;
-    const existing = await ctx.transaction((tx) => tx.chainState.getTransaction(ctx.chain, request.transferId));
+    const existing = await ctx.transaction((tx) => tx.getTransaction(ctx.chain, request.transferId));
     if (existing) return { record: await this.resend(existing) };
     await this.heal(request.from);
 
@@ -66,10 +66,10 @@ export class EvmSender {
     }
     const floor = await ctx.rpc.nonce(request.from, "pending");
     const chainId = await ctx.chainId();
-    let record: ChainTransactionRecord;
+    let record: EvmTransactionRecord;
     try {
       record = await ctx.transaction(async (tx) => {
-        const nonce = await tx.chainState.takeSequence(nonceScope(ctx.chain, request.from), floor);
+        const nonce = await tx.takeSequence(nonceScope(ctx.chain, request.from), floor);
         const raw = await ctx.signer.signTransaction(request.keyIndex, {
           chainId,
           nonce,
@@ -80,12 +80,12 @@ export class EvmSender {
           ...fees,
         });
         const made = this.record(request, { nonce, status: "signed", reason: null, attempts: [attempt(raw, fees, ctx.clock.now())] });
-        if (!(await tx.chainState.insertTransaction(made))) throw new MadeElsewhere();
+        if (!(await tx.insertTransaction(made))) throw new MadeElsewhere();
         return made;
       });
     } catch (e) {
       if (!(e instanceof MadeElsewhere)) throw e;
-      const theirs = await ctx.transaction((tx) => tx.chainState.getTransaction(ctx.chain, request.transferId));
+      const theirs = await ctx.transaction((tx) => tx.getTransaction(ctx.chain, request.transferId));
       return { record: await this.resend(theirs!) };
     }
     await this.push(record.attempts[0]!.raw);
@@ -97,7 +97,7 @@ export class EvmSender {
    * failure once final; unmined, it is re-sent if the node lost it, or replaced if stuck.
    * Records the outcome (and what the gas cost the sender) once final.
    */
-  async status(record: ChainTransactionRecord): Promise<TransferStatus & { gasCost?: bigint }> {
+  async status(record: EvmTransactionRecord): Promise<TransferStatus & { gasCost?: bigint }> {
     const ctx = this.ctx;
     if (record.status === "rejected") return { confirmations: 0, finality: "pending", failure: record.reason };
     const first = record.attempts[0]!.txHash;
@@ -153,7 +153,7 @@ export class EvmSender {
   async heal(from: string): Promise<void> {
     const ctx = this.ctx;
     const counted = await ctx.rpc.nonce(from, "latest");
-    const uncounted = await ctx.transaction((tx) => tx.chainState.listTransactionsFrom(ctx.chain, from, counted));
+    const uncounted = await ctx.transaction((tx) => tx.listTransactionsFrom(ctx.chain, from, counted));
     for (const record of uncounted) {
       if (await this.minedAttempt(record)) continue; // mined meanwhile
       const latest = record.attempts[record.attempts.length - 1]!;
@@ -162,9 +162,9 @@ export class EvmSender {
         if (!(await ctx.rpc.transaction(latest.txHash))) await this.push(latest.raw);
       } else if (record.status === "final") {
         await ctx.transaction(async (tx) => {
-          const stored = await tx.chainState.getTransaction(ctx.chain, record.transferId, { lock: true });
+          const stored = await tx.getTransaction(ctx.chain, record.transferId, { lock: true });
           if (stored?.status === "final") {
-            await tx.chainState.putTransaction({ ...stored, status: "signed", minedHash: null, gasCost: null, updated: ctx.clock.now() });
+            await tx.putTransaction({ ...stored, status: "signed", minedHash: null, gasCost: null, updated: ctx.clock.now() });
           }
         });
         await this.push(latest.raw);
@@ -175,7 +175,7 @@ export class EvmSender {
   }
 
   /** A zero-value transaction to itself on a failed transaction's nonce, saved and sent like any other. */
-  private async fillGap(failed: ChainTransactionRecord): Promise<void> {
+  private async fillGap(failed: EvmTransactionRecord): Promise<void> {
     const ctx = this.ctx;
     const fees = await this.currentFees();
     const chainId = await ctx.chainId();
@@ -192,7 +192,7 @@ export class EvmSender {
     const made = await ctx.transaction(async (tx) => {
       const raw = await ctx.signer.signTransaction(gap.keyIndex, { chainId, nonce: failed.nonce!, to: gap.from, value: 0n, data: "0x", gas: 21_000n, ...fees });
       const record = this.record(gap, { nonce: failed.nonce, status: "signed", reason: null, attempts: [attempt(raw, fees, ctx.clock.now())] });
-      return (await tx.chainState.insertTransaction(record)) ? record : null;
+      return (await tx.insertTransaction(record)) ? record : null;
     });
     if (made) await this.push(made.attempts[0]!.raw);
   }
@@ -214,31 +214,31 @@ export class EvmSender {
     }
   }
 
-  private async resend(record: ChainTransactionRecord): Promise<ChainTransactionRecord> {
+  private async resend(record: EvmTransactionRecord): Promise<EvmTransactionRecord> {
     if (record.status === "signed") await this.push(record.attempts[record.attempts.length - 1]!.raw);
     return record;
   }
 
   /** Records a refusal of `request` unless it was made already; returns what is recorded. */
-  async refuse(request: OutboundCall, reason: string): Promise<ChainTransactionRecord> {
+  async refuse(request: OutboundCall, reason: string): Promise<EvmTransactionRecord> {
     const ctx = this.ctx;
     const refusal = this.record(request, { nonce: null, status: "rejected", reason, attempts: [] });
     return ctx.transaction(async (tx) =>
-      (await tx.chainState.insertTransaction(refusal)) ? refusal : (await tx.chainState.getTransaction(ctx.chain, request.transferId))!,
+      (await tx.insertTransaction(refusal)) ? refusal : (await tx.getTransaction(ctx.chain, request.transferId))!,
     );
   }
 
   private record(
     request: OutboundCall,
-    outcome: Pick<ChainTransactionRecord, "nonce" | "status" | "reason" | "attempts">,
-  ): ChainTransactionRecord {
+    outcome: Pick<EvmTransactionRecord, "nonce" | "status" | "reason" | "attempts">,
+  ): EvmTransactionRecord {
     const { call: _, ...what } = request;
     const now = this.ctx.clock.now();
     return { chain: this.ctx.chain, ...what, ...outcome, minedHash: null, gasCost: null, created: now, updated: now };
   }
 
   /** Signs the same transaction again with higher fee caps and the same nonce, saves it, sends it. */
-  private async replace(record: ChainTransactionRecord): Promise<void> {
+  private async replace(record: EvmTransactionRecord): Promise<void> {
     const ctx = this.ctx;
     const latest = record.attempts[record.attempts.length - 1]!;
     const current = await this.currentFees();
@@ -254,7 +254,7 @@ export class EvmSender {
     const parsed = parseTransaction(latest.raw as `0x${string}`);
     const chainId = await ctx.chainId();
     const updated = await ctx.transaction(async (tx) => {
-      const stored = await tx.chainState.getTransaction(ctx.chain, record.transferId, { lock: true });
+      const stored = await tx.getTransaction(ctx.chain, record.transferId, { lock: true });
       // another process replaced or settled it meanwhile
       if (!stored || stored.status !== "signed" || stored.attempts.length !== record.attempts.length) return null;
       const raw = await ctx.signer.signTransaction(stored.keyIndex, {
@@ -267,13 +267,13 @@ export class EvmSender {
         ...fees,
       });
       const next = { ...stored, attempts: [...stored.attempts, attempt(raw, fees, ctx.clock.now())], updated: ctx.clock.now() };
-      await tx.chainState.putTransaction(next);
+      await tx.putTransaction(next);
       return next;
     });
     if (updated) await this.push(updated.attempts[updated.attempts.length - 1]!.raw);
   }
 
-  private async minedAttempt(record: ChainTransactionRecord) {
+  private async minedAttempt(record: EvmTransactionRecord) {
     for (let i = record.attempts.length - 1; i >= 0; i--) {
       const txHash = record.attempts[i]!.txHash;
       const receipt = await this.ctx.rpc.receipt(txHash);
@@ -283,7 +283,7 @@ export class EvmSender {
   }
 
   private async settle(
-    record: ChainTransactionRecord,
+    record: EvmTransactionRecord,
     status: "final" | "failed",
     reason: string | null,
     minedHash: string | null,
@@ -291,9 +291,9 @@ export class EvmSender {
   ): Promise<void> {
     const ctx = this.ctx;
     await ctx.transaction(async (tx) => {
-      const stored = await tx.chainState.getTransaction(ctx.chain, record.transferId, { lock: true });
+      const stored = await tx.getTransaction(ctx.chain, record.transferId, { lock: true });
       if (!stored || stored.status !== "signed") return;
-      await tx.chainState.putTransaction({ ...stored, status, reason, minedHash, gasCost, updated: ctx.clock.now() });
+      await tx.putTransaction({ ...stored, status, reason, minedHash, gasCost, updated: ctx.clock.now() });
     });
   }
 }

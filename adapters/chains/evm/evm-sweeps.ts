@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { encodeFunctionData, erc20Abi } from "viem";
-import type { ChainDepositRecord, ChainSweepRecord } from "../../../src/ports/storage";
+import type { EvmDepositRecord, EvmSweepRecord } from "./evm-state";
 import type { EvmContext } from "./evm-context";
 import type { EvmDeposits } from "./evm-deposits";
 import { GAS_MARGIN_PERCENT, type EvmSender, type OutboundCall } from "./evm-sender";
@@ -31,20 +31,20 @@ export class EvmSweeps {
     await this.sender.heal(await ctx.hotWallet()); // a top-up a reorganisation dropped is sent again
     const head = await ctx.rpc.blockNumber();
     await this.open(head - ctx.finalityConfirmations + 1);
-    const open = await ctx.transaction((tx) => tx.chainState.listOpenSweeps(ctx.chain));
+    const open = await ctx.transaction((tx) => tx.listOpenSweeps(ctx.chain));
     for (const sweep of open) await this.step(sweep);
     // still under way: open sweeps, or deposits not swept yet (in flight, or found while this ran)
     const left = await ctx.transaction(async (tx) => ({
-      sweeps: await tx.chainState.listOpenSweeps(ctx.chain),
-      deposits: await tx.chainState.listDeposits(ctx.chain, { unsweptTo: Number.MAX_SAFE_INTEGER }),
+      sweeps: await tx.listOpenSweeps(ctx.chain),
+      deposits: await tx.listDeposits(ctx.chain, { unsweptTo: Number.MAX_SAFE_INTEGER }),
     }));
     return { pending: left.sweeps.length > 0 || left.deposits.length > 0 };
   }
 
   private async open(finalTo: number): Promise<void> {
     const ctx = this.ctx;
-    const unswept = await ctx.transaction((tx) => tx.chainState.listDeposits(ctx.chain, { unsweptTo: finalTo }));
-    const groups = new Map<string, ChainDepositRecord[]>();
+    const unswept = await ctx.transaction((tx) => tx.listDeposits(ctx.chain, { unsweptTo: finalTo }));
+    const groups = new Map<string, EvmDepositRecord[]>();
     for (const d of unswept) {
       const key = `${d.address}\u0000${d.asset}`;
       groups.set(key, [...(groups.get(key) ?? []), d]);
@@ -56,7 +56,7 @@ export class EvmSweeps {
       const ids = group.map((d) => d.transferId).sort();
       const id = `swp_${createHash("sha256").update(`${ctx.chain}\u0000${ids.join("\u0000")}`).digest("hex").slice(0, 26)}`;
       const now = ctx.clock.now();
-      const sweep: ChainSweepRecord = {
+      const sweep: EvmSweepRecord = {
         chain: ctx.chain,
         id,
         address,
@@ -71,21 +71,21 @@ export class EvmSweeps {
       };
       await ctx.transaction(async (tx) => {
         // only deposits still unswept in this transaction join the sweep
-        const still = (await tx.chainState.listDeposits(ctx.chain, { unsweptTo: finalTo })).filter((d) => ids.includes(d.transferId));
+        const still = (await tx.listDeposits(ctx.chain, { unsweptTo: finalTo })).filter((d) => ids.includes(d.transferId));
         if (still.length !== ids.length) return;
-        await tx.chainState.insertSweep(sweep);
-        await tx.chainState.setDepositSweep(ctx.chain, ids, id);
+        await tx.insertSweep(sweep);
+        await tx.setDepositSweep(ctx.chain, ids, id);
       });
     }
   }
 
-  private async step(sweep: ChainSweepRecord): Promise<void> {
+  private async step(sweep: EvmSweepRecord): Promise<void> {
     if (sweep.status === "topping_up") await this.topUp(sweep);
     else if (sweep.status === "moving") await this.move(sweep);
   }
 
   /** Makes sure the address holds the gas of its token transfer, sending it from the hot wallet. */
-  private async topUp(sweep: ChainSweepRecord): Promise<void> {
+  private async topUp(sweep: EvmSweepRecord): Promise<void> {
     const ctx = this.ctx;
     const hot = await ctx.hotWallet();
     const token = ctx.tokens.get(sweep.asset);
@@ -101,7 +101,7 @@ export class EvmSweeps {
     const fees = await this.sender.currentFees();
     const needed = (gas * GAS_MARGIN_PERCENT * fees.maxFeePerGas) / 100n;
     const transferId = `${sweep.id}:gas:${sweep.attempt}`;
-    const existing = await ctx.transaction((tx) => tx.chainState.getTransaction(ctx.chain, transferId));
+    const existing = await ctx.transaction((tx) => tx.getTransaction(ctx.chain, transferId));
     if (!existing) {
       const balance = await ctx.rpc.balance(sweep.address, "pending");
       if (balance >= needed) return this.update(sweep, { status: "moving" });
@@ -125,11 +125,11 @@ export class EvmSweeps {
   }
 
   /** Sends the deposits to the hot wallet and follows the transaction to finality. */
-  private async move(sweep: ChainSweepRecord): Promise<void> {
+  private async move(sweep: EvmSweepRecord): Promise<void> {
     const ctx = this.ctx;
     const hot = await ctx.hotWallet();
     const transferId = `${sweep.id}:move:${sweep.attempt}`;
-    let record = await ctx.transaction((tx) => tx.chainState.getTransaction(ctx.chain, transferId));
+    let record = await ctx.transaction((tx) => tx.getTransaction(ctx.chain, transferId));
     if (!record) {
       const request = await this.moveRequest(sweep, hot, transferId);
       if (!request) return this.update(sweep, { status: "abandoned", reason: "nothing to move (the deposits were reverted, or are worth less than their gas)" });
@@ -147,7 +147,7 @@ export class EvmSweeps {
     if (status.finality === "final") await this.update(sweep, { status: "done" });
   }
 
-  private async moveRequest(sweep: ChainSweepRecord, hot: string, transferId: string): Promise<OutboundCall | null> {
+  private async moveRequest(sweep: EvmSweepRecord, hot: string, transferId: string): Promise<OutboundCall | null> {
     const ctx = this.ctx;
     const base = { transferId, kind: "sweep", keyIndex: sweep.keyIndex, from: sweep.address, to: hot, asset: sweep.asset };
     if (sweep.asset === ctx.nativeAsset) {
@@ -171,14 +171,14 @@ export class EvmSweeps {
     return BigInt(await this.ctx.rpc.call({ to: token, data }));
   }
 
-  private retry(sweep: ChainSweepRecord, status: ChainSweepRecord["status"], reason: string): Promise<void> {
+  private retry(sweep: EvmSweepRecord, status: EvmSweepRecord["status"], reason: string): Promise<void> {
     if (sweep.attempt >= MAX_ATTEMPTS) return this.update(sweep, { status: "abandoned", reason });
     return this.update(sweep, { status, attempt: sweep.attempt + 1, reason });
   }
 
-  private async update(sweep: ChainSweepRecord, change: Partial<ChainSweepRecord>): Promise<void> {
+  private async update(sweep: EvmSweepRecord, change: Partial<EvmSweepRecord>): Promise<void> {
     const ctx = this.ctx;
-    await ctx.transaction((tx) => tx.chainState.updateSweep({ ...sweep, ...change, updated: ctx.clock.now() }));
+    await ctx.transaction((tx) => tx.updateSweep({ ...sweep, ...change, updated: ctx.clock.now() }));
   }
 }
 

@@ -1,6 +1,6 @@
 import { sha256 } from "@noble/hashes/sha256";
 import { english, mnemonicToAccount, type HDAccount } from "viem/accounts";
-import type { EvmSigner, EvmTransactionRequest } from "../../../src/ports/evm-signer";
+import type { EvmSigner, EvmTransactionRequest } from "./evm-signer";
 
 /**
  * The signer of DECISIONS.md §9: key `i` is m/44'/60'/0'/0/i of a BIP-39 mnemonic (index 0 the

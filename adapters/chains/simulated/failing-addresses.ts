@@ -1,5 +1,5 @@
 import { base58, bech32, bech32m } from "@scure/base";
-import type { ChainFamily } from "../../../src/money/assets";
+import type { ChainFamily } from "../../../src/ports/public";
 
 /**
  * DECISIONS.md §10: in test mode a payout leg to one of these addresses fails on chain (it is

@@ -1,23 +1,33 @@
 import { createHash } from "node:crypto";
 import { base58, bech32 } from "@scure/base";
-import { toChecksumAddress } from "../../../src/chains/chain-address";
-import { parseAmount } from "../../../src/money/amount";
-import { AssetRegistry, type ChainFamily } from "../../../src/money/assets";
-import type {
-  BroadcastOutcome,
-  ChainAdapter,
-  ChainInfo,
-  ChainSimulationControl,
-  FeeSchedule,
-  InboundTransfer,
-  OutboundTransfer,
-  TransferStatus,
-} from "../../../src/ports/chain";
-import type { Clock } from "../../../src/ports/clock";
-import type { SimulatedTransferRecord, StorageAdapter, StorageTx } from "../../../src/ports/storage";
+import {
+  toChecksumAddress,
+  parseAmount,
+  AssetRegistry,
+  type ChainFamily,
+  type BroadcastOutcome,
+  type ChainAdapter,
+  type ChainInfo,
+  type ChainSimulationControl,
+  type FeeSchedule,
+  type InboundTransfer,
+  type OutboundTransfer,
+  type TransferStatus,
+  type AdapterStateStore,
+  type Clock,
+  type StorageAdapter,
+} from "../../../src/ports/public";
 import { MemoryStorage } from "../../memory/memory-storage";
 import { DEFAULT_SIMULATED_CHAINS, type SimulatedChainConfig } from "./defaults";
 import { failsOnChain } from "./failing-addresses";
+import {
+  heightAfter,
+  SIMULATED_NAMESPACE,
+  SimulatedState,
+  type ReorgEntry,
+  type SentOutcome,
+  type SimulatedDepositRecord,
+} from "./simulated-state";
 
 export interface SimulatedChainsOptions {
   clock: Clock;
@@ -27,9 +37,10 @@ export interface SimulatedChainsOptions {
   chains?: Record<string, Partial<SimulatedChainConfig>>;
   assets?: AssetRegistry;
   /**
-   * Where the simulated world is kept (`tx.simulatedChains`): the engine's storage, so a
-   * restart loses no deposit or transfer and every engine process on the database sees one
-   * world (`npm start` passes it). Default: a memory storage of its own, gone with the process.
+   * Where the simulated world is kept (its adapter state, namespace `simulated-chains`): the
+   * engine's storage, so a restart loses no deposit or transfer and every engine process on the
+   * database sees one world (`npm start` passes it). Default: a memory storage of its own, gone
+   * with the process.
    */
   storage?: StorageAdapter;
 }
@@ -40,10 +51,12 @@ const GENESIS = Date.UTC(2020, 0, 1);
 /**
  * Simulated chains, deterministic under a seed. Time drives them: a chain's height is the number
  * of its blocks since 2020 on the engine's clock (plus blocks mined by `advance`), a transfer is
- * included in the block after its broadcast and is final after the chain's confirmations. Every
- * transfer (sent or received), the blocks mined on demand and the liquidity spent are kept in
- * storage (`SimulatedChainStore`). Failures are decided by the seed and the transfer id
- * (`failureRate`), by the recipient's address (`failsOnChain`, DECISIONS.md §10) or forced
+ * included in the block after its broadcast and is final after the chain's confirmations. What
+ * every broadcast decided, every deposit, the blocks mined on demand, the reorganisations and the
+ * liquidity spent are kept in storage, through the adapter-state seam (`simulated-state.ts` lays
+ * them out; a sent transfer's hash carries its height, so a broadcast writes one key). Failures are
+ * decided by the seed and the transfer id (`failureRate`), by the recipient's address
+ * (`failsOnChain`, DECISIONS.md §10) or forced
  * (`failNext`, this process only). Deposits arrive through `pay` (test helpers) and are reported
  * by `inboundTransfers`; reorganisations move the engine's own transfers of the replaced blocks
  * into the next block and remove the deposits in them.
@@ -55,13 +68,15 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   private readonly clock: Clock;
   private readonly seed: string;
   private readonly assets: AssetRegistry;
-  private readonly storage: StorageAdapter;
+  private readonly state: AdapterStateStore;
   private readonly config = new Map<string, SimulatedChainConfig>();
   private readonly forcedFailures = new Map<string, ForcedFailure>();
   /** Per asset and chain, the liquidity spent as last read or written (see `liquidity`). */
   private readonly spent = new Map<string, { readAt: number; spent: bigint }>();
   /** Per chain, the counters as last read (see `transferStatus`). */
   private readonly views = new Map<string, ChainView>();
+  /** Per chain, its reorganisations as last read, with the count they were read at (see `transferStatusMany`). */
+  private readonly logs = new Map<string, { reorgs: bigint; entries: readonly ReorgEntry[] }>();
   /** Sent transfers in flight by chain and hash, tagged with the reorganisation count they were read at. */
   private readonly sentByHash = new Map<string, SentTransfer>();
 
@@ -69,7 +84,7 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     this.clock = options.clock;
     this.seed = options.seed ?? "payrail";
     this.assets = options.assets ?? AssetRegistry.withDefaults();
-    this.storage = options.storage ?? new MemoryStorage();
+    this.state = (options.storage ?? new MemoryStorage()).adapterState(SIMULATED_NAMESPACE);
     const names = new Set([...Object.keys(DEFAULT_SIMULATED_CHAINS), ...Object.keys(options.chains ?? {})]);
     for (const chain of names) {
       if (!this.assets.chain(chain)) throw new TypeError(`simulated chain ${chain} is not in the asset registry`);
@@ -111,7 +126,8 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     const scope = spentScope(chain, asset);
     let known = this.spent.get(scope);
     if (!known || this.clock.now() - known.readAt >= VIEW_TTL_MS) {
-      known = { readAt: this.clock.now(), spent: await this.storage.transaction((tx) => tx.simulatedChains.getCounter(scope)) };
+      const read = await this.transaction((st) => st.read([scope]));
+      known = { readAt: this.clock.now(), spent: read.counters.get(scope)! };
       this.spent.set(scope, known);
     }
     return this.configuredLiquidity(chain, asset) - known.spent;
@@ -132,24 +148,25 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     const scopes = [...new Set(transfers.map((t) => spentScope(t.chain, t.asset)))].sort();
     const chains = [...new Set(transfers.map((t) => t.chain))];
     for (const chain of chains) this.chainConfig(chain);
-    const { stored, reorgs, spent, forcedUsed } = await this.storage.transaction(async (tx) => {
+    const { decided, sent, spent, forcedUsed } = await this.transaction(async (st) => {
       // The liquidity counters are locked first: broadcasts of one asset on one chain take turns.
-      const spent = new Map<string, bigint>();
+      const spent = await st.addToCounters(scopes.map((scope) => [scope, 0n] as const));
       const added = new Map<string, bigint>();
-      for (const scope of scopes) spent.set(scope, await tx.simulatedChains.addToCounter(scope, 0n));
       // forced failures are used up as the transfers are decided, and taken off once committed
       const forcedUsed = new Map<string, number>();
       const forcedLeft = (chain: string) => (this.forcedFailures.get(chain)?.count ?? 0) - (forcedUsed.get(chain) ?? 0);
-      const views = new Map<string, ChainView>();
-      const previous = new Map<string, SimulatedTransferRecord>();
-      for (const chain of chains) {
-        views.set(chain, this.freshView(chain) ?? (await this.readView(tx, chain)));
-        const ids = transfers.filter((t) => t.chain === chain).map((t) => t.transferId);
-        for (const [id, record] of await tx.simulatedChains.getTransfers(chain, ids)) previous.set(`${chain}\u0000${id}`, record);
-      }
+      // the outcomes decided before, and the chains' counters where this process's view is stale: one read
+      const known = new Map(chains.map((chain) => [chain, this.freshView(chain)]));
+      const stale = chains.filter((chain) => !known.get(chain));
+      const read = await st.read(
+        stale.flatMap((chain) => [blocksScope(chain), reorgsScope(chain)]),
+        transfers.map((t) => ({ chain: t.chain, transferId: t.transferId })),
+      );
+      const views = new Map<string, ChainView>(chains.map((chain) => [chain, known.get(chain) ?? this.keepView(chain, read.counters)]));
+      const previous = read.sent;
       // the transfers decided here (the others were decided before, by an earlier call)
-      const fresh: SimulatedTransferRecord[] = [];
-      const decided = transfers.map((transfer) => {
+      const fresh: { chain: string; transferId: string; outcome: SentOutcome; includedAt: number | null }[] = [];
+      const decided = transfers.map((transfer): SentOutcome => {
         const key = `${transfer.chain}\u0000${transfer.transferId}`;
         const earlier = previous.get(key);
         if (earlier) return earlier;
@@ -165,46 +182,40 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
               ? "insufficient hot-wallet liquidity"
               : null;
         const includedAt = this.tipOf(transfer.chain, views.get(transfer.chain)!.blocks) + 1;
-        const record: SimulatedTransferRecord = {
-          chain: transfer.chain,
-          transferId: transfer.transferId,
-          direction: "out",
-          asset: transfer.asset,
-          address: transfer.to,
-          amount: transfer.amount,
-          txHash: refusal ? null : this.txHash(transfer.chain, includedAt, `out:${transfer.transferId}`),
-          includedAt: refusal ? null : includedAt,
-          droppedAt: null,
-          refused: refusal,
-          failure: !refusal && failure === "reverted" ? "execution reverted" : null,
-          created: this.clock.now(),
-        };
+        const outcome: SentOutcome = refusal
+          ? { refused: refusal }
+          : {
+              txHash: this.txHash(transfer.chain, includedAt, `out:${transfer.transferId}`),
+              failure: failure === "reverted" ? "execution reverted" : null,
+            };
         // A transfer that reverts moves nothing.
-        if (record.txHash !== null && record.failure === null) {
+        if ("txHash" in outcome && outcome.failure === null) {
           spent.set(scope, spent.get(scope)! + transfer.amount);
           added.set(scope, (added.get(scope) ?? 0n) + transfer.amount);
         }
-        previous.set(key, record); // a repeat within the call gets the same outcome
-        fresh.push(record);
-        return record;
+        previous.set(key, outcome); // a repeat within the call gets the same outcome
+        fresh.push({ chain: transfer.chain, transferId: transfer.transferId, outcome, includedAt: refusal ? null : includedAt });
+        return outcome;
       });
-      await tx.simulatedChains.insertTransfers(fresh);
-      for (const [scope, amount] of added) await tx.simulatedChains.addToCounter(scope, amount);
-      return { stored: decided, reorgs: new Map([...views].map(([chain, v]) => [chain, v.reorgs])), spent, forcedUsed };
+      const stored = await st.insertSent(fresh);
+      // the counters are locked: their new values are known, and written with the commit
+      await st.setCounters(new Map([...added.keys()].map((scope) => [scope, spent.get(scope)!])));
+      // what transferStatus needs of the transfers sent here, as of this transaction
+      const sent = fresh.flatMap((f, i) =>
+        stored[i] === f.outcome && "txHash" in f.outcome
+          ? [{ key: `${f.chain}\u0000${f.outcome.txHash}`, includedAt: f.includedAt!, failure: f.outcome.failure, reorgs: views.get(f.chain)!.reorgs }]
+          : [],
+      );
+      return { decided, sent, spent, forcedUsed };
     });
     for (const [chain, used] of forcedUsed) {
       const f = this.forcedFailures.get(chain);
       if (f) f.count = Math.max(0, f.count - used);
     }
     for (const [scope, value] of spent) this.spent.set(scope, { readAt: this.clock.now(), spent: value });
-    return stored.map((record) => {
-      // what transferStatus needs, as of this transaction: no storage read while nothing reorganises
-      if (record.txHash !== null && record.includedAt !== null) {
-        const known = { includedAt: record.includedAt, failure: record.failure, reorgs: reorgs.get(record.chain)! };
-        this.sentByHash.set(`${record.chain}\u0000${record.txHash}`, known);
-      }
-      return record.txHash !== null ? { txHash: record.txHash } : { rejected: record.refused ?? "refused" };
-    });
+    // no storage read for their statuses while nothing reorganises
+    for (const { key, ...known } of sent) this.sentByHash.set(key, known);
+    return decided.map((outcome) => ("txHash" in outcome ? { txHash: outcome.txHash } : { rejected: outcome.refused }));
   }
 
   async transferStatus(chain: string, txHash: string): Promise<TransferStatus> {
@@ -228,15 +239,17 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     let view = this.freshView(chain);
     const missing = (v: ChainView | null) => [...known].filter(([, k]) => !v || k?.reorgs !== v.reorgs).map(([hash]) => hash);
     if (!view || missing(view).length) {
-      view = await this.storage.transaction(async (tx) => {
-        const fresh = await this.readView(tx, chain);
+      view = await this.transaction(async (st) => {
+        const fresh = await this.readView(st, chain);
         const unknown = missing(fresh);
         if (!unknown.length) return fresh;
-        const records = await tx.simulatedChains.findTransfersByHash(chain, unknown);
+        const log = await this.reorgLog(st, chain, fresh.reorgs);
+        const stored = await st.statusByHash(chain, unknown);
         for (const hash of unknown) {
-          const record = records.get(hash);
-          // not one this storage saw (sent before it existed): the height is written into the hash
-          const entry = { includedAt: record?.includedAt ?? this.decodeHeight(chain, hash), failure: record?.failure ?? null, reorgs: fresh.reorgs };
+          const status = stored.get(hash);
+          // the height is written into the hash; storage keeps what the hash cannot tell (a
+          // failure), and the reorganisations that moved it since
+          const entry = { includedAt: heightAfter(status?.includedAt ?? this.decodeHeight(chain, hash), log), failure: status?.failure ?? null, reorgs: fresh.reorgs };
           known.set(hash, entry);
           this.sentByHash.set(keyOf(hash), entry);
         }
@@ -267,10 +280,10 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   async inboundTransfers(chain: string, cursor: string | null): Promise<{ transfers: InboundTransfer[]; cursor: string }> {
     const config = this.chainConfig(chain);
     const since = cursor === null ? 0 : Number(cursor);
-    const [records, tip] = await this.storage.transaction(async (tx) => {
-      const tip = await this.heightIn(tx, chain);
+    const [records, tip] = await this.transaction(async (st) => {
+      const tip = await this.heightIn(st, chain);
       const filter = { includedFrom: since - config.confirmationsToFinality + 1, droppedSince: since };
-      return [await tx.simulatedChains.listInbound(chain, filter), tip] as const;
+      return [await st.listDeposits(chain, filter), tip] as const;
     });
     return { transfers: records.map((t) => this.inbound(t, tip, config)), cursor: String(tip) };
   }
@@ -279,13 +292,13 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
 
   async height(chain: string): Promise<number> {
     this.chainConfig(chain);
-    return this.storage.transaction((tx) => this.heightIn(tx, chain));
+    return this.transaction((st) => this.heightIn(st, chain));
   }
 
   async advance(chain: string, blocks: number): Promise<void> {
     this.chainConfig(chain);
     if (!Number.isInteger(blocks) || blocks < 0) throw new RangeError("blocks must be a non-negative integer");
-    await this.storage.transaction((tx) => tx.simulatedChains.addToCounter(blocksScope(chain), BigInt(blocks)));
+    await this.transaction((st) => st.addToCounters([[blocksScope(chain), BigInt(blocks)]]));
     this.views.delete(chain);
   }
 
@@ -297,10 +310,11 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   async reorg(chain: string, depth: number): Promise<number> {
     this.chainConfig(chain);
     if (!Number.isInteger(depth) || depth < 1) throw new RangeError("depth must be a positive integer");
-    const moved = await this.storage.transaction(async (tx) => {
-      await tx.simulatedChains.addToCounter(reorgsScope(chain), 1n); // one reorganisation of a chain at a time
-      const tip = await this.heightIn(tx, chain);
-      return tx.simulatedChains.reorganize(chain, { from: tip - depth + 1, to: tip }, tip + 1, tip);
+    const moved = await this.transaction(async (st) => {
+      // one reorganisation of a chain at a time, numbered
+      const seq = (await st.addToCounters([[reorgsScope(chain), 1n]])).get(reorgsScope(chain))!;
+      const tip = await this.heightIn(st, chain);
+      return st.reorganize(chain, { from: tip - depth + 1, to: tip }, tip + 1, tip, seq);
     });
     this.views.delete(chain);
     return moved;
@@ -310,25 +324,27 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     const config = this.chainConfig(transfer.chain);
     // zero is allowed: zero-value transfers exist on chains (address-poisoning spam)
     if (transfer.amount < 0n) throw new RangeError("a deposit moves a non-negative amount");
-    const [record, tip] = await this.storage.transaction(async (tx) => {
-      const n = await tx.simulatedChains.addToCounter(`deposits:${transfer.chain}`, 1n);
+    const [record, tip] = await this.transaction(async (st) => {
+      const scope = `deposits:${transfer.chain}`;
+      // the deposit's number, and the blocks mined on demand (locked with it: one statement)
+      const counters = await st.addToCounters([[scope, 1n], [blocksScope(transfer.chain), 0n]]);
+      const n = counters.get(scope)!;
       const salt = `in:${transfer.chain}:${transfer.address}:${n - 1n}`;
-      const tip = await this.heightIn(tx, transfer.chain);
-      const record: SimulatedTransferRecord = {
+      const tip = this.tipOf(transfer.chain, Number(counters.get(blocksScope(transfer.chain))!));
+      const record: SimulatedDepositRecord = {
         chain: transfer.chain,
         transferId: `${transfer.chain}:${this.digest(salt).subarray(0, 12).toString("hex")}`,
-        direction: "in",
         asset: transfer.asset,
         address: transfer.address,
         amount: transfer.amount,
         txHash: this.txHash(transfer.chain, tip + 1, salt),
         includedAt: tip + 1,
         droppedAt: null,
-        refused: null,
-        failure: null,
         created: this.clock.now(),
       };
-      return [(await tx.simulatedChains.insertTransfers([record]))[0]!, tip] as const;
+      // its id is new: the deposit's number is this transaction's alone
+      await st.putDeposits([record]);
+      return [record, tip] as const;
     });
     return this.inbound(record, tip, config);
   }
@@ -346,17 +362,17 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   async setLiquidity(chain: string, asset: string, amount: string): Promise<void> {
     const target = this.units(asset, amount, true);
     const spent = this.configuredLiquidity(chain, asset) - target;
-    await this.storage.transaction(async (tx) => {
-      const now = await tx.simulatedChains.addToCounter(spentScope(chain, asset), 0n);
-      await tx.simulatedChains.addToCounter(spentScope(chain, asset), spent - now);
+    await this.transaction(async (st) => {
+      await st.addToCounters([[spentScope(chain, asset), 0n]]); // locked, then set
+      await st.setCounters(new Map([[spentScope(chain, asset), spent]]));
     });
     this.spent.delete(spentScope(chain, asset));
   }
 
   // ---- internals ------------------------------------------------------------------------------
 
-  private inbound(t: SimulatedTransferRecord, tip: number, config: SimulatedChainConfig): InboundTransfer {
-    const includedAt = t.includedAt!;
+  private inbound(t: SimulatedDepositRecord, tip: number, config: SimulatedChainConfig): InboundTransfer {
+    const includedAt = t.includedAt;
     const confirmations = t.droppedAt !== null || tip < includedAt ? 0 : tip - includedAt + 1;
     const finality =
       t.droppedAt !== null ? "reverted" : confirmations === 0 ? "pending" : confirmations >= config.confirmationsToFinality ? "final" : "included";
@@ -366,15 +382,31 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
       asset: t.asset,
       address: t.address,
       amount: t.amount,
-      txHash: t.txHash!,
+      txHash: t.txHash,
       confirmations,
       finality,
       seenAt: GENESIS + includedAt * config.blockTimeMs,
     };
   }
 
-  private async heightIn(tx: StorageTx, chain: string): Promise<number> {
-    return this.tipOf(chain, Number(await tx.simulatedChains.getCounter(blocksScope(chain))));
+  /** One transaction of the simulated world. */
+  private transaction<T>(fn: (state: SimulatedState) => Promise<T>): Promise<T> {
+    return this.state.transaction((tx) => fn(new SimulatedState(tx)));
+  }
+
+  /** The reorganisations of `chain` as of its `reorgs` counter (read again only when it moved). */
+  private async reorgLog(st: SimulatedState, chain: string, reorgs: bigint): Promise<readonly ReorgEntry[]> {
+    if (reorgs === 0n) return [];
+    const known = this.logs.get(chain);
+    if (known?.reorgs === reorgs) return known.entries;
+    const entries = await st.reorgLog(chain);
+    this.logs.set(chain, { reorgs, entries });
+    return entries;
+  }
+
+  private async heightIn(st: SimulatedState, chain: string): Promise<number> {
+    const { counters } = await st.read([blocksScope(chain)]);
+    return this.tipOf(chain, Number(counters.get(blocksScope(chain))!));
   }
 
   private tipOf(chain: string, extraBlocks: number): number {
@@ -385,9 +417,13 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
    * The counters a transfer's height depends on, as storage has them now; kept as this
    * process's view (a view read in a transaction that rolls back is still what storage held).
    */
-  private async readView(tx: StorageTx, chain: string): Promise<ChainView> {
-    const blocks = Number(await tx.simulatedChains.getCounter(blocksScope(chain)));
-    const view = { readAt: this.clock.now(), blocks, reorgs: await tx.simulatedChains.getCounter(reorgsScope(chain)) };
+  private async readView(st: SimulatedState, chain: string): Promise<ChainView> {
+    return this.keepView(chain, (await st.read([blocksScope(chain), reorgsScope(chain)])).counters);
+  }
+
+  /** The view of `chain` from its counters as just read, kept as this process's. */
+  private keepView(chain: string, counters: ReadonlyMap<string, bigint>): ChainView {
+    const view = { readAt: this.clock.now(), blocks: Number(counters.get(blocksScope(chain))!), reorgs: counters.get(reorgsScope(chain))! };
     this.views.set(chain, view);
     return view;
   }

@@ -1,4 +1,4 @@
-import type { AccountStore } from "../../../src/ports/storage";
+import type { AccountStore } from "../../../src/ports/public";
 import { frozen, keysetPage, type MemoryTx } from "../memory-tables";
 
 export function accountStore(m: MemoryTx): AccountStore {

@@ -1,4 +1,4 @@
-import type { DeliveryLogStore } from "../../../src/ports/storage";
+import type { DeliveryLogStore } from "../../../src/ports/public";
 import { frozen, k2, keysetPage, pruneMap, type MemoryTx } from "../memory-tables";
 
 export function deliveryLogStore(m: MemoryTx): DeliveryLogStore {

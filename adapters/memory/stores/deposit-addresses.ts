@@ -1,4 +1,4 @@
-import type { DepositAddressStore } from "../../../src/ports/storage";
+import type { DepositAddressStore } from "../../../src/ports/public";
 import { frozen, k2, type MemoryTx } from "../memory-tables";
 
 export function depositAddressStore(m: MemoryTx): DepositAddressStore {

@@ -1,4 +1,4 @@
-import type { DueWorkKindStats, DueWorkRecord, WorkStore } from "../../../src/ports/storage";
+import type { DueWorkKindStats, DueWorkRecord, WorkStore } from "../../../src/ports/public";
 import { frozen, type MemoryTx } from "../memory-tables";
 
 /** Ready, due at `now`, and not leased (or its lease ran out): what a claim may take. */

@@ -1,4 +1,4 @@
-import type { EventRecord, EventStore } from "../../../src/ports/storage";
+import type { EventRecord, EventStore } from "../../../src/ports/public";
 import { frozen, k2, keysetPage, pruneMap, type MemoryTx } from "../memory-tables";
 
 export function eventStore(m: MemoryTx): EventStore {

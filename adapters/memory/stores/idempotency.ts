@@ -1,4 +1,4 @@
-import { IdempotencyKeyLostError, type IdempotencyStore } from "../../../src/ports/storage/idempotency";
+import { IdempotencyKeyLostError, type IdempotencyStore } from "../../../src/ports/public";
 import { frozen, k2, pruneMap, type MemoryTx } from "../memory-tables";
 
 export function idempotencyStore(m: MemoryTx): IdempotencyStore {

@@ -1,6 +1,4 @@
-import { compareKeys } from "../../../src/ledger/balance-keys";
-import { isCustomerBook } from "../../../src/ledger/postings";
-import type { BalanceRecord, LedgerStore } from "../../../src/ports/storage";
+import { compareKeys, isCustomerBook, type BalanceRecord, type LedgerStore } from "../../../src/ports/public";
 import { balanceKey, frozen, k2, type MemoryTx } from "../memory-tables";
 
 export function ledgerStore(m: MemoryTx): LedgerStore {

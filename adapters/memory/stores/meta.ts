@@ -1,4 +1,4 @@
-import type { MetaStore } from "../../../src/ports/storage";
+import type { MetaStore } from "../../../src/ports/public";
 import type { MemoryTx } from "../memory-tables";
 
 export function metaStore(m: MemoryTx): MetaStore {

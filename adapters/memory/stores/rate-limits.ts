@@ -1,4 +1,4 @@
-import type { RateLimitStore } from "../../../src/ports/storage";
+import type { RateLimitStore } from "../../../src/ports/public";
 import { frozen, k2, pruneMap, type MemoryTx } from "../memory-tables";
 
 export function rateLimitStore(m: MemoryTx): RateLimitStore {

@@ -1,4 +1,4 @@
-import { StaleResourceError, type ResourceRecord, type ResourceStore } from "../../../src/ports/storage/resources";
+import { StaleResourceError, type ResourceRecord, type ResourceStore } from "../../../src/ports/public";
 import { frozen, k2, keysetPage, type MemoryTx } from "../memory-tables";
 
 export function resourceStore(m: MemoryTx): ResourceStore {

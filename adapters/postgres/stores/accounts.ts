@@ -1,4 +1,4 @@
-import type { AccountStore } from "../../../src/ports/storage";
+import type { AccountStore } from "../../../src/ports/public";
 import type { PgTxContext } from "../pg-tx";
 import { keysetSql } from "../keyset";
 import { ACCOUNTS, API_KEYS } from "../tables";

@@ -1,4 +1,4 @@
-import type { DeliveryLogStore } from "../../../src/ports/storage";
+import type { DeliveryLogStore } from "../../../src/ports/public";
 import { keysetSql } from "../keyset";
 import type { PgTxContext } from "../pg-tx";
 import { WEBHOOK_DELIVERIES } from "../tables";

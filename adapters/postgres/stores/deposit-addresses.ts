@@ -1,4 +1,4 @@
-import type { DepositAddressStore } from "../../../src/ports/storage";
+import type { DepositAddressStore } from "../../../src/ports/public";
 import type { PgTxContext } from "../pg-tx";
 import { DEPOSIT_ADDRESSES } from "../tables";
 

@@ -1,4 +1,4 @@
-import type { WorkStore } from "../../../src/ports/storage";
+import type { WorkStore } from "../../../src/ports/public";
 import type { PgTxContext } from "../pg-tx";
 import { DUE_WORK } from "../tables";
 

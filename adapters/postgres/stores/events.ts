@@ -1,4 +1,4 @@
-import type { EventStore } from "../../../src/ports/storage";
+import type { EventStore } from "../../../src/ports/public";
 import { keysetSql } from "../keyset";
 import type { PgTxContext } from "../pg-tx";
 import { EVENTS } from "../tables";

@@ -1,4 +1,4 @@
-import { IdempotencyKeyLostError, type IdempotencyRecord, type IdempotencyStore } from "../../../src/ports/storage/idempotency";
+import { IdempotencyKeyLostError, type IdempotencyRecord, type IdempotencyStore } from "../../../src/ports/public";
 import { RELAXED_COMMIT_ROW } from "../driver";
 import { bufferedUpdate, type PgTxContext } from "../pg-tx";
 import { IDEMPOTENCY_KEYS, IDEMPOTENCY_SAVES, type IdempotencySave } from "../tables";

@@ -1,5 +1,4 @@
-import { compareKeys } from "../../../src/ledger/balance-keys";
-import type { LedgerStore } from "../../../src/ports/storage";
+import { compareKeys, type LedgerStore } from "../../../src/ports/public";
 import { bufferedUpdate, type PgTxContext } from "../pg-tx";
 import { likePrefix } from "../keyset";
 import { BALANCES, LEDGER_ENTRIES, RESERVATIONS } from "../tables";

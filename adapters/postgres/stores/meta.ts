@@ -1,4 +1,4 @@
-import type { MetaStore } from "../../../src/ports/storage";
+import type { MetaStore } from "../../../src/ports/public";
 import type { PgTxContext } from "../pg-tx";
 
 export function metaStore(tx: PgTxContext): MetaStore {

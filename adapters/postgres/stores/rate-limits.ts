@@ -1,4 +1,4 @@
-import type { RateLimitStore } from "../../../src/ports/storage";
+import type { RateLimitStore } from "../../../src/ports/public";
 import type { PgTxContext } from "../pg-tx";
 
 export function rateLimitStore(tx: PgTxContext): RateLimitStore {

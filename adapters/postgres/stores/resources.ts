@@ -1,4 +1,4 @@
-import { StaleResourceError, type ResourceStore } from "../../../src/ports/storage/resources";
+import { StaleResourceError, type ResourceStore } from "../../../src/ports/public";
 import { keysetSql } from "../keyset";
 import { bufferedUpdate, type PgTxContext } from "../pg-tx";
 import { RESOURCES } from "../tables";

@@ -1,6 +1,15 @@
-import type { Clock } from "../../../src/ports/clock";
-import type { BookLevel, BookSnapshot, PoolSnapshot, VenueAdapter, VenueExecution, VenueExecutionResult, VenueSnapshot } from "../../../src/ports/venue";
-import { venueCapacity, venueOut } from "../../../src/quoting/venue-curves";
+import {
+  venueCapacity,
+  venueOut,
+  type Clock,
+  type BookLevel,
+  type BookSnapshot,
+  type PoolSnapshot,
+  type VenueAdapter,
+  type VenueExecution,
+  type VenueExecutionResult,
+  type VenueSnapshot,
+} from "../../../src/ports/public";
 import { VENUE_JITTER, VOLATILITY, hash32, hashText, offsetPpb } from "./price-path";
 
 /** An asset the simulated market prices: its precision and reference USD price. */

@@ -8,10 +8,8 @@ import type {
   ReservationRecord,
   ResourceRecord,
   StorageAdapter,
-  ChainDepositRecord,
-  ChainTransactionRecord,
-  SimulatedTransferRecord,
 } from "../../ports/storage";
+import type { StateEntry } from "../../ports/adapter-state";
 
 /**
  * An independent read path into what an adapter stored: raw rows, read without going through
@@ -26,11 +24,8 @@ export interface StorageInspector {
   idempotencyKeys(accountId: string): Promise<IdempotencyRecord[]>;
   work(): Promise<DueWorkRecord[]>;
   deliveries(accountId: string): Promise<DeliveryLogRecord[]>;
-  /** Chain-state transactions and deposits of a chain (optional: checked when given). */
-  chainTransactions?(chain: string): Promise<ChainTransactionRecord[]>;
-  chainDeposits?(chain: string): Promise<ChainDepositRecord[]>;
-  /** Simulated transfers of a chain, by transfer id (optional: checked when given). */
-  simulatedTransfers?(chain: string): Promise<SimulatedTransferRecord[]>;
+  /** Every record of an adapter-state namespace, in key order (`StorageAdapter.adapterState`). */
+  adapterState(namespace: string): Promise<StateEntry[]>;
 }
 
 export interface StorageHarness {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe } from "vitest";
 import type { StorageAdapter } from "../../ports/storage";
 import { accountSuite } from "./accounts";
-import { chainStateSuite } from "./chain-state";
+import { adapterStateSuite } from "./adapter-state";
 import { deliveryLogSuite } from "./deliveries";
 import { depositAddressSuite } from "./deposit-addresses";
 import { dueWorkSuite } from "./due-work";
@@ -13,7 +13,6 @@ import { ledgerSuite } from "./ledger";
 import { metaSuite } from "./meta";
 import { rateLimitSuite } from "./rate-limits";
 import { resourceSuite } from "./resources";
-import { simulatedChainSuite } from "./simulated-chains";
 import { transactionSuite } from "./transactions";
 
 export type { StorageConformanceOptions, StorageHarness, StorageInspector } from "./harness";
@@ -56,7 +55,6 @@ export function storageConformance(options: StorageConformanceOptions): void {
     rateLimitSuite(s);
     depositAddressSuite(s);
     metaSuite(s);
-    chainStateSuite(s);
-    simulatedChainSuite(s);
+    adapterStateSuite(s);
   });
 }

@@ -20,8 +20,8 @@ export interface DepositAddressStore {
   /** Records new addresses; an address already recorded on its chain is an error (throws). */
   insert(records: DepositAddressRecord[]): Promise<void>;
   /**
-   * Every recorded address among `addresses`, on any chain (an EVM address made on one chain
-   * receives on the others too, and the engine must see a deposit that came the wrong way).
+   * Every recorded address among `addresses`, on any chain (an address made on one chain may
+   * receive on others of its family too, and the engine must see a deposit that came the wrong way).
    */
   find(addresses: readonly string[]): Promise<DepositAddressRecord[]>;
 }

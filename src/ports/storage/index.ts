@@ -1,5 +1,5 @@
 import type { AccountStore } from "./accounts";
-import type { ChainStateStore } from "./chain-state";
+import type { AdapterStateStore } from "../adapter-state";
 import type { DeliveryLogStore } from "./deliveries";
 import type { DepositAddressStore } from "./deposit-addresses";
 import type { ClaimRequest, DueWorkRecord, WorkStore } from "./due-work";
@@ -9,10 +9,8 @@ import type { LedgerStore } from "./ledger";
 import type { MetaStore } from "./meta";
 import type { RateLimitStore } from "./rate-limits";
 import type { ResourceStore } from "./resources";
-import type { SimulatedChainStore } from "./simulated-chains";
 
 export type * from "./accounts";
-export type * from "./chain-state";
 export type * from "./deliveries";
 export type * from "./deposit-addresses";
 export type * from "./due-work";
@@ -25,7 +23,6 @@ export type * from "./meta";
 export type * from "./rate-limits";
 export type * from "./resources";
 export { StaleResourceError } from "./resources";
-export type * from "./simulated-chains";
 
 /**
  * The storage port: everything the engine keeps. Two adapters implement it (memory and
@@ -71,6 +68,14 @@ export interface StorageAdapter {
    * at once, even across concurrent claimers (see `ClaimRequest`).
    */
   claimDueWork(request: ClaimRequest): Promise<DueWorkRecord[]>;
+  /**
+   * The state `namespace` keeps (`AdapterStateStore`): where chain and venue adapters keep
+   * records of their own, in this storage, apart from the engine's stores. Called by an adapter
+   * (or by the host wiring one) after `init`; cheap, so it may be called again for the same
+   * namespace, and every handle of a namespace sees the same records. Throws a TypeError for a
+   * name `assertStateNamespace` refuses.
+   */
+  adapterState(namespace: string): AdapterStateStore;
   /** Releases connections. The engine calls it once; nothing is called after it. */
   close(): Promise<void>;
 }
@@ -89,14 +94,26 @@ export interface CommitOptions {
   durable?: boolean;
 }
 
+/**
+ * What an adapter can do beyond the port's guarantees. The conformance suite reads each flag and
+ * tests what a declared one promises; a test that needs an ability the adapter lacks is skipped,
+ * saying which.
+ */
 export interface StorageCapabilities {
-  /** Transactions from several callers run at the same time (memory and PGlite: one at a time). */
+  /**
+   * Transactions from several callers run at the same time (memory and PGlite: one at a time).
+   * Declared true, the suite checks that a second transaction commits while a first is open,
+   * that locks (balance rows, adapter-state keys) make the others wait, and that racing inserts
+   * of one key wait for each other.
+   */
   readonly concurrentTransactions: boolean;
-  /** Rows locked by one transaction are skipped, not waited for, by a concurrent claim. */
-  readonly supportsSkipLocked: boolean;
 }
 
-/** What one transaction can do. Each member is one store (a table or two), in a file of its own here. */
+/**
+ * What one transaction can do. Each member is one store (a table or two), in a file of its own
+ * here: all of it is what the engine keeps. Adapters keep their own state apart, through
+ * `adapterState`.
+ */
 export interface StorageTx {
   readonly accounts: AccountStore;
   readonly rateLimits: RateLimitStore;
@@ -108,6 +125,4 @@ export interface StorageTx {
   readonly meta: MetaStore;
   readonly deliveries: DeliveryLogStore;
   readonly depositAddresses: DepositAddressStore;
-  readonly chainState: ChainStateStore;
-  readonly simulatedChains: SimulatedChainStore;
 }
