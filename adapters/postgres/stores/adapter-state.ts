@@ -8,7 +8,8 @@ import {
   type Json,
 } from "../../../src/ports/public";
 import { PLAN_EACH_TIME } from "../driver";
-import type { BufferedUpdate, PgTxContext, Row } from "../pg-tx";
+import type { BufferedUpdate } from "../buffered-update";
+import type { PgTxContext, Row } from "../pg-tx";
 import { ADAPTER_STATE, type AdapterStateRow } from "../tables";
 
 /** The statements of one schema, built once. */

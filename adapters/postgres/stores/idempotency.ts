@@ -1,6 +1,7 @@
 import { IdempotencyKeyLostError, type IdempotencyRecord, type IdempotencyStore } from "../../../src/ports/public";
 import { RELAXED_COMMIT_ROW } from "../driver";
-import { bufferedUpdate, type PgTxContext } from "../pg-tx";
+import { bufferedUpdate } from "../buffered-update";
+import type { PgTxContext } from "../pg-tx";
 import { IDEMPOTENCY_KEYS, IDEMPOTENCY_SAVES, type IdempotencySave } from "../tables";
 
 /** `replaceAtCommit`: the new row over the key, where the row stands as expected. */

@@ -1,5 +1,6 @@
 import { compareKeys, type LedgerStore } from "../../../src/ports/public";
-import { bufferedUpdate, type PgTxContext } from "../pg-tx";
+import { bufferedUpdate } from "../buffered-update";
+import type { PgTxContext } from "../pg-tx";
 import { likePrefix } from "../keyset";
 import { BALANCES, LEDGER_ENTRIES, RESERVATIONS } from "../tables";
 

@@ -1,6 +1,7 @@
 import { StaleResourceError, type ResourceStore } from "../../../src/ports/public";
 import { keysetSql } from "../keyset";
-import { bufferedUpdate, type PgTxContext } from "../pg-tx";
+import { bufferedUpdate } from "../buffered-update";
+import type { PgTxContext } from "../pg-tx";
 import { RESOURCES } from "../tables";
 
 /** A resource written back from the version it was read at (`updateMany`). */

@@ -1,0 +1,35 @@
+/**
+ * The house rules of the import graph (docs/architecture.md), checked by
+ * test/house-rules.test.ts with dependency-cruiser's API (its CLI wants Node 22; the API runs on 20).
+ */
+module.exports = {
+  forbidden: [
+    {
+      name: "core-not-to-adapters",
+      comment: "src/ is the core: it never imports an adapter (adapters import the core's public entries)",
+      severity: "error",
+      from: { path: "^src/" },
+      to: { path: "^adapters/" },
+    },
+    {
+      name: "engine-not-to-resources",
+      comment: "src/engine/ is the kernel: it knows modules only through the ResourceModule seam, never a resource",
+      severity: "error",
+      from: { path: "^src/engine/" },
+      to: { path: "^src/resources/" },
+    },
+    {
+      name: "no-runtime-cycles",
+      comment: "no import loop that exists at run time (a loop through a type-only import is erased by the compiler)",
+      severity: "error",
+      from: {},
+      to: { circular: true, viaOnly: { dependencyTypesNot: ["type-only"] } },
+    },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^(node_modules|dist|test/openapi)" },
+  },
+};

@@ -1,0 +1,50 @@
+import { readFileSync, readdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import { resolve } from "node:path";
+import { cruise } from "dependency-cruiser";
+import { describe, expect, it } from "vitest";
+
+/**
+ * The house rules of the import graph (`.dependency-cruiser.cjs`, docs/architecture.md), checked
+ * with dependency-cruiser over src/ and adapters/: the core never imports an adapter, the
+ * kernel never imports a resource, the ports name no chain family, and no import loop exists at
+ * run time. (Its CLI wants Node 22; its API runs here.)
+ */
+const ROOT = resolve(__dirname, "..");
+const config = createRequire(__filename)(resolve(ROOT, ".dependency-cruiser.cjs"));
+
+describe("the import graph", () => {
+  it("keeps the house rules", async () => {
+    const previous = process.cwd();
+    process.chdir(ROOT);
+    try {
+      const result = await cruise(["src", "adapters"], { ...config.options, validate: true, ruleSet: { forbidden: config.forbidden } }, undefined, {
+        tsConfig: { fileName: "tsconfig.json" },
+      });
+      if (typeof result.output === "string") throw new Error(result.output);
+      const { summary } = result.output;
+      const violations = summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}${v.cycle?.length ? ` (${v.cycle.map((c) => (typeof c === "string" ? c : c.name)).join(" > ")})` : ""}`);
+      expect(violations).toEqual([]);
+      expect(summary.totalCruised).toBeGreaterThan(200);
+    } finally {
+      process.chdir(previous);
+    }
+  }, 120_000);
+});
+
+describe("the core storage port", () => {
+  it("names no chain family: what a chain adapter keeps goes through the adapter-state seam", () => {
+    const files = [
+      ...readdirSync(resolve(ROOT, "src/ports/storage")).map((f) => `src/ports/storage/${f}`),
+      "src/ports/adapter-state.ts",
+      "src/ports/state-keys.ts",
+    ];
+    const words = /\b(evm|ethereum|solana|bitcoin|utxo|nonces?|sweeps?|erc-?20|spl|blockhash)\b/i;
+    const found = files.flatMap((file) =>
+      readFileSync(resolve(ROOT, file), "utf8")
+        .split("\n")
+        .flatMap((line, i) => (words.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(found).toEqual([]);
+  });
+});
