@@ -19,6 +19,15 @@ module.exports = {
       to: { path: "^src/resources/" },
     },
     {
+      name: "adapters-through-public-entries",
+      comment:
+        "an adapter is one an outside author could write: it reaches the core only through payrail/ports (src/ports/public.ts) " +
+        "and payrail (src/index.ts); the host (adapters/http, adapters/cli) composes the engine and may reach further",
+      severity: "error",
+      from: { path: "^adapters/", pathNot: "^adapters/(http|cli)/" },
+      to: { path: "^src/", pathNot: "^src/(ports/public|index)\\.ts$" },
+    },
+    {
       name: "no-runtime-cycles",
       comment: "no import loop that exists at run time (a loop through a type-only import is erased by the compiler)",
       severity: "error",

@@ -7,8 +7,8 @@ import { describe, expect, it } from "vitest";
 /**
  * The house rules of the import graph (`.dependency-cruiser.cjs`, docs/architecture.md), checked
  * with dependency-cruiser over src/ and adapters/: the core never imports an adapter, the
- * kernel never imports a resource, the ports name no chain family, and no import loop exists at
- * run time. (Its CLI wants Node 22; its API runs here.)
+ * kernel never imports a resource, an adapter outside the host reaches the core only through its
+ * public entries, and no import loop exists at run time. (Its CLI wants Node 22; its API runs here.)
  */
 const ROOT = resolve(__dirname, "..");
 const config = createRequire(__filename)(resolve(ROOT, ".dependency-cruiser.cjs"));
