@@ -3,7 +3,7 @@ import type { components, paths } from "./.generated/api";
 
 /**
  * A whole scenario through a client generated from the OpenAPI document (openapi-typescript
- * types, openapi-fetch calls). `test/openapi-contract.test.ts` compiles it under `tsc --strict`
+ * types, openapi-fetch calls). `test/adapters/http/openapi-contract.test.ts` compiles it under `tsc --strict`
  * and runs it: no casts anywhere, and the `@ts-expect-error` lines prove that bodies are typed
  * objects, not `{}` (each fails to compile if its line type-checks).
  */
