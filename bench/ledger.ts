@@ -82,10 +82,10 @@ async function rawBaseline(url: string): Promise<number> {
           ["available", "reserved"],
           ["-1000", "1000"],
         ]);
-        await c.query(
-          `UPDATE ${schema}.balances b SET amount = b.amount + d.delta FROM unnest($1::text[], $2::numeric[]) AS d(k, delta) WHERE b.k = d.k`,
-          [["available", "reserved"], ["-1000", "1000"]],
-        );
+        await c.query(`UPDATE ${schema}.balances b SET amount = b.amount + d.delta FROM unnest($1::text[], $2::numeric[]) AS d(k, delta) WHERE b.k = d.k`, [
+          ["available", "reserved"],
+          ["-1000", "1000"],
+        ]);
         await c.query(`INSERT INTO ${schema}.events VALUES ($1, $2)`, [`e${i}`, JSON.stringify({ available: "1" })]);
         await c.query("COMMIT");
       } finally {

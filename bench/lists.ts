@@ -55,7 +55,9 @@ async function benchOn(store: string, storage: PostgresStorage): Promise<Figure[
       [account.id, template, DEPTH],
     );
     await storage.driver.query(`ANALYZE ${s}.resources`);
-    console.log(`  ${store}: ${DEPTH.toLocaleString("en-US")} payouts written in front of the cursor in ${((performance.now() - written) / 1000).toFixed(1)} s`);
+    console.log(
+      `  ${store}: ${DEPTH.toLocaleString("en-US")} payouts written in front of the cursor in ${((performance.now() - written) / 1000).toFixed(1)} s`,
+    );
 
     const first: number[] = [];
     const deep: number[] = [];

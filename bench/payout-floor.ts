@@ -97,9 +97,7 @@ function nineStatements(s: string, template: PayoutTemplate) {
        VALUES ('acct_floor', $1, 'f', $2::bigint, $2::bigint, $2::bigint + 86400000) ON CONFLICT DO NOTHING RETURNING 1`,
       [r.key, r.now],
     );
-    await c.query(
-      `SELECT amount FROM ${s}.balances WHERE account_id = 'acct_floor' AND asset = 'USDC' ORDER BY chain, book FOR UPDATE`,
-    );
+    await c.query(`SELECT amount FROM ${s}.balances WHERE account_id = 'acct_floor' AND asset = 'USDC' ORDER BY chain, book FOR UPDATE`);
     await c.query(
       `INSERT INTO ${s}.reservations (account_id, id, asset, chain, amount, remaining, status, resource, created)
        VALUES ('acct_floor', $1, 'USDC', 'base', 1510063, 1510063, 'active', $2, $3)`,
@@ -132,10 +130,7 @@ function nineStatements(s: string, template: PayoutTemplate) {
        FROM unnest($1::text[], ARRAY['payouts.broadcast', 'webhook.fanout']) AS x(id, kind)`,
       [r.work, r.now],
     );
-    await c.query(`UPDATE ${s}.idempotency_keys SET locked_at = NULL, response = $2::json WHERE account_id = 'acct_floor' AND key = $1`, [
-      r.key,
-      r.data,
-    ]);
+    await c.query(`UPDATE ${s}.idempotency_keys SET locked_at = NULL, response = $2::json WHERE account_id = 'acct_floor' AND key = $1`, [r.key, r.data]);
     await c.query("COMMIT");
   };
 }

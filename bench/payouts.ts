@@ -188,7 +188,12 @@ function rawFloor(url: string, engineSchema: string) {
         const existing = written.filter((w) => w.existed).map((w) => w.row);
         if (fresh.length) parts.push({ sql: `INSERT INTO ${raw}.${name} SELECT * FROM json_populate_recordset(NULL::${raw}.${name}, $1::json)`, rows: fresh });
         if (existing.length) {
-          const columns = (await pool.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`, [raw, name])).rows.map((r) => r.column_name as string);
+          const columns = (
+            await pool.query(`SELECT column_name FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position`, [
+              raw,
+              name,
+            ])
+          ).rows.map((r) => r.column_name as string);
           parts.push({
             sql: `UPDATE ${raw}.${name} t SET (${columns.join(", ")}) = (${columns.map((c) => `x.${c}`).join(", ")})
               FROM json_populate_recordset(NULL::${raw}.${name}, $1::json) x WHERE (${pk.map((c) => `t.${c}`).join(", ")}) = (${pk.map((c) => `x.${c}`).join(", ")})`,
@@ -261,7 +266,9 @@ export async function benchPayouts(): Promise<Figure[]> {
     const template = await payoutTemplate();
     const nine = await rawPayoutFloor(url, template, { clients: CLIENTS, ops: SINGLES, shape: "statements" });
     const one = await rawPayoutFloor(url, template, { clients: CLIENTS, ops: SINGLES, shape: "one" });
-    console.log(`${"raw SQL".padEnd(10)} payouts created/s ${nine.toFixed(0).padStart(6)}   (the nine writes, a statement each, BEGIN … COMMIT: 11 round trips)`);
+    console.log(
+      `${"raw SQL".padEnd(10)} payouts created/s ${nine.toFixed(0).padStart(6)}   (the nine writes, a statement each, BEGIN … COMMIT: 11 round trips)`,
+    );
     console.log(`${"raw SQL".padEnd(10)} payouts created/s ${one.toFixed(0).padStart(6)}   (the nine writes as one statement: 1 round trip)`);
     const raw = await floor.measure(engine.batchId);
     console.log(raw.line);

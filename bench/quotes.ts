@@ -78,10 +78,10 @@ async function httpLatency(n: number): Promise<{ p50: number; p99: number }> {
  * it is held against enumerating every subset on seeded random instances of 13 to 14 venues.
  */
 function heuristicAgainstExhaustive(): string {
-  const instances = fc.sample(
-    fc.tuple(fc.array(venuesArb(1), { minLength: MAX_EXACT_FIXED_COST_VENUES + 1, maxLength: 14 }), amountArb),
-    { seed: 42, numRuns: 20 },
-  );
+  const instances = fc.sample(fc.tuple(fc.array(venuesArb(1), { minLength: MAX_EXACT_FIXED_COST_VENUES + 1, maxLength: 14 }), amountArb), {
+    seed: 42,
+    numRuns: 20,
+  });
   let matched = 0;
   let worst = 0;
   for (const [groups, amount] of instances) {
@@ -91,7 +91,11 @@ function heuristicAgainstExhaustive(): string {
     const heuristic = chooseSplit(model, amount)!.solution.score;
     let best = -Infinity;
     for (let mask = 1; mask < 1 << venues.length; mask++) {
-      const s = solveContinuous(model, Number(amount), venues.map((_, i) => (mask & (1 << i)) !== 0));
+      const s = solveContinuous(
+        model,
+        Number(amount),
+        venues.map((_, i) => (mask & (1 << i)) !== 0),
+      );
       if (s && s.score > best) best = s.score;
     }
     const gap = (best - heuristic) / Math.abs(best);
@@ -106,9 +110,7 @@ const usdc = (units: bigint) => (Number(units) / 1e6).toFixed(2).padStart(14);
 export async function benchQuotes(): Promise<Figure[]> {
   const figures: Figure[] = [];
   console.log("quotes: split latency (core, snapshots in memory) and POST /v1/quotes (memory storage), exact split vs 5 %-grid");
-  console.log(
-    "venues  size ETH  split p50 ms  p99 ms  grid p50 ms  HTTP p50 ms  p99 ms   exact net USDC   5%-grid net USDC  gain bps  used  approx",
-  );
+  console.log("venues  size ETH  split p50 ms  p99 ms  grid p50 ms  HTTP p50 ms  p99 ms   exact net USDC   5%-grid net USDC  gain bps  used  approx");
   for (const n of [2, 10, 50]) {
     const clock = new ManualClock();
     const sim = new SimulatedVenues({ clock, venues: venues(n) });

@@ -68,8 +68,9 @@ async function benchEngine(name: string, storage: StorageAdapter, receiverUrl: s
     const start = performance.now();
     await engine.worker.runDue();
     const seconds = (performance.now() - start) / 1000;
-    const logged = (await engine.webhookDeliveries.list(ctx, (await engine.webhookEndpoints.list(ctx, {}))._unsafeUnwrap().data[0]!.id, { limit: 1 }))
-      ._unsafeUnwrap().data.length;
+    const logged = (
+      await engine.webhookDeliveries.list(ctx, (await engine.webhookEndpoints.list(ctx, {}))._unsafeUnwrap().data[0]!.id, { limit: 1 })
+    )._unsafeUnwrap().data.length;
     if (!logged) throw new Error("nothing was logged");
     const deliveries = EVENTS * ENDPOINTS;
     const perSecond = deliveries / seconds;
@@ -115,7 +116,9 @@ async function rawLoop(receiverUrl: string, count: number): Promise<number> {
   );
   const seconds = (performance.now() - start) / 1000;
   await agent.close();
-  console.log(`${"raw loop".padEnd(10)} signed POSTs/s      ${(count / seconds).toFixed(0).padStart(6)}   (sign + POST only, same receiver, concurrency ${CONCURRENCY})`);
+  console.log(
+    `${"raw loop".padEnd(10)} signed POSTs/s      ${(count / seconds).toFixed(0).padStart(6)}   (sign + POST only, same receiver, concurrency ${CONCURRENCY})`,
+  );
   return count / seconds;
 }
 

@@ -63,11 +63,7 @@ export class ApiError extends Error {
   /** Seconds a client should wait before retrying (429 only). */
   readonly retryAfter: number | undefined;
 
-  constructor(
-    code: ErrorCode,
-    message: string,
-    options: { param?: string; errors?: RowError[]; retryAfter?: number } = {},
-  ) {
+  constructor(code: ErrorCode, message: string, options: { param?: string; errors?: RowError[]; retryAfter?: number } = {}) {
     super(message);
     this.name = "ApiError";
     this.code = code;
@@ -100,11 +96,7 @@ export interface ErrorBody {
 }
 
 /** Shorthand for the error side of a Result. */
-export function fail<T = never>(
-  code: ErrorCode,
-  message: string,
-  options?: { param?: string; errors?: RowError[]; retryAfter?: number },
-): Result<T, ApiError> {
+export function fail<T = never>(code: ErrorCode, message: string, options?: { param?: string; errors?: RowError[]; retryAfter?: number }): Result<T, ApiError> {
   return err(new ApiError(code, message, options));
 }
 

@@ -45,7 +45,19 @@ export type * from "./modules";
 export type { EngineConfig, RequestContext } from "./engine/context";
 export type { EngineCatalogue } from "./engine/catalogue";
 export { defineEvent, defineModule, operations, work } from "./engine/module";
-export type { AnyModule, ApiOf, ApisOf, EventDefinition, EventTypesOf, Kernel, ModuleParts, ResourceModule, SampleContext, TagDefinition, WorkBinding } from "./engine/module";
+export type {
+  AnyModule,
+  ApiOf,
+  ApisOf,
+  EventDefinition,
+  EventTypesOf,
+  Kernel,
+  ModuleParts,
+  ResourceModule,
+  SampleContext,
+  TagDefinition,
+  WorkBinding,
+} from "./engine/module";
 export type { EngineDownloadRoute, EngineRoute, RouteDefinition, RouteInput, DownloadRouteDefinition, DownloadFile } from "./engine/route";
 export { FULL_ACCESS, type RouteScope, type Scope } from "./engine/scopes";
 export { ApiError, AdapterError, ERROR_CATALOGUE, type ErrorBody, type ErrorCode, type ErrorType, type RowError } from "./errors";

@@ -23,7 +23,9 @@ describe("the import graph", () => {
       });
       if (typeof result.output === "string") throw new Error(result.output);
       const { summary } = result.output;
-      const violations = summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}${v.cycle?.length ? ` (${v.cycle.map((c) => (typeof c === "string" ? c : c.name)).join(" > ")})` : ""}`);
+      const violations = summary.violations.map(
+        (v) => `${v.rule.name}: ${v.from} -> ${v.to}${v.cycle?.length ? ` (${v.cycle.map((c) => (typeof c === "string" ? c : c.name)).join(" > ")})` : ""}`,
+      );
       expect(violations).toEqual([]);
       expect(summary.totalCruised).toBeGreaterThan(200);
     } finally {

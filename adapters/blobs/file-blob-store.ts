@@ -61,7 +61,7 @@ export class FileBlobStore implements BlobStore {
 
   async get(key: string): Promise<BlobObject | null> {
     const path = this.path(key);
-    let handle;
+    let handle: Awaited<ReturnType<typeof open>>;
     try {
       handle = await open(path, "r");
     } catch (e) {
@@ -108,7 +108,7 @@ export class FileBlobStore implements BlobStore {
 
   private metaPath(key: string): string {
     assertBlobKey(key);
-    return join(this.directory, ".meta", ...key.split("/")) + ".json";
+    return `${join(this.directory, ".meta", ...key.split("/"))}.json`;
   }
 
   private async contentType(key: string): Promise<string> {

@@ -84,7 +84,13 @@ export class PayrailClient {
     }
     if (!res.ok) {
       const error = (body as { error?: { code?: string; message?: string; param?: string; request_id?: string } } | null)?.error;
-      throw new ApiCallError(res.status, error?.code ?? `http_${res.status}`, error?.param, error?.message ?? `HTTP ${res.status}`, error?.request_id ?? res.headers.get("request-id") ?? undefined);
+      throw new ApiCallError(
+        res.status,
+        error?.code ?? `http_${res.status}`,
+        error?.param,
+        error?.message ?? `HTTP ${res.status}`,
+        error?.request_id ?? res.headers.get("request-id") ?? undefined,
+      );
     }
     const date = res.headers.get("date");
     return { body: body as T, date: date ? Date.parse(date) : null };

@@ -112,11 +112,7 @@ export const DEMO_FUNDING: Record<string, string> = {
  */
 export async function startHost(options: HostOptions = {}): Promise<RunningHost> {
   const logger = options.logger ?? pino({ level: "silent" });
-  const storage =
-    options.storage ??
-    (options.databaseUrl
-      ? await connectPostgres(options.databaseUrl)
-      : await openPGlite(options.dataDir ?? ".payrail-data"));
+  const storage = options.storage ?? (options.databaseUrl ? await connectPostgres(options.databaseUrl) : await openPGlite(options.dataDir ?? ".payrail-data"));
   // The simulated venues price on the engine's own clock, so quotes move with real time.
   const clock = options.clock ?? new SystemClock();
   const metrics = options.metrics === false ? null : (options.metrics ?? new PrometheusMetrics({ processMetrics: true }));
@@ -221,11 +217,7 @@ async function shutdown(server: Server, engine: Engine, graceMs: number): Promis
 }
 
 /** Creates the demo account on first start (funded) and makes sure its key works. */
-async function ensureDemoAccount(
-  engine: Engine,
-  fixedKey: string | undefined,
-  logger: Logger,
-): Promise<{ accountId: string; apiKey: string }> {
+async function ensureDemoAccount(engine: Engine, fixedKey: string | undefined, logger: Logger): Promise<{ accountId: string; apiKey: string }> {
   const meta = (key: string) => engine.storage.transaction((tx) => tx.meta.get(key));
   let accountId = await meta("demo_account_id");
   if (!accountId) {

@@ -69,7 +69,16 @@ export function refusedAddress(address: string): string | null {
 }
 
 /** Names of the loopback interface in common hosts files and resolvers. */
-const LOOPBACK_NAMES = new Set(["localhost", "localhost.localdomain", "localhost4", "localhost4.localdomain4", "localhost6", "localhost6.localdomain6", "ip6-localhost", "ip6-loopback"]);
+const LOOPBACK_NAMES = new Set([
+  "localhost",
+  "localhost.localdomain",
+  "localhost4",
+  "localhost4.localdomain4",
+  "localhost6",
+  "localhost6.localdomain6",
+  "ip6-localhost",
+  "ip6-loopback",
+]);
 /** Special-use and private-use domains (RFC 6761, 6762, 8375, 9476; ICANN's .internal) no public receiver lives under. */
 const LOCAL_SUFFIXES = ["localhost", "local", "internal", "home.arpa", "localdomain", "lan", "intranet", "invalid", "test", "onion", "alt"];
 

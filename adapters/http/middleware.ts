@@ -168,10 +168,7 @@ export function parseRequest(route: EngineRoute): HttpMiddleware {
       rawBody = await c.req.text();
       if (rawBody.trim() !== "") {
         if (!isJsonMediaType(c.req.header("content-type"))) {
-          return errorResponse(
-            c,
-            new ApiError("content_type_unsupported", "Request bodies must be JSON sent with Content-Type: application/json"),
-          );
+          return errorResponse(c, new ApiError("content_type_unsupported", "Request bodies must be JSON sent with Content-Type: application/json"));
         }
         try {
           body = JSON.parse(rawBody);
@@ -238,10 +235,7 @@ export function rateLimit(engine: Engine, route: EngineRoute): HttpMiddleware {
 }
 
 /** Runs the route's handler and answers its result; a thrown error is 500 `internal_error`. */
-export function handle(
-  route: EngineRoute,
-  onInternalError?: (error: unknown, requestId: string) => void,
-): HttpMiddleware {
+export function handle(route: EngineRoute, onInternalError?: (error: unknown, requestId: string) => void): HttpMiddleware {
   return async (c) => {
     try {
       const result = await route.handler({
@@ -264,10 +258,7 @@ export function handle(
  * checks the link. The file streams out as an attachment; errors keep the error shape (403 for a
  * bad or expired link).
  */
-export function download(
-  route: EngineDownloadRoute,
-  onInternalError?: (error: unknown, requestId: string) => void,
-): HttpMiddleware {
+export function download(route: EngineDownloadRoute, onInternalError?: (error: unknown, requestId: string) => void): HttpMiddleware {
   return async (c) => {
     try {
       const result = await route.handler({ path: c.req.path, query: queryObject(c) });

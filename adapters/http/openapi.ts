@@ -25,7 +25,6 @@ function codesOf(status: number): ErrorCode[] {
   return (Object.keys(ERROR_CATALOGUE) as ErrorCode[]).filter((c) => ERROR_CATALOGUE[c].status === status);
 }
 
-
 const REQUEST_ID_HEADER = { $ref: "#/components/headers/RequestId" };
 const ERROR_SCHEMA = ApiErrorObject;
 
@@ -63,7 +62,8 @@ export function buildOpenApi(
         content: { "application/json": { schema: route.returns.json } },
       },
     };
-    for (const status of errorStatuses(route)) responses[status] = { $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}${status === "402" ? operationSuffix(route) : ""}` };
+    for (const status of errorStatuses(route))
+      responses[status] = { $ref: `#/components/responses/${ERROR_RESPONSES[status]!.name}${status === "402" ? operationSuffix(route) : ""}` };
     const operation: Record<string, unknown> = {
       operationId: operationId(route.method, path),
       summary: route.summary,
@@ -120,7 +120,11 @@ export function buildOpenApi(
     ? { type: "string", enum: assets.chains().map((c) => c.name), description: "A chain name of the registry (DECISIONS.md §1)" }
     : { type: "string", pattern: "^[a-z][a-z0-9_]*$", description: "A chain name of the registry" };
   schemas[EVENT_TYPE] = { type: "string", enum: [...catalogue.eventTypes], description: "An event type of the catalogue (DECISIONS.md §4)" };
-  schemas[SCOPE] = { type: "string", enum: [...catalogue.scopes], description: "An API key scope: `<resource>:read` or `<resource>:write` (write implies read)" };
+  schemas[SCOPE] = {
+    type: "string",
+    enum: [...catalogue.scopes],
+    description: "An API key scope: `<resource>:read` or `<resource>:write` (write implies read)",
+  };
 
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(ERROR_RESPONSES)) {
@@ -146,7 +150,10 @@ export function buildOpenApi(
       license: { name: "UNLICENSED", identifier: "UNLICENSED" },
     },
     servers: [{ url: "/", description: "The host serving this document" }],
-    tags: catalogue.tags.filter((t) => usedTags.has(t.name)).map(({ name, description }) => ({ name, description })).sort((a, b) => a.name.localeCompare(b.name)),
+    tags: catalogue.tags
+      .filter((t) => usedTags.has(t.name))
+      .map(({ name, description }) => ({ name, description }))
+      .sort((a, b) => a.name.localeCompare(b.name)),
     paths,
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key: sk_test_… or sk_live_…" } },
@@ -179,7 +186,8 @@ function idempotencyParameter(required: boolean): Record<string, unknown> {
     schema: { type: "string", minLength: 1, maxLength: 255 },
     description:
       "Makes the request safe to retry: a completed request with the same key, method, path and body is answered again " +
-      "from storage (with `Idempotent-Replayed: true`) for 24 hours" + (required ? ". Required on this route." : "."),
+      "from storage (with `Idempotent-Replayed: true`) for 24 hours" +
+      (required ? ". Required on this route." : "."),
   };
 }
 

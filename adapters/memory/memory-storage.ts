@@ -93,10 +93,7 @@ export class MemoryStorage implements StorageAdapter {
       }
       const due = [...this.t.work.values()]
         .filter(
-          (w) =>
-            claimable(w, now) &&
-            (onlyKinds === undefined || onlyKinds.includes(w.kind)) &&
-            (exceptKinds === undefined || !exceptKinds.includes(w.kind)),
+          (w) => claimable(w, now) && (onlyKinds === undefined || onlyKinds.includes(w.kind)) && (exceptKinds === undefined || !exceptKinds.includes(w.kind)),
         )
         .sort(byRunAt);
       const claimed: DueWorkRecord[] = [];

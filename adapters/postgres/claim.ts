@@ -57,10 +57,10 @@ function claimGrouped(driver: PostgresDriver, s: string, schema: string, request
     const groups = [...new Set(candidates.map((r) => r.group_key as string | null).filter((g): g is string => g !== null))];
     const room = new Map<string, number>();
     if (groups.length) {
-      const locked = await c.query<Row>(
-        `SELECT g FROM unnest($1::text[]) AS g WHERE pg_try_advisory_xact_lock(hashtextextended($2 || g, 0))`,
-        [groups, `payrail.due_work.group:${schema}:`],
-      );
+      const locked = await c.query<Row>(`SELECT g FROM unnest($1::text[]) AS g WHERE pg_try_advisory_xact_lock(hashtextextended($2 || g, 0))`, [
+        groups,
+        `payrail.due_work.group:${schema}:`,
+      ]);
       for (const r of locked.rows) room.set(r.g, groupLimit);
       const leased = await c.query<Row>(
         `SELECT group_key, count(*) AS n FROM ${s}.due_work

@@ -79,7 +79,10 @@ export function statementName(text: string): string | null {
   let name = statementNames.get(text);
   if (name === undefined) {
     if (statementNames.size >= MAX_NAMED) return null;
-    name = `payrail_${createHash("sha256").update(`${renamed.get(text) ?? 0}:${text}`).digest("base64url").slice(0, 24)}`;
+    name = `payrail_${createHash("sha256")
+      .update(`${renamed.get(text) ?? 0}:${text}`)
+      .digest("base64url")
+      .slice(0, 24)}`;
     statementNames.set(text, name);
   }
   return name;

@@ -3,7 +3,7 @@ import { pgliteDriver, type PGliteLike } from "./pglite-driver";
 import { PostgresStorage, type PostgresStorageOptions } from "./postgres-storage";
 
 export { PostgresStorage, sqlState, type PostgresStorageOptions } from "./postgres-storage";
-export { type PostgresDriver, type SqlClient, type TxClient } from "./driver";
+export type { PostgresDriver, SqlClient, TxClient } from "./driver";
 export { pgPoolDriver, type PgPoolLike, type PgPoolClientLike, type PgPoolDriverOptions, type PgStatement } from "./pg-pool-driver";
 export { pgliteDriver, type PGliteLike } from "./pglite-driver";
 export { MIGRATIONS, type Migration } from "./migrations";
@@ -38,10 +38,7 @@ export async function connectPostgres(
  * Storage on embedded PGlite (`@electric-sql/pglite` is an optional peer dependency): in memory,
  * or kept in `dataDir` so a restart keeps everything.
  */
-export async function openPGlite(
-  dataDir?: string,
-  options: Omit<PostgresStorageOptions, "driver"> = {},
-): Promise<PostgresStorage> {
+export async function openPGlite(dataDir?: string, options: Omit<PostgresStorageOptions, "driver"> = {}): Promise<PostgresStorage> {
   const { PGlite } = await import("@electric-sql/pglite");
   const db = dataDir ? new PGlite(dataDir) : new PGlite();
   await db.waitReady;

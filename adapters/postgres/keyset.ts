@@ -22,9 +22,7 @@ export function keysetSql(
   if (q.createdGte !== undefined) where.push(`created >= ${p(q.createdGte)}`);
   if (q.createdLt !== undefined) where.push(`created < ${p(q.createdLt)}`);
   if (q.search !== undefined) {
-    where.push(
-      opts.reference ? `(id = ${p(q.search)} OR reference LIKE ${p(likePrefix(q.search))} ESCAPE '\\')` : `id = ${p(q.search)}`,
-    );
+    where.push(opts.reference ? `(id = ${p(q.search)} OR reference LIKE ${p(likePrefix(q.search))} ESCAPE '\\')` : `id = ${p(q.search)}`);
   }
   if (q.after !== undefined) where.push(`(created, id) < (${p(q.after.created)}, ${p(q.after.id)})`);
   return {

@@ -178,8 +178,7 @@ export class PgTx implements PgTxContext {
 
   async prune(table: string, key: string, where: string, bound: number, limit: number): Promise<number> {
     const s = this.s;
-    return (await this.run(`DELETE FROM ${s}.${table} WHERE (${key}) IN (SELECT ${key} FROM ${s}.${table} WHERE ${where} LIMIT $2)`, [bound, limit]))
-      .rowCount;
+    return (await this.run(`DELETE FROM ${s}.${table} WHERE (${key}) IN (SELECT ${key} FROM ${s}.${table} WHERE ${where} LIMIT $2)`, [bound, limit])).rowCount;
   }
 
   /**
@@ -249,9 +248,7 @@ export class PgTx implements PgTxContext {
         sql: `UPDATE ${this.s}.balances b SET amount = b.amount + d.delta
        FROM json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, delta numeric)
        WHERE b.account_id = d.account_id AND b.asset = d.asset AND b.chain = d.chain AND b.book = d.book`,
-        param: JSON.stringify(
-          deltas.map((d) => ({ account_id: d.accountId, asset: d.asset, chain: d.chain, book: d.book, delta: d.amount.toString() })),
-        ),
+        param: JSON.stringify(deltas.map((d) => ({ account_id: d.accountId, asset: d.asset, chain: d.chain, book: d.book, delta: d.amount.toString() }))),
         expect: { rows: deltas.length, error: () => writesError("ledger entries that touch a balance row that was not locked") },
       });
     }

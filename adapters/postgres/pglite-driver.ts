@@ -125,7 +125,13 @@ export function pgliteDriver(db: PGliteLike, options: { ownsDatabase?: boolean }
     // inside a transaction nothing is synced to the files until COMMIT; alone, each statement is,
     // unless the transaction need not wait for its commit to be kept (`durable: false`)
     const inside: SqlClient = { query: (text, params) => run(text, params, false), exec: (text) => exec(text, durable && !text.startsWith("BEGIN")) };
-    return beginLazily(inside, fn, () => void (broken = true), (text, params) => run(text, params, durable), durable);
+    return beginLazily(
+      inside,
+      fn,
+      () => void (broken = true),
+      (text, params) => run(text, params, durable),
+      durable,
+    );
   };
   return {
     name: "pglite",

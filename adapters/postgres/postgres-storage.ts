@@ -61,7 +61,10 @@ export class PostgresStorage implements StorageAdapter {
   /** Turns on balance rows among this process's transactions (`PgTxContext.takeTurns`). */
   private readonly turns: KeyedTurns | null;
 
-  constructor(readonly driver: PostgresDriver, options: Omit<PostgresStorageOptions, "driver"> = {}) {
+  constructor(
+    readonly driver: PostgresDriver,
+    options: Omit<PostgresStorageOptions, "driver"> = {},
+  ) {
     this.schema = options.schema ?? "payrail";
     if (!SCHEMA_NAME.test(this.schema)) throw new TypeError(`invalid schema name ${this.schema}`);
     this.s = `"${this.schema}"`;
@@ -78,9 +81,7 @@ export class PostgresStorage implements StorageAdapter {
       await c.query(
         `CREATE TABLE IF NOT EXISTS ${this.s}.schema_migrations (version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
       );
-      const applied = new Set(
-        (await c.query<Row>(`SELECT version FROM ${this.s}.schema_migrations`)).rows.map((r) => Number(r.version)),
-      );
+      const applied = new Set((await c.query<Row>(`SELECT version FROM ${this.s}.schema_migrations`)).rows.map((r) => Number(r.version)));
       for (const m of MIGRATIONS) {
         if (applied.has(m.version)) continue;
         await c.exec(m.sql.replaceAll("{s}", this.s));
@@ -97,8 +98,7 @@ export class PostgresStorage implements StorageAdapter {
     assertStateNamespace(namespace);
     return {
       namespace,
-      transaction: <T>(fn: (state: AdapterStateTx) => Promise<T>, options: CommitOptions = {}) =>
-        this.run((tx) => adapterStateTx(tx, namespace), fn, options),
+      transaction: <T>(fn: (state: AdapterStateTx) => Promise<T>, options: CommitOptions = {}) => this.run((tx) => adapterStateTx(tx, namespace), fn, options),
     };
   }
 

@@ -51,7 +51,12 @@ export interface Table<R> {
    * `jsonRows`) updates the row with the same `keys`, where `guard` (SQL over `t.<column>` and
    * `x.<alias>`, given by `col`) holds.
    */
-  updateSql(schema: string, keys: readonly (keyof R & string)[], set: readonly (keyof R & string)[], guard?: (col: (field: keyof R & string) => { t: string; x: string }) => string): string;
+  updateSql(
+    schema: string,
+    keys: readonly (keyof R & string)[],
+    set: readonly (keyof R & string)[],
+    guard?: (col: (field: keyof R & string) => { t: string; x: string }) => string,
+  ): string;
   /** A row read with `SELECT *` (or the table's columns) as a record. */
   fromRow(row: Record<string, unknown>): R;
 }
@@ -67,12 +72,10 @@ export function table<R>(
   columns: { [K in keyof R]-?: ColumnType | readonly [string, ColumnType] },
   options: { onConflict?: string } = {},
 ): Table<R> {
-  const cols: Column[] = Object.entries(columns as Record<string, ColumnType | readonly [string, ColumnType]>).map(
-    ([field, spec], i) => {
-      const [column, type] = typeof spec === "string" ? [snake(field), spec] : spec;
-      return { field, name: column, type, alias: i.toString(36) + "_" };
-    },
-  );
+  const cols: Column[] = Object.entries(columns as Record<string, ColumnType | readonly [string, ColumnType]>).map(([field, spec], i) => {
+    const [column, type] = typeof spec === "string" ? [snake(field), spec] : spec;
+    return { field, name: column, type, alias: `${i.toString(36)}_` };
+  });
   const recordset = cols.map((c) => `"${c.alias}" ${c.type === "jsonb" ? "json" : c.type}`).join(", ");
   const select = cols.map((c) => (c.type === "jsonb" ? `"${c.alias}"::jsonb` : `"${c.alias}"`)).join(", ");
   const conflict = options.onConflict ? ` ON CONFLICT ${options.onConflict}` : "";

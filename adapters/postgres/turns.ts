@@ -35,7 +35,11 @@ export class KeyedTurns {
         if (this.tails.get(key) === tail) this.tails.delete(key);
       });
     }
-    if (ahead.length) await waitAtMost(Promise.all(ahead).then(() => undefined), this.maxWaitMs);
+    if (ahead.length)
+      await waitAtMost(
+        Promise.all(ahead).then(() => undefined),
+        this.maxWaitMs,
+      );
     return () => {
       for (const release of releases) release();
     };

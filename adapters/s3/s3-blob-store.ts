@@ -73,8 +73,7 @@ export class S3BlobStore implements BlobStore {
       const Body = Buffer.concat(buffered, bufferedBytes);
       buffered = [];
       bufferedBytes = 0;
-      uploadId ??= (await this.client.send(new CreateMultipartUploadCommand({ Bucket, Key, ContentType: options.contentType })))
-        .UploadId;
+      uploadId ??= (await this.client.send(new CreateMultipartUploadCommand({ Bucket, Key, ContentType: options.contentType }))).UploadId;
       if (!uploadId) throw new Error("S3 returned no upload id");
       const PartNumber = parts.length + 1;
       const { ETag } = await this.client.send(new UploadPartCommand({ Bucket, Key, UploadId: uploadId, PartNumber, Body }));
@@ -93,9 +92,7 @@ export class S3BlobStore implements BlobStore {
         return { size };
       }
       if (bufferedBytes > 0) await uploadPart();
-      await this.client.send(
-        new CompleteMultipartUploadCommand({ Bucket, Key, UploadId: uploadId, MultipartUpload: { Parts: parts } }),
-      );
+      await this.client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId: uploadId, MultipartUpload: { Parts: parts } }));
       return { size };
     } catch (e) {
       if (uploadId !== undefined) {

@@ -27,7 +27,10 @@ export const scope = (description = "A scope: `<resource>:read` or `<resource>:w
 
 export const FINALITIES = ["pending", "included", "final", "reverted"] as const;
 export const money = (description: string) => o.decimal({ description });
-export const txHash = o.string({ description: "The transaction's hash on its chain", example: "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060" });
+export const txHash = o.string({
+  description: "The transaction's hash on its chain",
+  example: "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+});
 /** One side of a conversion (quotes, swaps, limit orders). */
 export const conversionSide = o.object({ asset: asset(), amount: o.decimal() });
 
@@ -44,10 +47,9 @@ export const ApiErrorObject = o.named(
         message: o.string({ example: "Missing required parameter: amount" }),
         param: o.optional(o.string({ description: "The parameter at fault, as a path (`legs[3].amount`)", example: "amount" })),
         errors: o.optional(
-          o.array(
-            o.object({ row: o.integer({ minimum: 0 }), param: o.string(), code: o.enum(ERROR_CODES), message: o.string() }),
-            { description: "Every bad row of a batch (batch_invalid)" },
-          ),
+          o.array(o.object({ row: o.integer({ minimum: 0 }), param: o.string(), code: o.enum(ERROR_CODES), message: o.string() }), {
+            description: "Every bad row of a batch (batch_invalid)",
+          }),
         ),
         request_id: o.nullable(o.string({ pattern: "^req_[0-9a-z]+$", example: "req_01jd5x3kq8b7m2c9v4n6p0r1s2" })),
       }),
@@ -65,7 +67,9 @@ export function listOf<T>(name: string, item: NamedSchema<T>) {
         object: o.literal("list"),
         data: o.array(item),
         has_more: o.boolean(),
-        next_cursor: o.nullable(o.string({ pattern: "^cur_[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$", description: "Pass as `starting_after` for the next page; null on the last" })),
+        next_cursor: o.nullable(
+          o.string({ pattern: "^cur_[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$", description: "Pass as `starting_after` for the next page; null on the last" }),
+        ),
       },
       { description: `A page of ${name} objects, newest first` },
     ),

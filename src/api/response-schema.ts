@@ -31,9 +31,7 @@ export interface NamedSchema<T> extends ResponseSchema<T> {
 type Shape = Record<string, ResponseSchema<unknown>>;
 type OptionalKeys<S extends Shape> = { [K in keyof S]: S[K] extends { optional: true } ? K : never }[keyof S];
 type Flat<T> = { [K in keyof T]: T[K] } & {};
-type ObjectOut<S extends Shape> = Flat<
-  { [K in Exclude<keyof S, OptionalKeys<S>>]: Out<S[K]> } & { [K in OptionalKeys<S>]?: Out<S[K]> }
->;
+type ObjectOut<S extends Shape> = Flat<{ [K in Exclude<keyof S, OptionalKeys<S>>]: Out<S[K]> } & { [K in OptionalKeys<S>]?: Out<S[K]> }>;
 
 interface Doc {
   description?: string;
@@ -51,7 +49,7 @@ function refsOf(...schemas: ResponseSchema<unknown>[]): NamedSchema<unknown>[] {
   const out: NamedSchema<unknown>[] = [];
   for (const s of schemas) {
     if ("definition" in s) out.push(s as NamedSchema<unknown>);
-    else out.push(...(((s as { refs?: NamedSchema<unknown>[] }).refs) ?? []));
+    else out.push(...((s as { refs?: NamedSchema<unknown>[] }).refs ?? []));
   }
   return out;
 }
@@ -111,8 +109,7 @@ export const o = {
     return schema<Record<string, T>>(json, rest, refsOf(value));
   },
   /** Either schema (an id or, expanded, its object; an empty list is both). */
-  anyOf: <A, B>(a: ResponseSchema<A>, b: ResponseSchema<B>, doc: Doc = {}) =>
-    schema<A | B>({ anyOf: [a.json, b.json] }, doc, refsOf(a, b)),
+  anyOf: <A, B>(a: ResponseSchema<A>, b: ResponseSchema<B>, doc: Doc = {}) => schema<A | B>({ anyOf: [a.json, b.json] }, doc, refsOf(a, b)),
   object: <S extends Shape>(shape: S, doc: Doc = {}) => {
     const properties: Record<string, JsonSchema> = {};
     const required: string[] = [];

@@ -124,7 +124,8 @@ export class BackgroundLimit {
       return await fn();
     } finally {
       const next = this.waiting.shift();
-      if (next) next(); // the slot passes to the next waiter
+      if (next)
+        next(); // the slot passes to the next waiter
       else this.running--;
     }
   }

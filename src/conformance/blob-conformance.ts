@@ -48,7 +48,7 @@ async function* pattern(size: number, chunk: number, hash?: ReturnType<typeof cr
   for (let offset = 0; offset < size; offset += chunk) {
     const n = Math.min(chunk, size - offset);
     const bytes = new Uint8Array(n);
-    for (let i = 0; i < n; i++) bytes[i] = (offset + i) * 7 % 251;
+    for (let i = 0; i < n; i++) bytes[i] = ((offset + i) * 7) % 251;
     hash?.update(bytes);
     yield bytes;
   }
@@ -78,8 +78,8 @@ export function blobConformance(options: BlobConformanceOptions): void {
     it("stores bytes and content type, and reads them back", async () => {
       const key = "reports/acct_1/rpt_1.csv";
       const binary = new Uint8Array(256).map((_, i) => i);
-      const put = await h.store.put(key, chunks("id,amount\r\n", binary, "é,\"x\"\r\n"), { contentType: CSV });
-      const expected = Buffer.concat([Buffer.from("id,amount\r\n"), binary, Buffer.from("é,\"x\"\r\n")]);
+      const put = await h.store.put(key, chunks("id,amount\r\n", binary, 'é,"x"\r\n'), { contentType: CSV });
+      const expected = Buffer.concat([Buffer.from("id,amount\r\n"), binary, Buffer.from('é,"x"\r\n')]);
       expect(put.size).toBe(expected.length);
       expect(await h.store.exists(key)).toBe(true);
       const got = await h.store.get(key);
@@ -105,8 +105,16 @@ export function blobConformance(options: BlobConformanceOptions): void {
       const digest = written.digest("hex");
       const got = await h.store.get(key);
       expect(got!.size).toBe(largeSize);
-      expect(createHash("sha256").update(await readAll(got!.body)).digest("hex")).toBe(digest);
-      expect(createHash("sha256").update((await h.read(key))!).digest("hex")).toBe(digest);
+      expect(
+        createHash("sha256")
+          .update(await readAll(got!.body))
+          .digest("hex"),
+      ).toBe(digest);
+      expect(
+        createHash("sha256")
+          .update((await h.read(key))!)
+          .digest("hex"),
+      ).toBe(digest);
     });
 
     it("stores an empty body", async () => {
@@ -168,10 +176,14 @@ export function blobConformance(options: BlobConformanceOptions): void {
       };
       await h.store.put("reports/swap.csv", chunks("old content"), { contentType: CSV });
       const putting = h.store.put("reports/swap.csv", slow(), { contentType: CSV });
-      const putNew = h.store.put("reports/fresh.csv", (async function* () {
-        yield new TextEncoder().encode("x");
-        await gate;
-      })(), { contentType: CSV });
+      const putNew = h.store.put(
+        "reports/fresh.csv",
+        (async function* () {
+          yield new TextEncoder().encode("x");
+          await gate;
+        })(),
+        { contentType: CSV },
+      );
       await begun;
       expect((await readAll((await h.store.get("reports/swap.csv"))!.body)).toString()).toBe("old content");
       expect(await h.store.exists("reports/fresh.csv")).toBe(false);

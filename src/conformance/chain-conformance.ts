@@ -126,7 +126,13 @@ export function chainConformance(options: ChainConformanceOptions): void {
       const { broadcastMany, transferStatusMany } = h.adapter;
       if (!broadcastMany && !transferStatusMany) return ctx.skip();
       const transfers = await Promise.all(
-        ["a", "b", "c"].map(async (n) => ({ transferId: `leg_conformance_many_${n}`, chain: h.chain, asset: h.asset, amount: h.amount, to: await h.recipient() })),
+        ["a", "b", "c"].map(async (n) => ({
+          transferId: `leg_conformance_many_${n}`,
+          chain: h.chain,
+          asset: h.asset,
+          amount: h.amount,
+          to: await h.recipient(),
+        })),
       );
       const first = await h.adapter.broadcast(transfers[1]!);
       const before = await h.adapter.liquidity(h.chain, h.asset);

@@ -1,5 +1,5 @@
 import { err, type Result } from "neverthrow";
-import { ApiError, causeOf, fail } from "../errors";
+import { type ApiError, causeOf, fail } from "../errors";
 import type { Json, StorageTx } from "../ports/storage";
 import type { EngineDeps, EngineWorkOptions, ModuleDeps, RequestContext, StorageAccess } from "./context";
 import { saveResponseWithin } from "./idempotency";
@@ -45,22 +45,26 @@ export async function runCommand<T>(
 ): Promise<Result<T, ApiError>> {
   try {
     // the transaction returns everything it decided: a run the storage repeats decides afresh
-    const done = await deps.storage.transaction(async (tx) => {
-      const uow = new UnitOfWork(tx, deps, ctx);
-      const r = await fn(uow);
-      if (r.isErr()) throw new Rollback(r.error);
-      await uow.finish();
-      if (ctx.idempotency) {
-        await saveResponseWithin(tx, ctx.idempotency, { status: options.status ?? 200, body: (options.stored ? options.stored(r.value) : r.value) as Json });
-      }
-      return { result: r, wake: uow.scheduledDueWork, report: uow.report() };
-    }, options.durable === false ? { durable: false } : {});
+    const done = await deps.storage.transaction(
+      async (tx) => {
+        const uow = new UnitOfWork(tx, deps, ctx);
+        const r = await fn(uow);
+        if (r.isErr()) throw new Rollback(r.error);
+        await uow.finish();
+        if (ctx.idempotency) {
+          await saveResponseWithin(tx, ctx.idempotency, { status: options.status ?? 200, body: (options.stored ? options.stored(r.value) : r.value) as Json });
+        }
+        return { result: r, wake: uow.scheduledDueWork, report: uow.report() };
+      },
+      options.durable === false ? { durable: false } : {},
+    );
     if (done.wake) deps.wakeWorkers();
     observe(deps, done.report);
     return done.result;
   } catch (e) {
     if (e instanceof Rollback) return err(e.error);
-    if (causeOf(e, IdempotencyKeyLostError)) return fail("idempotency_key_in_use", "Another request took over this Idempotency-Key", { param: "Idempotency-Key" });
+    if (causeOf(e, IdempotencyKeyLostError))
+      return fail("idempotency_key_in_use", "Another request took over this Idempotency-Key", { param: "Idempotency-Key" });
     throw e;
   }
 }

@@ -1,23 +1,18 @@
 import { ChainDirectory } from "../chains/chain-directory";
-import { IdGenerator, cryptoRandom, randomToken, type RandomSource } from "../ids";
+import { IdGenerator, cryptoRandom, randomToken } from "../ids";
 import { CursorCodec } from "../lists/cursor-codec";
-import { AssetRegistry, type AssetDefinition, type ChainDefinition } from "../money/assets";
-import type { ChainAdapter } from "../ports/chain";
+import { AssetRegistry } from "../money/assets";
 import type { Clock } from "../ports/clock";
-import type { DeliveryAdapter } from "../ports/delivery";
 import { adapterTiming, guardMethods, guardObserver, guardStorage } from "../ports/guard";
 import { NO_OBSERVER, type EngineObserver } from "../ports/observer";
-import type { ScreeningAdapter } from "../ports/screening";
 import type { DueWorkKindStats, StorageAdapter, StorageTx } from "../ports/storage";
-import type { VenueAdapter } from "../ports/venue";
 import { VenueSet } from "../quoting/venue-set";
 import { FileLinks } from "../files/file-links";
-import type { BlobStore } from "../ports/blobs";
 import { newDueWork } from "../workers/due-work";
 import { MAINTENANCE, maintenanceHandler } from "../workers/maintenance";
 import { WorkerRunner, type WorkerOptions } from "../workers/runner";
 import { moduleDeps } from "./command";
-import { DEFAULT_CONFIG, type EngineConfig, type EngineDeps, type ModuleDeps } from "./context";
+import { DEFAULT_CONFIG, type EngineDeps, type ModuleDeps } from "./context";
 import { IdempotencyService } from "./idempotency";
 import { RateLimitService } from "./rate-limits";
 import { checkReadiness, type Readiness } from "./readiness";
@@ -169,9 +164,7 @@ export class Engine {
     const { clock } = options;
     const random = options.random ?? cryptoRandom;
     const ids = new IdGenerator(clock, random, catalogue.prefixes);
-    const secret =
-      options.secret ??
-      (await storage.transaction((tx) => tx.meta.setIfAbsent("cursor_secret", randomToken(random, 32))));
+    const secret = options.secret ?? (await storage.transaction((tx) => tx.meta.setIfAbsent("cursor_secret", randomToken(random, 32))));
     const house = await storage.transaction(async (tx) => ({
       test: await houseAccount(tx, ids, clock.now(), false),
       live: await houseAccount(tx, ids, clock.now(), true),
@@ -204,9 +197,7 @@ export class Engine {
     };
     const engine = new Engine(deps, modules, options.worker ?? {}, () => storage.initialized);
     const now = clock.now();
-    await storage.transaction((tx) =>
-      tx.work.enqueue([newDueWork(ids, now, MAINTENANCE, {}, null, { dedupeKey: MAINTENANCE.kind })]),
-    );
+    await storage.transaction((tx) => tx.work.enqueue([newDueWork(ids, now, MAINTENANCE, {}, null, { dedupeKey: MAINTENANCE.kind })]));
     return engine as EngineOf<M>;
   }
 
@@ -259,5 +250,3 @@ async function houseAccount(tx: StorageTx, ids: IdGenerator, now: number, livemo
   if (id === candidate) await tx.accounts.insertAccount({ id, name: `house (${mode})`, livemode, settings: { house: true }, created: now });
   return id;
 }
-
-

@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { ok, type Result } from "neverthrow";
-import { ApiError, fail } from "../errors";
+import { type ApiError, fail } from "../errors";
 import type { IdempotencyRecord } from "../ports/storage/idempotency";
 import type { Json, StorageTx } from "../ports/storage";
 import type { EngineDeps, IdempotencyClaim } from "./context";
@@ -10,9 +10,7 @@ export interface StoredResponse {
   body: Json;
 }
 
-export type BeginOutcome =
-  | { kind: "proceed"; claim: IdempotencyClaim }
-  | { kind: "replay"; response: StoredResponse };
+export type BeginOutcome = { kind: "proceed"; claim: IdempotencyClaim } | { kind: "replay"; response: StoredResponse };
 
 const KEY_MAX = 255;
 
@@ -83,11 +81,7 @@ export class IdempotencyService {
         const existing = claimed.existing;
         if (existing.expiresAt > now) {
           if (existing.fingerprint !== fingerprint) {
-            return fail(
-              "idempotency_key_reused",
-              "This Idempotency-Key was used with a different method, path or body",
-              { param: "Idempotency-Key" },
-            );
+            return fail("idempotency_key_reused", "This Idempotency-Key was used with a different method, path or body", { param: "Idempotency-Key" });
           }
           if (existing.response) return ok({ kind: "replay", response: existing.response });
           if (existing.lockedAt !== null && now - existing.lockedAt < this.deps.config.idempotencyLockMs) {

@@ -70,11 +70,7 @@ export function startMachine<M extends AnyStateMachine>(
 }
 
 /** Feeds a machine in a persisted state one event (see `startMachine`). */
-export function stepMachine<M extends AnyStateMachine>(
-  machine: M,
-  state: PersistedState<ContextFrom<M>>,
-  event: EventFromLogic<M>,
-): MachineStep<M> {
+export function stepMachine<M extends AnyStateMachine>(machine: M, state: PersistedState<ContextFrom<M>>, event: EventFromLogic<M>): MachineStep<M> {
   const snapshot = machine.resolveState({ value: state.value, context: state.context });
   const [next, actions] = transition(machine, snapshot as SnapshotFrom<M>, event) as [any, any[]];
   return toStep<M>(next, actions, state.value, state.context);

@@ -1,5 +1,5 @@
 import { ok, type Result } from "neverthrow";
-import { ApiError, fail } from "../errors";
+import { type ApiError, fail } from "../errors";
 import type { EngineDeps } from "./context";
 
 /** A limit on one kind of request: at most `limit` per `windowMs` per API key. */

@@ -38,10 +38,7 @@ export async function checkReadiness(deps: EngineDeps, worker: WorkerRunner, ini
   const workers: ReadinessCheck = status.started
     ? {
         ok: true,
-        detail:
-          status.lastPollAt === null
-            ? "started"
-            : `running ${status.inFlight} item(s), last polled ${deps.clock.now() - status.lastPollAt} ms ago`,
+        detail: status.lastPollAt === null ? "started" : `running ${status.inFlight} item(s), last polled ${deps.clock.now() - status.lastPollAt} ms ago`,
       }
     : { ok: false, detail: "the worker loop is not running (worker.start() not called, or stopping)" };
   return { ready: storage.ok && migrations.ok && workers.ok, checks: { storage, migrations, workers } };

@@ -25,10 +25,7 @@ export type DeliveryTrigger = (typeof TRIGGERS)[number];
 export const EVENTS_PER_DELIVERY = 64;
 
 /** One item per account per transaction that emitted events: turned into delivery items per subscribed endpoint. */
-export const WEBHOOK_FANOUT = defineWork(
-  "webhook.fanout",
-  s.object({ events: s.array(s.object({ id: s.string({ min: 1 }), type: s.string({ min: 1 }) })) }),
-);
+export const WEBHOOK_FANOUT = defineWork("webhook.fanout", s.object({ events: s.array(s.object({ id: s.string({ min: 1 }), type: s.string({ min: 1 }) })) }));
 
 /**
  * Attempts of some events to one endpoint, sent one after the other, grouped by endpoint. Each

@@ -12,9 +12,7 @@ export function keyText(accountId: string, asset: string, chain: string, book: s
 
 /** The one order in which balance rows are locked, everywhere. */
 export function compareKeys(a: BalanceKey, b: BalanceKey): number {
-  return (
-    cmp(a.accountId, b.accountId) || cmp(a.asset, b.asset) || cmp(a.chain, b.chain) || cmp(a.book, b.book)
-  );
+  return cmp(a.accountId, b.accountId) || cmp(a.asset, b.asset) || cmp(a.chain, b.chain) || cmp(a.book, b.book);
 }
 
 function cmp(a: string, b: string): number {

@@ -165,9 +165,7 @@ export class Ledger extends LedgerPostings {
 
   private async saveReservation(reservation: ReservationRecord, remaining: bigint): Promise<ReservationRecord> {
     const updated: ReservationRecord =
-      remaining === 0n
-        ? { ...reservation, remaining: 0n, status: "resolved", resolvedAt: this.now }
-        : { ...reservation, remaining };
+      remaining === 0n ? { ...reservation, remaining: 0n, status: "resolved", resolvedAt: this.now } : { ...reservation, remaining };
     await this.tx.ledger.updateReservation(updated);
     this.reservations.set(reservationKey(updated.accountId, updated.id), updated);
     return updated;

@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { ok, type Result } from "neverthrow";
-import { ApiError, fail } from "../errors";
+import { type ApiError, fail } from "../errors";
 
 /** Where a page ended: the last row's sort key. */
 export interface CursorPosition {
@@ -57,8 +57,6 @@ export class CursorCodec {
   }
 
   private sign(payload: string, binding: CursorBinding): Buffer {
-    return createHmac("sha256", this.secret)
-      .update(`${binding.accountId}\n${binding.list}\n${binding.filters}\n${payload}`)
-      .digest();
+    return createHmac("sha256", this.secret).update(`${binding.accountId}\n${binding.list}\n${binding.filters}\n${payload}`).digest();
   }
 }

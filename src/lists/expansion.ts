@@ -32,11 +32,7 @@ export interface ExpandField {
  * A field holding an id, an array of ids, or null: `fetch` reads the objects of the ids (of the
  * context's account) in one go, presented.
  */
-export function idField(
-  name: string,
-  fetch: (ctx: ExpandContext, ids: string[]) => Promise<Map<string, object>>,
-  to?: () => Expandable,
-): ExpandField {
+export function idField(name: string, fetch: (ctx: ExpandContext, ids: string[]) => Promise<Map<string, object>>, to?: () => Expandable): ExpandField {
   return {
     ...(to ? { to } : {}),
     async expand(ctx, parents) {
@@ -128,13 +124,7 @@ export function itemPaths(paths: readonly string[] | undefined): string[] {
 }
 
 /** Runs `expandPaths` over fresh objects in one read transaction (nothing to do without paths). */
-export async function expandObjects(
-  deps: ModuleDeps,
-  accountId: string,
-  kind: Expandable,
-  objects: object[],
-  paths: readonly string[],
-): Promise<void> {
+export async function expandObjects(deps: ModuleDeps, accountId: string, kind: Expandable, objects: object[], paths: readonly string[]): Promise<void> {
   if (!paths.length || !objects.length) return;
   await deps.storage.read((tx) => expandPaths({ deps, tx, accountId }, kind, objects, paths));
 }

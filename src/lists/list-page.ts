@@ -37,13 +37,7 @@ export async function listPage<R, T>(req: ListPageRequest<R, T>): Promise<Result
   const binding = {
     accountId: req.accountId,
     list: req.list,
-    filters: JSON.stringify([
-      params.created_gte ?? null,
-      params.created_lt ?? null,
-      params.search ?? null,
-      req.status ?? null,
-      req.extraBinding ?? null,
-    ]),
+    filters: JSON.stringify([params.created_gte ?? null, params.created_lt ?? null, params.search ?? null, req.status ?? null, req.extraBinding ?? null]),
   };
   let after: CursorPosition | undefined;
   if (params.starting_after !== undefined) {
@@ -81,10 +75,7 @@ export async function listPage<R, T>(req: ListPageRequest<R, T>): Promise<Result
 export type PagedList<T> = Promise<Result<ListEnvelope<T>, ApiError>> & AsyncIterable<T>;
 
 /** Makes `fetch(params)` a `PagedList`: the first page is asked at once, the next on demand. */
-export function pagedList<T, P extends { starting_after?: string }>(
-  params: P,
-  fetch: (params: P) => Promise<Result<ListEnvelope<T>, ApiError>>,
-): PagedList<T> {
+export function pagedList<T, P extends { starting_after?: string }>(params: P, fetch: (params: P) => Promise<Result<ListEnvelope<T>, ApiError>>): PagedList<T> {
   const first = fetch(params);
   async function* items(): AsyncGenerator<T> {
     let page = await first;

@@ -26,10 +26,7 @@ export type MatchDecision =
  * (exact integers, after all fees and rounding: research §5.2), and price impact within
  * `maxSlippage` when set.
  */
-export function respectsTerms(
-  p: Pick<Pricing, "amountIn" | "grossOut" | "netOut" | "bestRate">,
-  terms: Pick<OrderTerms, "target" | "maxSlippage">,
-): boolean {
+export function respectsTerms(p: Pick<Pricing, "amountIn" | "grossOut" | "netOut" | "bestRate">, terms: Pick<OrderTerms, "target" | "maxSlippage">): boolean {
   if (p.netOut <= 0n) return false;
   if (p.netOut * terms.target.den < p.amountIn * terms.target.num) return false;
   if (terms.maxSlippage) {

@@ -1,5 +1,5 @@
 import { ok, type Result } from "neverthrow";
-import { ApiError, fail } from "../errors";
+import { type ApiError, fail } from "../errors";
 import type { AssetDefinition } from "./assets";
 import { isDecimalString } from "./decimal";
 
@@ -11,12 +11,7 @@ const MAX_UNITS = 10n ** 38n;
  * that is not a decimal string, carries a sign, exponent or spaces, has more fractional digits
  * than the asset's precision (never rounds silently), or is zero unless `allowZero`.
  */
-export function parseAmount(
-  value: unknown,
-  asset: AssetDefinition,
-  param: string,
-  options: { allowZero?: boolean } = {},
-): Result<bigint, ApiError> {
+export function parseAmount(value: unknown, asset: AssetDefinition, param: string, options: { allowZero?: boolean } = {}): Result<bigint, ApiError> {
   if (typeof value !== "string") {
     return fail("amount_invalid", `${param} must be a decimal string such as "10.25"`, { param });
   }

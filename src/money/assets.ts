@@ -1,5 +1,5 @@
 import { ok, type Result } from "neverthrow";
-import { ApiError, fail } from "../errors";
+import { type ApiError, fail } from "../errors";
 
 /** How addresses on a chain are written; address validation is chosen by family. */
 export type ChainFamily = "evm" | "solana" | "bitcoin";
@@ -52,10 +52,7 @@ export class AssetRegistry {
   private readonly assets = new Map<string, AssetDefinition>();
   private readonly chainMap = new Map<string, ChainDefinition>();
 
-  constructor(
-    assets: readonly AssetDefinition[] = DEFAULT_ASSETS,
-    chains: readonly ChainDefinition[] = DEFAULT_CHAINS,
-  ) {
+  constructor(assets: readonly AssetDefinition[] = DEFAULT_ASSETS, chains: readonly ChainDefinition[] = DEFAULT_CHAINS) {
     for (const chain of chains) {
       if (!CHAIN_NAME.test(chain.name)) throw new TypeError(`invalid chain name ${chain.name}`);
       this.chainMap.set(chain.name, Object.freeze({ ...chain }));

@@ -6,7 +6,7 @@ export function divFloor(numerator: bigint, denominator: bigint): bigint {
   if (denominator === 0n) throw new RangeError("division by zero");
   const q = numerator / denominator;
   const r = numerator % denominator;
-  return r !== 0n && (r < 0n) !== (denominator < 0n) ? q - 1n : q;
+  return r !== 0n && r < 0n !== denominator < 0n ? q - 1n : q;
 }
 
 export function divCeil(numerator: bigint, denominator: bigint): bigint {

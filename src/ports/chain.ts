@@ -166,11 +166,5 @@ export interface ChainSimulationControl {
 
 export function isChainSimulation(adapter: unknown): adapter is ChainSimulationControl {
   const a = adapter as Partial<ChainSimulationControl> | null;
-  return (
-    !!a &&
-    typeof a.advance === "function" &&
-    typeof a.reorg === "function" &&
-    typeof a.height === "function" &&
-    typeof a.pay === "function"
-  );
+  return !!a && typeof a.advance === "function" && typeof a.reorg === "function" && typeof a.height === "function" && typeof a.pay === "function";
 }

@@ -74,11 +74,7 @@ export function guardStorage(adapter: StorageAdapter): StorageAdapter & { readon
     if (closed) throw new Error(`storage ${name} is closed (${operation} after close)`);
   };
   /** A transaction of some kind: what `fn` throws reaches the caller as it is, the adapter's own failures wrapped. */
-  const session = async <X, T>(
-    operation: string,
-    begin: (inner: (tx: X) => Promise<T>) => Promise<T>,
-    fn: (tx: X) => Promise<T>,
-  ): Promise<T> => {
+  const session = async <X, T>(operation: string, begin: (inner: (tx: X) => Promise<T>) => Promise<T>, fn: (tx: X) => Promise<T>): Promise<T> => {
     open(operation);
     let thrownByFn: { error: unknown } | null = null;
     try {
@@ -96,7 +92,11 @@ export function guardStorage(adapter: StorageAdapter): StorageAdapter & { readon
     }
   };
   const run = <T>(operation: "transaction" | "autocommit", fn: (tx: StorageTx) => Promise<T>, options?: CommitOptions): Promise<T> =>
-    session(operation, (inner: (tx: StorageTx) => Promise<T>) => adapter[operation](inner, options), (tx) => fn(guardTx(name, tx)));
+    session(
+      operation,
+      (inner: (tx: StorageTx) => Promise<T>) => adapter[operation](inner, options),
+      (tx) => fn(guardTx(name, tx)),
+    );
   return {
     name,
     capabilities: adapter.capabilities,
@@ -128,7 +128,11 @@ export function guardStorage(adapter: StorageAdapter): StorageAdapter & { readon
         namespace: store.namespace,
         transaction<T>(fn: (tx: AdapterStateTx) => Promise<T>, options?: CommitOptions) {
           const label = `adapterState(${store.namespace}).`;
-          return session<AdapterStateTx, T>(`${label}transaction`, (inner) => store.transaction(inner, options), (tx) => fn(guardMethods(name, tx, label)));
+          return session<AdapterStateTx, T>(
+            `${label}transaction`,
+            (inner) => store.transaction(inner, options),
+            (tx) => fn(guardMethods(name, tx, label)),
+          );
         },
       };
     },

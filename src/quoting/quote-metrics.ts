@@ -1,5 +1,5 @@
 import { ok, type Result } from "neverthrow";
-import { ApiError, fail } from "../errors";
+import { type ApiError, fail } from "../errors";
 import type { AssetDefinition } from "../money/assets";
 import { formatUnits } from "../money/amount";
 import { allocate } from "../money/rounding";
@@ -65,7 +65,10 @@ export interface VenueWeight {
 export function venueWeights(legs: readonly PricedLeg[]): VenueWeight[] {
   if (legs.length === 0) return [];
   const scale = 10n ** BigInt(WEIGHT_DECIMALS);
-  const parts = allocate(scale, legs.map((l) => l.amountIn));
+  const parts = allocate(
+    scale,
+    legs.map((l) => l.amountIn),
+  );
   return legs
     .map((leg, i) => ({ name: leg.venue, units: parts[i]! }))
     .filter((w) => w.units > 0n)

@@ -1,5 +1,5 @@
 import { err, ok, type Result } from "neverthrow";
-import { ApiError, fail } from "../errors";
+import { type ApiError, fail } from "../errors";
 import { LedgerInvariantError } from "../ledger/ledger";
 import { COUNTER, type PostingLine } from "../ledger/postings";
 import type { AssetDefinition } from "../money/assets";
@@ -66,13 +66,7 @@ export async function priceNow(
  * Executes a stored pricing on the venues, outside any transaction, idempotent by
  * `executionId`: each leg must deliver at least what it was priced at.
  */
-export function executePricing(
-  deps: ModuleDeps,
-  executionId: string,
-  from: string,
-  to: string,
-  pricing: StoredPricing,
-): Promise<VenueExecutionResult> {
+export function executePricing(deps: ModuleDeps, executionId: string, from: string, to: string, pricing: StoredPricing): Promise<VenueExecutionResult> {
   return deps.venues.execute({
     executionId,
     from,

@@ -41,9 +41,7 @@ export interface Route {
   approximate: boolean;
 }
 
-export type RouteFailure =
-  | { code: "insufficient_liquidity"; available: bigint }
-  | { code: "no_route"; cheapestFee: bigint };
+export type RouteFailure = { code: "insufficient_liquidity"; available: bigint } | { code: "no_route"; cheapestFee: bigint };
 
 /** Allocations the exact search may score; beyond it the greedy route is used (and flagged). */
 const EXACT_BUDGET = 50_000;
@@ -64,9 +62,7 @@ const PPM = 1_000_000n;
 export function routePayout(request: RouteRequest): Route | RouteFailure {
   const { amount } = request;
   if (amount <= 0n) throw new RangeError("a payout routes a positive amount");
-  const usable = [...request.candidates]
-    .filter((c) => c.liquidity > 0n)
-    .sort((a, b) => (a.chain < b.chain ? -1 : a.chain > b.chain ? 1 : 0));
+  const usable = [...request.candidates].filter((c) => c.liquidity > 0n).sort((a, b) => (a.chain < b.chain ? -1 : a.chain > b.chain ? 1 : 0));
   const available = usable.reduce((sum, c) => sum + c.liquidity, 0n);
   if (available < amount) return { code: "insufficient_liquidity", available };
 
@@ -118,7 +114,10 @@ function exhaustive(amount: bigint, chains: readonly ChainCandidate[], breakpoin
         if (!best || better(scored, best)) best = scored;
         return;
       }
-      if (i === free) return assign(i + 1, sum);
+      if (i === free) {
+        assign(i + 1, sum);
+        return;
+      }
       for (const value of breakpoints[i]!) {
         allocation[i] = value;
         assign(i + 1, sum + value);
@@ -142,7 +141,7 @@ function greedy(amount: bigint, chains: readonly ChainCandidate[]): Score | null
   });
   const perUnit = (c: ChainCandidate) => {
     const top = c.liquidity < amount ? c.liquidity : amount;
-    return { c, cost: chainFee(c, top).exact * 1_000_000n / top };
+    return { c, cost: (chainFee(c, top).exact * 1_000_000n) / top };
   };
   const order = chains.map(perUnit).sort((a, b) => (a.cost < b.cost ? -1 : a.cost > b.cost ? 1 : 0));
   let left = amount;
@@ -183,8 +182,7 @@ function chainFee(c: ChainCandidate, x: bigint): { fee: bigint; exact: bigint; t
   const full = x / c.cap;
   const rest = x - full * c.cap;
   const transfers = full + (rest > 0n ? 1n : 0n);
-  const fee =
-    transfers * c.fixed + full * divCeil(c.cap * c.proportionalPpm, PPM) + (rest > 0n ? divCeil(rest * c.proportionalPpm, PPM) : 0n);
+  const fee = transfers * c.fixed + full * divCeil(c.cap * c.proportionalPpm, PPM) + (rest > 0n ? divCeil(rest * c.proportionalPpm, PPM) : 0n);
   return { fee, exact: transfers * c.fixed * PPM + x * c.proportionalPpm, transfers };
 }
 

@@ -1,5 +1,5 @@
 import { ok, type Result } from "neverthrow";
-import { ApiError, fail, type ErrorCode } from "../errors";
+import { type ApiError, fail, type ErrorCode } from "../errors";
 import type { AssetRegistry } from "../money/assets";
 
 /**

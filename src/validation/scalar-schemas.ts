@@ -135,16 +135,13 @@ export class ChainSchema extends Schema<ChainDefinition, string> {
 }
 
 /** What `parseTimestamp` reads, as a pattern for the document: a date, a timestamp or Unix seconds. */
-const TIMESTAMP_TEXT =
-  "^([0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2}))?|0|[1-9][0-9]{0,11})$";
+const TIMESTAMP_TEXT = "^([0-9]{4}-[0-9]{2}-[0-9]{2}(T[0-9]{2}:[0-9]{2}(:[0-9]{2}(\\.[0-9]{1,9})?)?(Z|[+-][0-9]{2}:[0-9]{2}))?|0|[1-9][0-9]{0,11})$";
 
 /** A date (UTC day) or timestamp: ISO 8601 text or integer Unix seconds; yields epoch ms. */
 export class TimestampSchema extends Schema<number, string | number> {
   parse(value: unknown, path: string): Result<number, ApiError> {
     const ms = parseTimestamp(value);
-    return ms === null
-      ? invalid(path, `${path} must be an ISO 8601 date or timestamp, or Unix seconds`)
-      : ok(ms);
+    return ms === null ? invalid(path, `${path} must be an ISO 8601 date or timestamp, or Unix seconds`) : ok(ms);
   }
   protected baseJsonSchema(): JsonSchema {
     return {

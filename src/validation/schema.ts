@@ -1,15 +1,6 @@
 import type { ErrorCode } from "../errors";
 import type { Schema } from "./base-schema";
-import {
-  AssetSchema,
-  BooleanSchema,
-  ChainSchema,
-  DecimalSchema,
-  EnumSchema,
-  IntegerSchema,
-  StringSchema,
-  TimestampSchema,
-} from "./scalar-schemas";
+import { AssetSchema, BooleanSchema, ChainSchema, DecimalSchema, EnumSchema, IntegerSchema, StringSchema, TimestampSchema } from "./scalar-schemas";
 import { ArraySchema, ExpandSchema, ObjectSchema, RecordSchema, type Shape } from "./structured-schemas";
 import { EventTypeSchema, ScopeSchema } from "./catalogue-schemas";
 

@@ -17,7 +17,7 @@ export function parseTimestamp(value: unknown): number | null {
   if (!m) return null;
   const [, y, mo, d, h, mi, sec = "0", frac = "", zone] = m;
   if (!validDay(+y!, +mo!, +d!) || +h! > 23 || +mi! > 59 || +sec > 59) return null;
-  let ms = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +sec, +(frac + "000").slice(0, 3));
+  let ms = Date.UTC(+y!, +mo! - 1, +d!, +h!, +mi!, +sec, +`${frac}000`.slice(0, 3));
   if (zone !== "Z") {
     const sign = zone!.startsWith("-") ? -1 : 1;
     const [zh, zm] = zone!.slice(1).split(":").map(Number) as [number, number];

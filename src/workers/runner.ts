@@ -241,14 +241,16 @@ export class WorkerRunner {
         lane.dryAt = wakes;
         for (const job of jobs) {
           lane.running++;
-          const running: Promise<void> = this.runOne(job).then((n) => {
-            ran += n - 1; // items handed on to this slot ran too
-          }).finally(() => {
-            inflight.delete(running);
-            lane.running--;
-            lane.finished++;
-            lane.dry = false;
-          });
+          const running: Promise<void> = this.runOne(job)
+            .then((n) => {
+              ran += n - 1; // items handed on to this slot ran too
+            })
+            .finally(() => {
+              inflight.delete(running);
+              lane.running--;
+              lane.finished++;
+              lane.dry = false;
+            });
           inflight.add(running);
           ran++;
         }

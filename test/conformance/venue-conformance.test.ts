@@ -7,7 +7,15 @@ venueConformance({
   name: "simulated venues",
   factory: async () => {
     const clock = new ManualClock();
-    return { adapter: new SimulatedVenues({ clock, seed: 7 }), pairs: [["ETH", "USDC"], ["BTC", "SOL"], ["USDC", "EURC"]], now: () => clock.now() };
+    return {
+      adapter: new SimulatedVenues({ clock, seed: 7 }),
+      pairs: [
+        ["ETH", "USDC"],
+        ["BTC", "SOL"],
+        ["USDC", "EURC"],
+      ],
+      now: () => clock.now(),
+    };
   },
 });
 

@@ -1,11 +1,6 @@
 import { fc, test } from "@fast-check/vitest";
 import { describe, expect, it } from "vitest";
-import {
-  DELIVERY_WINDOW_MS,
-  MAX_DELIVERY_ATTEMPTS,
-  RETRY_DELAYS_MS,
-  nextAttemptAt,
-} from "../../src/events/retry-schedule";
+import { DELIVERY_WINDOW_MS, MAX_DELIVERY_ATTEMPTS, RETRY_DELAYS_MS, nextAttemptAt } from "../../src/events/retry-schedule";
 
 const T0 = Date.UTC(2026, 0, 1);
 
@@ -31,31 +26,30 @@ function run(failures: { latency: number; jitter: number; retryAfter: number | n
 }
 
 describe("the delivery schedule (DECISIONS.md §6)", () => {
-  test.prop([fc.array(failureArb, { minLength: 1, maxLength: 8 })])(
-    "at most eight attempts, in order, all within 24 hours of the first",
-    (failures) => {
-      const { starts } = run(failures);
-      expect(starts.length).toBeLessThanOrEqual(MAX_DELIVERY_ATTEMPTS);
-      for (let i = 1; i < starts.length; i++) expect(starts[i]!).toBeGreaterThanOrEqual(starts[i - 1]!);
-      expect(starts[starts.length - 1]!).toBeLessThanOrEqual(T0 + DELIVERY_WINDOW_MS);
-    },
-  );
+  test.prop([fc.array(failureArb, { minLength: 1, maxLength: 8 })])("at most eight attempts, in order, all within 24 hours of the first", (failures) => {
+    const { starts } = run(failures);
+    expect(starts.length).toBeLessThanOrEqual(MAX_DELIVERY_ATTEMPTS);
+    for (let i = 1; i < starts.length; i++) expect(starts[i]!).toBeGreaterThanOrEqual(starts[i - 1]!);
+    expect(starts[starts.length - 1]!).toBeLessThanOrEqual(T0 + DELIVERY_WINDOW_MS);
+  });
 
-  test.prop([fc.array(failureArb.map((f) => ({ ...f, retryAfter: null })), { minLength: 1, maxLength: 8 })])(
-    "without Retry-After: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h each within ±10 %, then the eighth at 24 h",
-    (failures) => {
-      const { starts, waits } = run(failures);
-      expect(starts).toHaveLength(MAX_DELIVERY_ATTEMPTS);
-      for (const w of waits.slice(0, RETRY_DELAYS_MS.length)) {
-        const nominal = RETRY_DELAYS_MS[w.attempt - 1]!;
-        expect(w.next - w.from).toBeGreaterThanOrEqual(Math.floor(nominal * 0.9));
-        expect(w.next - w.from).toBeLessThanOrEqual(Math.ceil(nominal * 1.1));
-      }
-      const last = waits[waits.length - 1]!;
-      expect(last.next).toBeLessThanOrEqual(T0 + DELIVERY_WINDOW_MS);
-      expect(last.next).toBeGreaterThanOrEqual(T0 + DELIVERY_WINDOW_MS - (T0 + DELIVERY_WINDOW_MS - last.from) * 0.1 - 1);
-    },
-  );
+  test.prop([
+    fc.array(
+      failureArb.map((f) => ({ ...f, retryAfter: null })),
+      { minLength: 1, maxLength: 8 },
+    ),
+  ])("without Retry-After: 5 s, 5 min, 30 min, 2 h, 5 h, 10 h each within ±10 %, then the eighth at 24 h", (failures) => {
+    const { starts, waits } = run(failures);
+    expect(starts).toHaveLength(MAX_DELIVERY_ATTEMPTS);
+    for (const w of waits.slice(0, RETRY_DELAYS_MS.length)) {
+      const nominal = RETRY_DELAYS_MS[w.attempt - 1]!;
+      expect(w.next - w.from).toBeGreaterThanOrEqual(Math.floor(nominal * 0.9));
+      expect(w.next - w.from).toBeLessThanOrEqual(Math.ceil(nominal * 1.1));
+    }
+    const last = waits[waits.length - 1]!;
+    expect(last.next).toBeLessThanOrEqual(T0 + DELIVERY_WINDOW_MS);
+    expect(last.next).toBeGreaterThanOrEqual(T0 + DELIVERY_WINDOW_MS - (T0 + DELIVERY_WINDOW_MS - last.from) * 0.1 - 1);
+  });
 
   test.prop([fc.array(failureArb, { minLength: 1, maxLength: 8 })])(
     "a Retry-After pushes a retry later, never past the slot after it nor the 24 hours",

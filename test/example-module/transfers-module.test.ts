@@ -58,7 +58,13 @@ describe.each(storageKinds())("a resource added with its folder and one line ($n
   });
 
   it("serves its routes: a transfer moves funds between two accounts, both hear balance.updated, the ledger balances", async () => {
-    const res = await request(alice.key, "POST", "/v1/transfers", { destination: bob.id, asset: "USDC", chain: "base", amount: "4" }, { "idempotency-key": "t-1" });
+    const res = await request(
+      alice.key,
+      "POST",
+      "/v1/transfers",
+      { destination: bob.id, asset: "USDC", chain: "base", amount: "4" },
+      { "idempotency-key": "t-1" },
+    );
     expect(res.status).toBe(200);
     const made = await res.json();
     expect(made).toMatchObject({ object: "transfer", status: "posted", destination: bob.id, amount: "4" });
@@ -75,10 +81,18 @@ describe.each(storageKinds())("a resource added with its folder and one line ($n
   });
 
   it("refuses what its machine and the ledger refuse, changing nothing", async () => {
-    const tooMuch = await request(alice.key, "POST", "/v1/transfers", { destination: bob.id, asset: "USDC", chain: "base", amount: "100" }, { "idempotency-key": "t-2" });
+    const tooMuch = await request(
+      alice.key,
+      "POST",
+      "/v1/transfers",
+      { destination: bob.id, asset: "USDC", chain: "base", amount: "100" },
+      { "idempotency-key": "t-2" },
+    );
     expect(tooMuch.status).toBe(402);
     expect((await tooMuch.json()).error.code).toBe("insufficient_funds");
-    const made = await (await request(alice.key, "POST", "/v1/transfers", { destination: bob.id, asset: "USDC", chain: "base", amount: "1" }, { "idempotency-key": "t-3" })).json();
+    const made = await (
+      await request(alice.key, "POST", "/v1/transfers", { destination: bob.id, asset: "USDC", chain: "base", amount: "1" }, { "idempotency-key": "t-3" })
+    ).json();
     const reversed = await request(alice.key, "POST", `/v1/transfers/${made.id}/reverse`);
     expect((await reversed.json()).status).toBe("reversed");
     const again = await request(alice.key, "POST", `/v1/transfers/${made.id}/reverse`);
@@ -93,7 +107,13 @@ describe.each(storageKinds())("a resource added with its folder and one line ($n
     expect(made.status).toBe(200);
     const readOnly = (await made.json()).secret as string;
     expect((await request(readOnly, "GET", "/v1/transfers")).status).toBe(200);
-    const denied = await request(readOnly, "POST", "/v1/transfers", { destination: bob.id, asset: "USDC", chain: "base", amount: "1" }, { "idempotency-key": "t-4" });
+    const denied = await request(
+      readOnly,
+      "POST",
+      "/v1/transfers",
+      { destination: bob.id, asset: "USDC", chain: "base", amount: "1" },
+      { "idempotency-key": "t-4" },
+    );
     expect(denied.status).toBe(403);
     expect((await request(alice.key, "POST", "/v1/api_keys", { scopes: ["transfer:read"] })).status).toBe(400);
   });
@@ -129,7 +149,11 @@ describe.each(storageKinds())("a resource added with its folder and one line ($n
       const key = (await plain.accounts.createApiKey(account.id))._unsafeUnwrap().key;
       const headers = { authorization: `Bearer ${key}`, "content-type": "application/json" };
       expect((await plainApp.request("/v1/transfers", { headers })).status).toBe(404);
-      const trigger = await plainApp.request("/v1/test_helpers/events/trigger", { method: "POST", headers, body: JSON.stringify({ type: "transfer.created" }) });
+      const trigger = await plainApp.request("/v1/test_helpers/events/trigger", {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ type: "transfer.created" }),
+      });
       expect(trigger.status).toBe(400);
       expect(plain.catalogue.isScope("transfers:read")).toBe(false);
       expect("transfers" in plain).toBe(false);

@@ -56,7 +56,12 @@ describe("the host on a live EVM chain (hardhat node on loopback)", () => {
       await new Promise((r) => setTimeout(r, 200));
     }
   };
-  const sweptOf = (address: string) => until(`sweep of ${address}`, () => chain.tokenBalance(token, address), (b) => b === 0n);
+  const sweptOf = (address: string) =>
+    until(
+      `sweep of ${address}`,
+      () => chain.tokenBalance(token, address),
+      (b) => b === 0n,
+    );
 
   beforeAll(async () => {
     node = await hardhatNode();
@@ -91,7 +96,11 @@ describe("the host on a live EVM chain (hardhat node on loopback)", () => {
     const pi = (await call("POST", "/v1/payment_intents", { amount: "100", asset: "USDC", chains: ["base"] })).body;
     const address = pi.deposit_addresses.base;
     const tx = await chain.pay(token, 1, address, units(100));
-    const paid = await until("intent paid", () => get(`/v1/payment_intents/${pi.id}?expand[]=settlements`), (p) => p.status === "succeeded");
+    const paid = await until(
+      "intent paid",
+      () => get(`/v1/payment_intents/${pi.id}?expand[]=settlements`),
+      (p) => p.status === "succeeded",
+    );
     expect(paid).toMatchObject({ amount_received: "100" });
     expect(paid.settlements[0]).toMatchObject({ tx_hash: tx, finality: "final", status: "credited" });
     expect((await get("/v1/balances")).data.find((b: any) => b.asset === "USDC")).toMatchObject({ available: "100" });
@@ -103,11 +112,19 @@ describe("the host on a live EVM chain (hardhat node on loopback)", () => {
     const snapshot = await chain.snapshot();
     await chain.pay(token, 2, pi2.deposit_addresses.base, units(7));
     await chain.mine(3);
-    await until("second intent paid", () => get(`/v1/payment_intents/${pi2.id}`), (p) => p.status === "succeeded");
+    await until(
+      "second intent paid",
+      () => get(`/v1/payment_intents/${pi2.id}`),
+      (p) => p.status === "succeeded",
+    );
     await chain.revert(snapshot);
     await chain.mine(8);
     await chain.provider.request({ method: "evm_setIntervalMining", params: [250] });
-    const reverted = await until("second intent reverted", () => get(`/v1/payment_intents/${pi2.id}`), (p) => p.status === "reverted");
+    const reverted = await until(
+      "second intent reverted",
+      () => get(`/v1/payment_intents/${pi2.id}`),
+      (p) => p.status === "reverted",
+    );
     expect(reverted.amount_received).toBe("0");
     expect((await get("/v1/balances")).data.find((b: any) => b.asset === "USDC")).toMatchObject({ available: "100", pending: "0" });
   }, 240_000);
@@ -117,7 +134,11 @@ describe("the host on a live EVM chain (hardhat node on loopback)", () => {
     const rcp = (await call("POST", "/v1/recipients", { name: "Onchain", chain_addresses: { base: to } })).body;
     const payout = (await call("POST", "/v1/payouts", { amount: "30", asset: "USDC", recipient: rcp.id }, "host-evm-po-1")).body;
     expect(payout.legs?.[0]?.tx_hash, JSON.stringify(payout)).toMatch(/^0x[0-9a-f]{64}$/);
-    const settled = await until("payout settled", () => get(`/v1/payouts/${payout.id}`), (p) => p.status === "settled");
+    const settled = await until(
+      "payout settled",
+      () => get(`/v1/payouts/${payout.id}`),
+      (p) => p.status === "settled",
+    );
     const mined = await chain.provider.request({ method: "eth_getTransactionReceipt", params: [settled.legs[0].tx_hash] });
     expect(mined.status).toBe("0x1");
     expect(await chain.tokenBalance(token, to)).toBe(units(30));
@@ -130,7 +151,11 @@ describe("the host on a live EVM chain (hardhat node on loopback)", () => {
       const rcp = (await call("POST", "/v1/recipients", { name: "Refused", chain_addresses: { base: randomAddress() } })).body;
       const payout = (await call("POST", "/v1/payouts", { amount: "5", asset: "USDC", recipient: rcp.id }, "host-evm-po-2")).body;
       expect(payout.id, JSON.stringify(payout)).toMatch(/^po_/);
-      const failed = await until("payout failed", () => get(`/v1/payouts/${payout.id}`), (p) => p.status === "failed");
+      const failed = await until(
+        "payout failed",
+        () => get(`/v1/payouts/${payout.id}`),
+        (p) => p.status === "failed",
+      );
       expect(failed.legs[0].status).toBe("failed");
       const after = (await get("/v1/balances")).data.find((b: any) => b.asset === "USDC");
       expect(after).toMatchObject({ available: before.available, reserved: "0" });
@@ -153,8 +178,16 @@ describe("the host on a live EVM chain (hardhat node on loopback)", () => {
     expect(await chain.provider.request({ method: "eth_getTransactionByHash", params: [keccak256(raw as `0x${string}`)] })).toBeNull();
 
     host = await hostProcess(env());
-    const listed = await until("payout listed", () => get("/v1/payouts?search=crash-1"), (l) => l.data.length === 1);
-    const settled = await until("payout settled", () => get(`/v1/payouts/${listed.data[0].id}`), (p) => p.status === "settled");
+    const listed = await until(
+      "payout listed",
+      () => get("/v1/payouts?search=crash-1"),
+      (l) => l.data.length === 1,
+    );
+    const settled = await until(
+      "payout settled",
+      () => get(`/v1/payouts/${listed.data[0].id}`),
+      (p) => p.status === "settled",
+    );
     expect(settled.legs[0].tx_hash).toBe(keccak256(raw as `0x${string}`)); // the very bytes signed before the crash
     expect(await chain.tokenBalance(token, to)).toBe(12_500_000n);
   }, 240_000);

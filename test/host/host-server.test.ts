@@ -104,8 +104,7 @@ describe("payment intents on the host's real-time clock", () => {
     const { createMemoryStorage } = await import("../../adapters/memory");
     const host = await startHost({ port: 0, storage: createMemoryStorage() });
     const headers = { authorization: `Bearer ${host.apiKey}`, "content-type": "application/json" };
-    const post = async (path: string, body: unknown) =>
-      (await fetch(`${host.url}${path}`, { method: "POST", headers, body: JSON.stringify(body) })).json();
+    const post = async (path: string, body: unknown) => (await fetch(`${host.url}${path}`, { method: "POST", headers, body: JSON.stringify(body) })).json();
     try {
       const pi: any = await post("/v1/payment_intents", { amount: "42", asset: "USDC", chains: ["base"], reference: "rt-1" });
       const seen: any = await post(`/v1/test_helpers/payment_intents/${pi.id}/pay`, { chain: "base", amount: "42" });

@@ -37,7 +37,10 @@ async function portIsFree(port: number): Promise<boolean> {
 /** The processes left in process group `pgid`. */
 function processesOf(pgid: number): string[] {
   try {
-    return execFileSync("ps", ["-o", "pid=,args=", "-g", String(pgid)], { encoding: "utf8" }).trim().split("\n").filter(Boolean);
+    return execFileSync("ps", ["-o", "pid=,args=", "-g", String(pgid)], { encoding: "utf8" })
+      .trim()
+      .split("\n")
+      .filter(Boolean);
   } catch {
     return []; // ps exits 1 when the group is empty
   }
@@ -45,37 +48,41 @@ function processesOf(pgid: number): string[] {
 
 /** Issue 13: `kill <pid of npm start>` stops the server: no process left, the port free. */
 describe("clean shutdown of npm start", () => {
-  it.concurrent.each(["SIGTERM", "SIGINT"] as const)("%s to the npm process leaves no process and frees the port", async (signal) => {
-    const dataDir = await mkdtemp(join(tmpdir(), "payrail-shutdown-"));
-    const port = await freePort();
-    // its own process group, so every process it started can be found afterwards
-    const npm = spawn("npm", ["start"], {
-      cwd: REPO,
-      detached: true,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: String(port), PAYRAIL_DATA_DIR: dataDir, LOG_LEVEL: "warn" },
-    });
-    let output = "";
-    npm.stdout!.on("data", (c: Buffer) => (output += c.toString()));
-    npm.stderr!.on("data", (c: Buffer) => (output += c.toString()));
-    try {
-      await eventually(() => output.includes(`listening on http://127.0.0.1:${port}`), 60_000, "npm start to listen");
-      expect(await portIsFree(port)).toBe(false);
-      expect(processesOf(npm.pid!).length).toBeGreaterThanOrEqual(2); // npm and the server (no shell between)
-      process.kill(npm.pid!, signal);
-      expect(await exited(npm)).toBe(0); // the server shut down cleanly, and npm exits with its code
-    } catch (e) {
-      throw new Error(`${String(e)}\n--- output of npm start ---\n${output}`);
-    } finally {
-      await eventually(() => processesOf(npm.pid!).length === 0, 10_000, "every process of npm start to exit").catch(() => {
-        for (const line of processesOf(npm.pid!)) process.kill(Number(line.trim().split(" ")[0]), "SIGKILL");
-        throw new Error(`processes were left: ${processesOf(npm.pid!).join("; ")}`);
+  it.concurrent.each(["SIGTERM", "SIGINT"] as const)(
+    "%s to the npm process leaves no process and frees the port",
+    async (signal) => {
+      const dataDir = await mkdtemp(join(tmpdir(), "payrail-shutdown-"));
+      const port = await freePort();
+      // its own process group, so every process it started can be found afterwards
+      const npm = spawn("npm", ["start"], {
+        cwd: REPO,
+        detached: true,
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PORT: String(port), PAYRAIL_DATA_DIR: dataDir, LOG_LEVEL: "warn" },
       });
-      await rm(dataDir, { recursive: true, force: true });
-    }
-    expect(await portIsFree(port)).toBe(true);
-    expect(output).toMatch(/shutting down\nstopped in \d+ ms/);
-  }, 90_000);
+      let output = "";
+      npm.stdout!.on("data", (c: Buffer) => (output += c.toString()));
+      npm.stderr!.on("data", (c: Buffer) => (output += c.toString()));
+      try {
+        await eventually(() => output.includes(`listening on http://127.0.0.1:${port}`), 60_000, "npm start to listen");
+        expect(await portIsFree(port)).toBe(false);
+        expect(processesOf(npm.pid!).length).toBeGreaterThanOrEqual(2); // npm and the server (no shell between)
+        process.kill(npm.pid!, signal);
+        expect(await exited(npm)).toBe(0); // the server shut down cleanly, and npm exits with its code
+      } catch (e) {
+        throw new Error(`${String(e)}\n--- output of npm start ---\n${output}`);
+      } finally {
+        await eventually(() => processesOf(npm.pid!).length === 0, 10_000, "every process of npm start to exit").catch(() => {
+          for (const line of processesOf(npm.pid!)) process.kill(Number(line.trim().split(" ")[0]), "SIGKILL");
+          throw new Error(`processes were left: ${processesOf(npm.pid!).join("; ")}`);
+        });
+        await rm(dataDir, { recursive: true, force: true });
+      }
+      expect(await portIsFree(port)).toBe(true);
+      expect(output).toMatch(/shutting down\nstopped in \d+ ms/);
+    },
+    90_000,
+  );
 });
 
 describe("the host's shutdown", () => {

@@ -48,4 +48,3 @@ describe("webhooks on the host server", () => {
     }
   });
 });
-

@@ -5,7 +5,7 @@ import { runCommand } from "../../src/engine/command";
 import { systemContext } from "../../src/engine/context";
 import { engineDeps } from "../../src/engine/engine";
 import type { UnitOfWork } from "../../src/engine/unit-of-work";
-import { ApiError } from "../../src/errors";
+import type { ApiError } from "../../src/errors";
 import type { PostRequest, Refusal, ReserveRequest } from "../../src/ledger/ledger";
 import { COUNTER, transfer } from "../../src/ledger/postings";
 import type { Book, LedgerEntryRecord } from "../../src/ports/storage";
@@ -131,12 +131,13 @@ for (const kind of storageKinds()) {
           if (await refusedAlike(many, single, a, before)) return;
           const made = many.result._unsafeUnwrap();
           const one = single.result._unsafeUnwrap();
-          expect(made.map((m) => [m.reservation.chain, m.reservation.amount, m.reservation.resource])).toEqual(
-            one.map((r) => [r.chain, r.amount, r.resource]),
-          );
+          expect(made.map((m) => [m.reservation.chain, m.reservation.amount, m.reservation.resource])).toEqual(one.map((r) => [r.chain, r.amount, r.resource]));
           // each reservation's own posting: available to reserved, amount for amount
           for (const [i, m] of made.entries()) {
-            expect(m.entries.map(shape)).toEqual([`${m.reservation.chain} available -${wanted[i]![1]} 0 po_${i}`, `${m.reservation.chain} reserved ${wanted[i]![1]} 1 po_${i}`]);
+            expect(m.entries.map(shape)).toEqual([
+              `${m.reservation.chain} available -${wanted[i]![1]} 0 po_${i}`,
+              `${m.reservation.chain} reserved ${wanted[i]![1]} 1 po_${i}`,
+            ]);
             expect(new Set(m.entries.map((e) => e.postingId)).size).toBe(1);
           }
           expect(new Set(made.flatMap((m) => m.entries.map((e) => e.postingId))).size).toBe(made.length);
@@ -150,19 +151,19 @@ for (const kind of storageKinds()) {
       await fc.assert(
         fc.asyncProperty(funding, postings, async (funds, wanted) => {
           const [a, b] = await twins(funds);
-          const request = (accountId: string) => (([c, from, to, amount]: (typeof wanted)[number], i: number): PostRequest => ({
-            accountId,
-            resource: `pi_${i}`,
-            transition: "move",
-            lines: transfer("USDC", c, from, to, amount),
-          }));
+          const request =
+            (accountId: string) =>
+            ([c, from, to, amount]: (typeof wanted)[number], i: number): PostRequest => ({
+              accountId,
+              resource: `pi_${i}`,
+              transition: "move",
+              lines: transfer("USDC", c, from, to, amount),
+            });
           const before = await state(a);
           const many = await bulk(a, (uow) => uow.ledger.postMany(wanted.map(request(a))));
           const single = await oneByOne(b, wanted.map(request(b)), (uow, r) => uow.ledger.post(r));
           if (await refusedAlike(many, single, a, before)) return;
-          expect(many.result._unsafeUnwrap().map((entries) => entries.map(shape))).toEqual(
-            single.result._unsafeUnwrap().map((entries) => entries.map(shape)),
-          );
+          expect(many.result._unsafeUnwrap().map((entries) => entries.map(shape))).toEqual(single.result._unsafeUnwrap().map((entries) => entries.map(shape)));
           expect(await state(a)).toEqual(await state(b));
         }),
         { numRuns: runs },

@@ -35,12 +35,13 @@ async function command<T>(real: Real, fn: (uow: UnitOfWork) => Promise<Result<T,
 }
 
 class Fund implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly chain: Chain, readonly amount: bigint) {}
+  constructor(
+    readonly chain: Chain,
+    readonly amount: bigint,
+  ) {}
   check = () => true;
   async run(m: Model, r: Real) {
-    const entries = (
-      await command(r, (uow) => uow.ledger.fund(r.world.accountId, "USDC", this.chain, this.amount, null))
-    )._unsafeUnwrap();
+    const entries = (await command(r, (uow) => uow.ledger.fund(r.world.accountId, "USDC", this.chain, this.amount, null)))._unsafeUnwrap();
     m.books[this.chain].available += this.amount;
     m.funds.push({ chain: this.chain, amount: this.amount, entries });
   }
@@ -48,7 +49,10 @@ class Fund implements fc.AsyncCommand<Model, Real> {
 }
 
 class Reserve implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly chain: Chain, readonly amount: bigint) {}
+  constructor(
+    readonly chain: Chain,
+    readonly amount: bigint,
+  ) {}
   check = () => true;
   async run(m: Model, r: Real) {
     const result = await command(r, (uow) =>
@@ -67,15 +71,17 @@ class Reserve implements fc.AsyncCommand<Model, Real> {
 }
 
 class Capture implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly index: number, readonly percent: bigint, readonly final: boolean) {}
+  constructor(
+    readonly index: number,
+    readonly percent: bigint,
+    readonly final: boolean,
+  ) {}
   check = (m: Readonly<Model>) => m.reservations.length > 0;
   async run(m: Model, r: Real) {
     const res = m.reservations[this.index % m.reservations.length]!;
     const amount = (res.remaining * this.percent) / 100n;
     const transition = `capture:${m.seq++}`;
-    const attempt = command(r, (uow) =>
-      uow.ledger.capture(r.world.accountId, res.id!, amount, COUNTER.outbound, { transition, final: this.final }),
-    );
+    const attempt = command(r, (uow) => uow.ledger.capture(r.world.accountId, res.id!, amount, COUNTER.outbound, { transition, final: this.final }));
     if (res.resolved) {
       await expect(attempt).rejects.toBeInstanceOf(LedgerInvariantError);
       return;
@@ -112,7 +118,11 @@ class Release implements fc.AsyncCommand<Model, Real> {
 }
 
 class InboundPending implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly chain: Chain, readonly amount: bigint, readonly settle: boolean) {}
+  constructor(
+    readonly chain: Chain,
+    readonly amount: bigint,
+    readonly settle: boolean,
+  ) {}
   check = () => true;
   async run(m: Model, r: Real) {
     const lines = this.settle
@@ -227,10 +237,7 @@ for (const kind of storageKinds()) {
               seq: 0,
             };
             const real: Real = { world };
-            await fc.asyncModelRun(
-              () => ({ model, real }),
-              [...cmds].flatMap((c) => [c, new CheckAll()]) as Iterable<fc.AsyncCommand<Model, Real>>,
-            );
+            await fc.asyncModelRun(() => ({ model, real }), [...cmds].flatMap((c) => [c, new CheckAll()]) as Iterable<fc.AsyncCommand<Model, Real>>);
           } finally {
             await world.close();
           }

@@ -57,7 +57,10 @@ for (const kind of storageKinds()) {
         const expanded = await get(`/v1/payouts/${inBatch.id}?${query}`);
         expect(expanded.recipient, query).toEqual(await get(`/v1/recipients/${rcp.id}`));
         expect(expanded.batch, query).toEqual(await get(`/v1/payouts/batches/${batch.id}`));
-        expect(expanded.ledger_entries.map((e: any) => e.id), query).toEqual(plain.ledger_entries);
+        expect(
+          expanded.ledger_entries.map((e: any) => e.id),
+          query,
+        ).toEqual(plain.ledger_entries);
         expect(expanded.ledger_entries[0], query).toMatchObject({ object: "ledger_entry", resource: inBatch.id });
         // everything else is as it was
         expect({ ...expanded, recipient: rcp.id, batch: batch.id, ledger_entries: plain.ledger_entries }).toEqual(plain);

@@ -130,4 +130,3 @@ describe("the limit-order matching step (research §5.2)", () => {
     );
   });
 });
-

@@ -67,22 +67,19 @@ describe("amount parsing", () => {
 
 describe("rounding", () => {
   const nonZero = fc.bigInt({ min: -(10n ** 24n), max: 10n ** 24n }).filter((d) => d !== 0n);
-  test.prop([fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), nonZero])(
-    "divFloor <= exact quotient <= divCeil, within one unit",
-    (n, d) => {
-      const lo = divFloor(n, d);
-      const hi = divCeil(n, d);
-      // lo <= n/d  <=>  lo*d <= n when d > 0 (reversed when d < 0)
-      if (d > 0n) {
-        expect(lo * d <= n && n < (lo + 1n) * d).toBe(true);
-        expect(hi * d >= n && n > (hi - 1n) * d).toBe(true);
-      } else {
-        expect(lo * d >= n && n > (lo + 1n) * d).toBe(true);
-        expect(hi * d <= n && n < (hi - 1n) * d).toBe(true);
-      }
-      expect(hi - lo).toBe(n % d === 0n ? 0n : 1n);
-    },
-  );
+  test.prop([fc.bigInt({ min: -(10n ** 30n), max: 10n ** 30n }), nonZero])("divFloor <= exact quotient <= divCeil, within one unit", (n, d) => {
+    const lo = divFloor(n, d);
+    const hi = divCeil(n, d);
+    // lo <= n/d  <=>  lo*d <= n when d > 0 (reversed when d < 0)
+    if (d > 0n) {
+      expect(lo * d <= n && n < (lo + 1n) * d).toBe(true);
+      expect(hi * d >= n && n > (hi - 1n) * d).toBe(true);
+    } else {
+      expect(lo * d >= n && n > (lo + 1n) * d).toBe(true);
+      expect(hi * d <= n && n < (hi - 1n) * d).toBe(true);
+    }
+    expect(hi - lo).toBe(n % d === 0n ? 0n : 1n);
+  });
 
   it("rounds what is received down and what is paid up", () => {
     expect(divFloor(7n, 2n)).toBe(3n);

@@ -222,7 +222,10 @@ describe("the split (research §3)", () => {
         const pool = { kind: "pool" as const, reserveIn: x, reserveOut: y, feePpm: 3_000n, networkCost: 0n };
         const one = priceOrNull([{ ...pool, venue: "a" }], amount)!;
         expect(one.legs).toEqual([{ venue: "a", amountIn: amount, amountOut: venueOut({ ...pool, venue: "a" }, amount), networkCost: 0n }]);
-        const many = priceOrNull(Array.from({ length: n }, (_, i) => ({ ...pool, venue: `p${i}` })), amount)!;
+        const many = priceOrNull(
+          Array.from({ length: n }, (_, i) => ({ ...pool, venue: `p${i}` })),
+          amount,
+        )!;
         const sizes = many.legs.map((l) => l.amountIn);
         const even = amount / BigInt(n);
         for (const size of sizes) expect(size === even || size === even + 1n).toBe(true);

@@ -30,7 +30,13 @@ describe("the engine's venue set", () => {
   });
 
   it("turns an adapter's throw into an AdapterError naming it", async () => {
-    const e = await refusal(new VenueSet([adapter("flaky", () => { throw new Error("down"); })]));
+    const e = await refusal(
+      new VenueSet([
+        adapter("flaky", () => {
+          throw new Error("down");
+        }),
+      ]),
+    );
     expect(e.adapter).toBe("flaky");
   });
 
@@ -39,7 +45,21 @@ describe("the engine's venue set", () => {
     ["negative reserves", [pool("p", { reserveIn: -1n } as Partial<VenueSnapshot>)]],
     ["a fee of 100 %", [pool("p", { feePpm: 1_000_000n } as Partial<VenueSnapshot>)]],
     ["reserves beyond 10^60 (the solver's floats would overflow)", [pool("p", { reserveOut: 10n ** 400n } as Partial<VenueSnapshot>)]],
-    ["book levels not best first", [{ kind: "book", venue: "b", takerFeePpm: 0n, networkCost: 0n, levels: [{ rateNum: 1n, rateDen: 2n, capacityIn: 5n }, { rateNum: 1n, rateDen: 1n, capacityIn: 5n }] } as VenueSnapshot]],
+    [
+      "book levels not best first",
+      [
+        {
+          kind: "book",
+          venue: "b",
+          takerFeePpm: 0n,
+          networkCost: 0n,
+          levels: [
+            { rateNum: 1n, rateDen: 2n, capacityIn: 5n },
+            { rateNum: 1n, rateDen: 1n, capacityIn: 5n },
+          ],
+        } as VenueSnapshot,
+      ],
+    ],
     ["a number where a bigint belongs", [pool("p", { reserveIn: 1000 as unknown as bigint } as Partial<VenueSnapshot>)]],
   ])("refuses %s as an AdapterError", async (_, snapshots) => {
     const e = await refusal(new VenueSet([adapter("broken", () => snapshots as VenueSnapshot[])]));

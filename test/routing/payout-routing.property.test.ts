@@ -6,17 +6,16 @@ const NAMES = ["arbitrum", "base", "ethereum", "polygon", "solana", "bitcoin"];
 
 /** Research §9 generators: F ∈ {0,1,2,5,20}, v ∈ {0,1,2} per unit, cap ∈ {∞,3,5}. */
 const chainsArb = (maxChains: number, maxLiquidity: number, perUnit = true) =>
-  fc
-    .uniqueArray(
-      fc.record({
-        chain: fc.constantFrom(...NAMES),
-        liquidity: fc.bigInt({ min: 0n, max: BigInt(maxLiquidity) }),
-        fixed: fc.constantFrom(0n, 1n, 2n, 5n, 20n),
-        proportionalPpm: perUnit ? fc.constantFrom(0n, 1_000_000n, 2_000_000n) : fc.bigInt({ min: 0n, max: 3_000_000n }),
-        cap: fc.constantFrom<bigint | null>(null, 3n, 5n),
-      }),
-      { minLength: 1, maxLength: maxChains, selector: (c) => c.chain },
-    );
+  fc.uniqueArray(
+    fc.record({
+      chain: fc.constantFrom(...NAMES),
+      liquidity: fc.bigInt({ min: 0n, max: BigInt(maxLiquidity) }),
+      fixed: fc.constantFrom(0n, 1n, 2n, 5n, 20n),
+      proportionalPpm: perUnit ? fc.constantFrom(0n, 1_000_000n, 2_000_000n) : fc.bigInt({ min: 0n, max: 3_000_000n }),
+      cap: fc.constantFrom<bigint | null>(null, 3n, 5n),
+    }),
+    { minLength: 1, maxLength: maxChains, selector: (c) => c.chain },
+  );
 
 function isRoute(r: ReturnType<typeof routePayout>): r is Route {
   return "legs" in r;
@@ -81,7 +80,10 @@ describe("payout routing", () => {
     (chains, amount) => {
       const r = routePayout({ amount, candidates: chains });
       const best = bruteMin(chains, amount);
-      if (best === null) { expect(isRoute(r)).toBe(false); return; }
+      if (best === null) {
+        expect(isRoute(r)).toBe(false);
+        return;
+      }
       expect(isRoute(r) && r.fee).toBe(best);
     },
   );
@@ -91,7 +93,10 @@ describe("payout routing", () => {
     (chains, amount) => {
       const r = routePayout({ amount, candidates: chains });
       const best = bruteMin(chains, amount);
-      if (best === null) { expect(isRoute(r)).toBe(false); return; }
+      if (best === null) {
+        expect(isRoute(r)).toBe(false);
+        return;
+      }
       if (!isRoute(r)) throw new Error("expected a route");
       expect(r.fee >= best).toBe(true);
       expect(r.fee - best <= BigInt(r.legs.length)).toBe(true);
@@ -103,28 +108,29 @@ describe("payout routing", () => {
     (chains, amount, max) => {
       const r = routePayout({ amount, candidates: chains, maxNetworkFee: max });
       const best = bruteMin(chains, amount);
-      if (isRoute(r)) { expect(r.fee <= max).toBe(true); return; }
-      if (r.code === "insufficient_liquidity") { expect(best).toBeNull(); return; }
+      if (isRoute(r)) {
+        expect(r.fee <= max).toBe(true);
+        return;
+      }
+      if (r.code === "insufficient_liquidity") {
+        expect(best).toBeNull();
+        return;
+      }
       expect(best !== null && best > max).toBe(true);
       expect(r.cheapestFee).toBe(best);
     },
   );
 
-  test.prop([chainsArb(6, 5_000), fc.bigInt({ min: 1n, max: 5_000n })])(
-    "splits only when no single chain can do it as cheaply",
-    (chains, amount) => {
-      const r = routePayout({ amount, candidates: chains });
-      if (!isRoute(r)) return;
-      const single = chains
-        .filter((c) => c.liquidity >= amount)
-        .map((c) => transfersOf(c, amount).reduce((s, l) => s + l.fee, 0n));
-      const cheapestSingle = single.length ? single.reduce((a, b) => (a < b ? a : b)) : null;
-      if (cheapestSingle !== null && cheapestSingle <= r.fee) {
-        expect(perChain(r).size).toBe(1);
-        expect(r.fee).toBe(cheapestSingle);
-      }
-    },
-  );
+  test.prop([chainsArb(6, 5_000), fc.bigInt({ min: 1n, max: 5_000n })])("splits only when no single chain can do it as cheaply", (chains, amount) => {
+    const r = routePayout({ amount, candidates: chains });
+    if (!isRoute(r)) return;
+    const single = chains.filter((c) => c.liquidity >= amount).map((c) => transfersOf(c, amount).reduce((s, l) => s + l.fee, 0n));
+    const cheapestSingle = single.length ? single.reduce((a, b) => (a < b ? a : b)) : null;
+    if (cheapestSingle !== null && cheapestSingle <= r.fee) {
+      expect(perChain(r).size).toBe(1);
+      expect(r.fee).toBe(cheapestSingle);
+    }
+  });
 
   test.prop([chainsArb(5, 50), fc.bigInt({ min: 1n, max: 60n }), fc.subarray(NAMES), fc.bigInt({ min: 0n, max: 80n })], {
     numRuns: 300,
@@ -138,13 +144,10 @@ describe("payout routing", () => {
     }
   });
 
-  test.prop([chainsArb(6, 500), fc.bigInt({ min: 1n, max: 800n }), fc.nat()])(
-    "does not depend on the order chains are given in",
-    (chains, amount, seed) => {
-      const shuffled = [...chains].sort((a, b) => ((a.chain.charCodeAt(0) * 31 + seed) % 7) - ((b.chain.charCodeAt(1) * 17 + seed) % 7));
-      expect(routePayout({ amount, candidates: shuffled })).toEqual(routePayout({ amount, candidates: chains }));
-    },
-  );
+  test.prop([chainsArb(6, 500), fc.bigInt({ min: 1n, max: 800n }), fc.nat()])("does not depend on the order chains are given in", (chains, amount, seed) => {
+    const shuffled = [...chains].sort((a, b) => ((a.chain.charCodeAt(0) * 31 + seed) % 7) - ((b.chain.charCodeAt(1) * 17 + seed) % 7));
+    expect(routePayout({ amount, candidates: shuffled })).toEqual(routePayout({ amount, candidates: chains }));
+  });
 
   test.prop([fc.bigInt({ min: 1n, max: 10_000n }), fc.bigInt({ min: 1n, max: 100n }), fc.bigInt({ min: 0n, max: 9n })])(
     "a capped chain sends ⌈x/cap⌉ transfers of at most cap, each paying the fixed fee",

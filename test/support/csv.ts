@@ -57,6 +57,14 @@ export async function csvAttachment(response: Response, filename: string): Promi
 }
 
 /** A ledger entry object as a row of a `ledger_entries` report. */
-export function ledgerRow(e: { id: string; created: string; asset: string; chain: string; balance_type: string; amount: string; resource: string | null }): string[] {
+export function ledgerRow(e: {
+  id: string;
+  created: string;
+  asset: string;
+  chain: string;
+  balance_type: string;
+  amount: string;
+  resource: string | null;
+}): string[] {
   return [e.id, e.created, e.asset, e.chain, e.balance_type, e.amount, e.resource ?? ""];
 }

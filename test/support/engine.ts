@@ -1,6 +1,6 @@
 import { ManualClock } from "../../adapters/clock";
 import { createHttpApp } from "../../adapters/http";
-import { type EngineOptions } from "../../src/engine/engine";
+import type { EngineOptions } from "../../src/engine/engine";
 import { type PayrailEngine as Engine, createEngine } from "../../src/modules";
 import { systemContext, type RequestContext } from "../../src/engine/context";
 import type { StorageHarness } from "../../src/conformance";

@@ -2,10 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from "node:net";
 
 /** What a test receiver does with one request. */
-export type Behaviour =
-  | { kind: "status"; status: number; headers?: Record<string, string> }
-  | { kind: "hang" }
-  | { kind: "reset" };
+export type Behaviour = { kind: "status"; status: number; headers?: Record<string, string> } | { kind: "hang" } | { kind: "reset" };
 
 export const ok: Behaviour = { kind: "status", status: 200 };
 export const status = (code: number, headers?: Record<string, string>): Behaviour =>

@@ -91,8 +91,7 @@ export async function closeSharedStorage(): Promise<void> {
 }
 
 function memoryInspector(storage: MemoryStorage): StorageInspector {
-  const of = <T extends { accountId: string | null }>(rows: Iterable<T>, accountId: string) =>
-    [...rows].filter((r) => r.accountId === accountId);
+  const of = <T extends { accountId: string | null }>(rows: Iterable<T>, accountId: string) => [...rows].filter((r) => r.accountId === accountId);
   return {
     balances: async (a) => of(storage.dump().balances.values(), a),
     entries: async (a) => of(storage.dump().entries, a),
@@ -215,8 +214,9 @@ function sqlInspector(db: SqlClient, schema: string): StorageInspector {
         nextAttemptAt: n(r.next_attempt_at),
       })),
     adapterState: async (namespace) =>
-      (await q(`SELECT key, value::text AS value FROM $S.adapter_state WHERE namespace = $1 ORDER BY key COLLATE "C"`, [namespace])).map(
-        (r) => ({ key: r.key, value: JSON.parse(r.value) }),
-      ),
+      (await q(`SELECT key, value::text AS value FROM $S.adapter_state WHERE namespace = $1 ORDER BY key COLLATE "C"`, [namespace])).map((r) => ({
+        key: r.key,
+        value: JSON.parse(r.value),
+      })),
   };
 }

@@ -55,9 +55,7 @@ export async function runNext(w: TestWorld, maxMs = Number.POSITIVE_INFINITY): P
 /** Emits sample events of `types` in ONE transaction (so they share one fan-out); returns their ids in order. */
 export async function emitTogether(w: TestWorld, types: readonly string[]): Promise<string[]> {
   const deps = engineDeps(w.engine);
-  const emitted = await runCommand(deps, w.ctx, async (uow) =>
-    ok(types.map((type) => uow.emit(type, sampleEvent(deps, type, uow.now) as Json))),
-  );
+  const emitted = await runCommand(deps, w.ctx, async (uow) => ok(types.map((type) => uow.emit(type, sampleEvent(deps, type, uow.now) as Json))));
   return emitted._unsafeUnwrap();
 }
 

@@ -40,39 +40,48 @@ describe("GroupCommit", () => {
       let mostAtOnce = 0;
       const together: number[] = [];
       const committed: number[] = [];
-      const group = new GroupCommit<number, string>({ concurrentTransactions }, { maxBatch, ...(oneAtATime !== undefined ? { oneAtATime } : {}), parallel }, async (ids) => {
-        expect(ids.length).toBeGreaterThanOrEqual(1);
-        expect(ids.length).toBeLessThanOrEqual(size);
-        if (!batchOf.has(ids[0]!)) {
-          // a batch's first write has every item new; a retry alone has one already written
-          batches++;
-          for (const id of ids) {
-            expect(batchOf.has(id)).toBe(false);
-            batchOf.set(id, batches);
+      const group = new GroupCommit<number, string>(
+        { concurrentTransactions },
+        { maxBatch, ...(oneAtATime !== undefined ? { oneAtATime } : {}), parallel },
+        async (ids) => {
+          expect(ids.length).toBeGreaterThanOrEqual(1);
+          expect(ids.length).toBeLessThanOrEqual(size);
+          if (!batchOf.has(ids[0]!)) {
+            // a batch's first write has every item new; a retry alone has one already written
+            batches++;
+            for (const id of ids) {
+              expect(batchOf.has(id)).toBe(false);
+              batchOf.set(id, batches);
+            }
+            together.push(...ids);
+          } else {
+            expect(ids).toHaveLength(1);
           }
-          together.push(...ids);
-        } else {
-          expect(ids).toHaveLength(1);
-        }
-        const batch = batchOf.get(ids[0]!)!;
-        active.set(batch, (active.get(batch) ?? 0) + 1);
-        mostAtOnce = Math.max(mostAtOnce, [...active.values()].filter((n) => n > 0).length);
-        try {
-          await ticks(Math.max(...ids.map((id) => items[id]!.delay)));
-          const bad = ids.filter((id) => items[id]!.failing);
-          if (bad.length) throw new Error(`failed: ${bad.join(",")}`);
-          committed.push(...ids);
-          return ids.map((id) => `out ${id}`);
-        } finally {
-          active.set(batch, active.get(batch)! - 1);
-        }
-      });
+          const batch = batchOf.get(ids[0]!)!;
+          active.set(batch, (active.get(batch) ?? 0) + 1);
+          mostAtOnce = Math.max(mostAtOnce, [...active.values()].filter((n) => n > 0).length);
+          try {
+            await ticks(Math.max(...ids.map((id) => items[id]!.delay)));
+            const bad = ids.filter((id) => items[id]!.failing);
+            if (bad.length) throw new Error(`failed: ${bad.join(",")}`);
+            committed.push(...ids);
+            return ids.map((id) => `out ${id}`);
+          } finally {
+            active.set(batch, active.get(batch)! - 1);
+          }
+        },
+      );
       expect(group.maxBatch).toBe(size);
 
       const settled: Promise<PromiseSettledResult<string>>[] = [];
       for (let id = 0; id < items.length; id++) {
         await ticks(items[id]!.gap);
-        settled.push(group.submit(id).then((value) => ({ status: "fulfilled", value }), (reason: unknown) => ({ status: "rejected", reason })));
+        settled.push(
+          group.submit(id).then(
+            (value) => ({ status: "fulfilled", value }),
+            (reason: unknown) => ({ status: "rejected", reason }),
+          ),
+        );
       }
       const results = await Promise.all(settled);
 

@@ -42,7 +42,13 @@ export function parseChainsConfig(text: string, assets: AssetRegistry): ChainsCo
   for (const [chain, entry] of Object.entries(parsed)) {
     const where = `PAYRAIL_CHAINS.${chain}`;
     const definition = assets.chain(chain);
-    if (!definition) throw new TypeError(`${where}: unknown chain (known: ${assets.chains().map((c) => c.name).join(", ")})`);
+    if (!definition)
+      throw new TypeError(
+        `${where}: unknown chain (known: ${assets
+          .chains()
+          .map((c) => c.name)
+          .join(", ")})`,
+      );
     if (definition.family !== "evm") throw new TypeError(`${where}: only EVM chains can be wired live`);
     if (!isObject(entry)) throw new TypeError(`${where} must be an object`);
     for (const field of Object.keys(entry)) if (!FIELDS.has(field)) throw new TypeError(`${where}.${field} is not a setting`);

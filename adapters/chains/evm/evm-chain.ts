@@ -78,7 +78,6 @@ export class EvmChain implements ChainAdapter {
     this.chains = [options.chain];
     const rpc = new EvmRpc(options.transport);
     const state = options.storage.adapterState(EVM_NAMESPACE);
-    const self = this;
     this.ctx = {
       chain: options.chain,
       rpc,
@@ -90,8 +89,8 @@ export class EvmChain implements ChainAdapter {
       tokens,
       nativeAsset,
       transaction: <T>(fn: (tx: EvmState) => Promise<T>) => state.transaction((tx) => fn(new EvmState(tx))),
-      hotWallet: () => self.hotWallet(),
-      chainId: () => self.chainId(),
+      hotWallet: () => this.hotWallet(),
+      chainId: () => this.chainId(),
     };
     this.sender = new EvmSender(this.ctx);
     this.deposits = new EvmDeposits(this.ctx, options.maxBlocksPerRead ?? 500, options.startBlock ?? null);
@@ -134,7 +133,10 @@ export class EvmChain implements ChainAdapter {
     const token = this.ctx.tokens.get(transfer.asset);
     const base = { transferId: transfer.transferId, kind: "payout", keyIndex: 0, from: hot, to, asset: transfer.asset, amount: transfer.amount };
     if (!native && !token) {
-      const record = await this.sender.refuse({ ...base, call: { to: hot, data: "0x", value: 0n } }, `no ${transfer.asset} token is configured on ${this.ctx.chain}`);
+      const record = await this.sender.refuse(
+        { ...base, call: { to: hot, data: "0x", value: 0n } },
+        `no ${transfer.asset} token is configured on ${this.ctx.chain}`,
+      );
       return record.status === "rejected" ? { rejected: record.reason ?? "refused" } : { txHash: record.attempts[0]!.txHash };
     }
     const call = native ? { to, data: "0x", value: transfer.amount } : { to: token!, data: transferData(to, transfer.amount), value: 0n };

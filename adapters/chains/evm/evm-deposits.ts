@@ -211,8 +211,7 @@ export class EvmDeposits {
       amount: d.amount,
       txHash: d.txHash,
       confirmations,
-      finality:
-        d.revertedAt !== null ? "reverted" : confirmations >= this.ctx.finalityConfirmations ? "final" : confirmations > 0 ? "included" : "pending",
+      finality: d.revertedAt !== null ? "reverted" : confirmations >= this.ctx.finalityConfirmations ? "final" : confirmations > 0 ? "included" : "pending",
       seenAt: d.blockTime,
     };
   }

@@ -223,15 +223,10 @@ export class EvmSender {
   async refuse(request: OutboundCall, reason: string): Promise<EvmTransactionRecord> {
     const ctx = this.ctx;
     const refusal = this.record(request, { nonce: null, status: "rejected", reason, attempts: [] });
-    return ctx.transaction(async (tx) =>
-      (await tx.insertTransaction(refusal)) ? refusal : (await tx.getTransaction(ctx.chain, request.transferId))!,
-    );
+    return ctx.transaction(async (tx) => ((await tx.insertTransaction(refusal)) ? refusal : (await tx.getTransaction(ctx.chain, request.transferId))!));
   }
 
-  private record(
-    request: OutboundCall,
-    outcome: Pick<EvmTransactionRecord, "nonce" | "status" | "reason" | "attempts">,
-  ): EvmTransactionRecord {
+  private record(request: OutboundCall, outcome: Pick<EvmTransactionRecord, "nonce" | "status" | "reason" | "attempts">): EvmTransactionRecord {
     const { call: _, ...what } = request;
     const now = this.ctx.clock.now();
     return { chain: this.ctx.chain, ...what, ...outcome, minedHash: null, gasCost: null, created: now, updated: now };

@@ -286,7 +286,9 @@ export class EvmState {
   async insertDeposits(records: readonly EvmDepositRecord[]): Promise<number> {
     if (!records.length) return 0;
     const answers = await this.state.insert(records.map((d) => [K.dep(d.chain, d.transferId), encodeDeposit(d)] as const));
-    const fresh = records.filter((d, i) => answers.get(K.dep(d.chain, d.transferId))!.inserted && records.findIndex((o) => o.chain === d.chain && o.transferId === d.transferId) === i);
+    const fresh = records.filter(
+      (d, i) => answers.get(K.dep(d.chain, d.transferId))!.inserted && records.findIndex((o) => o.chain === d.chain && o.transferId === d.transferId) === i,
+    );
     await this.state.put(fresh.flatMap(depositIndexes));
     return fresh.length;
   }

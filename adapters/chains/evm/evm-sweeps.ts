@@ -54,7 +54,10 @@ export class EvmSweeps {
       const owner = await this.deposits.owner(address);
       if (!owner) continue;
       const ids = group.map((d) => d.transferId).sort();
-      const id = `swp_${createHash("sha256").update(`${ctx.chain}\u0000${ids.join("\u0000")}`).digest("hex").slice(0, 26)}`;
+      const id = `swp_${createHash("sha256")
+        .update(`${ctx.chain}\u0000${ids.join("\u0000")}`)
+        .digest("hex")
+        .slice(0, 26)}`;
       const now = ctx.clock.now();
       const sweep: EvmSweepRecord = {
         chain: ctx.chain,
@@ -132,7 +135,8 @@ export class EvmSweeps {
     let record = await ctx.transaction((tx) => tx.getTransaction(ctx.chain, transferId));
     if (!record) {
       const request = await this.moveRequest(sweep, hot, transferId);
-      if (!request) return this.update(sweep, { status: "abandoned", reason: "nothing to move (the deposits were reverted, or are worth less than their gas)" });
+      if (!request)
+        return this.update(sweep, { status: "abandoned", reason: "nothing to move (the deposits were reverted, or are worth less than their gas)" });
       try {
         record = (await this.sender.send(request)).record;
       } catch (e) {

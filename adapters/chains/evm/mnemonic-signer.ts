@@ -78,6 +78,9 @@ function isValidMnemonic(mnemonic: string): boolean {
   const entropyBits = bits.slice(0, bits.length - checksumBits);
   const entropy = Uint8Array.from(entropyBits.match(/.{8}/g)!.map((byte) => parseInt(byte, 2)));
   const hash = sha256(entropy);
-  const expected = [...hash].map((b) => b.toString(2).padStart(8, "0")).join("").slice(0, checksumBits);
+  const expected = [...hash]
+    .map((b) => b.toString(2).padStart(8, "0"))
+    .join("")
+    .slice(0, checksumBits);
   return expected === bits.slice(bits.length - checksumBits);
 }

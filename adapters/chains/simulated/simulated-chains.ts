@@ -20,14 +20,7 @@ import {
 import { MemoryStorage } from "../../memory/memory-storage";
 import { DEFAULT_SIMULATED_CHAINS, type SimulatedChainConfig } from "./defaults";
 import { failsOnChain } from "./failing-addresses";
-import {
-  heightAfter,
-  SIMULATED_NAMESPACE,
-  SimulatedState,
-  type ReorgEntry,
-  type SentOutcome,
-  type SimulatedDepositRecord,
-} from "./simulated-state";
+import { heightAfter, SIMULATED_NAMESPACE, SimulatedState, type ReorgEntry, type SentOutcome, type SimulatedDepositRecord } from "./simulated-state";
 
 export interface SimulatedChainsOptions {
   clock: Clock;
@@ -176,11 +169,7 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
         const failure = forced ?? this.peekFailure(transfer, this.chainConfig(transfer.chain));
         const left = this.configuredLiquidity(transfer.chain, transfer.asset) - spent.get(scope)!;
         const refusal =
-          failure === "rejected"
-            ? "the simulated chain refused the transaction"
-            : left < transfer.amount
-              ? "insufficient hot-wallet liquidity"
-              : null;
+          failure === "rejected" ? "the simulated chain refused the transaction" : left < transfer.amount ? "insufficient hot-wallet liquidity" : null;
         const includedAt = this.tipOf(transfer.chain, views.get(transfer.chain)!.blocks) + 1;
         const outcome: SentOutcome = refusal
           ? { refused: refusal }
@@ -249,7 +238,11 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
           const status = stored.get(hash);
           // the height is written into the hash; storage keeps what the hash cannot tell (a
           // failure), and the reorganisations that moved it since
-          const entry = { includedAt: heightAfter(status?.includedAt ?? this.decodeHeight(chain, hash), log), failure: status?.failure ?? null, reorgs: fresh.reorgs };
+          const entry = {
+            includedAt: heightAfter(status?.includedAt ?? this.decodeHeight(chain, hash), log),
+            failure: status?.failure ?? null,
+            reorgs: fresh.reorgs,
+          };
           known.set(hash, entry);
           this.sentByHash.set(keyOf(hash), entry);
         }
@@ -327,7 +320,10 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     const [record, tip] = await this.transaction(async (st) => {
       const scope = `deposits:${transfer.chain}`;
       // the deposit's number, and the blocks mined on demand (locked with it: one statement)
-      const counters = await st.addToCounters([[scope, 1n], [blocksScope(transfer.chain), 0n]]);
+      const counters = await st.addToCounters([
+        [scope, 1n],
+        [blocksScope(transfer.chain), 0n],
+      ]);
       const n = counters.get(scope)!;
       const salt = `in:${transfer.chain}:${transfer.address}:${n - 1n}`;
       const tip = this.tipOf(transfer.chain, Number(counters.get(blocksScope(transfer.chain))!));
@@ -486,10 +482,7 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     const family = this.family(chain);
     let bytes: Uint8Array;
     try {
-      bytes =
-        family === "solana"
-          ? base58.decode(txHash)
-          : Buffer.from(family === "evm" ? txHash.slice(2) : txHash, "hex");
+      bytes = family === "solana" ? base58.decode(txHash) : Buffer.from(family === "evm" ? txHash.slice(2) : txHash, "hex");
     } catch {
       throw new Error(`not a transaction of the simulated ${chain}: ${txHash}`);
     }

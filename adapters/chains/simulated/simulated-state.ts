@@ -176,7 +176,9 @@ export class SimulatedState {
     const dropped = (await this.state.list({ prefix: depositDroppedPrefix(chain), from: depositDroppedPrefix(chain) + height(filter.droppedSince) }))
       .map((e) => ({ includedAt: e.value as number, transferId: e.key.slice(e.key.lastIndexOf("/") + 1) }))
       .filter((d) => d.includedAt < filter.includedFrom);
-    const earlier = dropped.length ? [...(await this.state.get(dropped.map((d) => depositKey(chain, d.includedAt, d.transferId)))).values()].map(decodeDeposit) : [];
+    const earlier = dropped.length
+      ? [...(await this.state.get(dropped.map((d) => depositKey(chain, d.includedAt, d.transferId)))).values()].map(decodeDeposit)
+      : [];
     return [...included, ...earlier]
       .filter((r) => (r.droppedAt === null && r.includedAt >= filter.includedFrom) || (r.droppedAt !== null && r.droppedAt >= filter.droppedSince))
       .sort((a, b) => a.includedAt - b.includedAt || compareStateKeys(a.transferId, b.transferId));
@@ -201,7 +203,10 @@ export class SimulatedState {
       .map((e) => decodeDeposit(e.value))
       .filter((r) => r.droppedAt === null)
       .map((r) => ({ ...r, droppedAt }));
-    await this.state.put([[reorgPrefix(chain) + encodeSortableUint(seq), { from: range.from, to: range.to, moveTo } satisfies ReorgEntry], ...dropped.flatMap(depositEntries)]);
+    await this.state.put([
+      [reorgPrefix(chain) + encodeSortableUint(seq), { from: range.from, to: range.to, moveTo } satisfies ReorgEntry],
+      ...dropped.flatMap(depositEntries),
+    ]);
     return Number(moved) + dropped.length;
   }
 }

@@ -12,7 +12,10 @@ import type { CliCommand } from "../program";
 
 /** `--type a,b` or `--type a --type b`, each checked against the catalogue. */
 export function collectTypes(text: string, previous: string[] = []): string[] {
-  const types = text.split(",").map((t) => t.trim()).filter(Boolean);
+  const types = text
+    .split(",")
+    .map((t) => t.trim())
+    .filter(Boolean);
   for (const t of types) {
     if (!isEventType(t)) throw new CliError(`${t} is not an event type (one of ${EVENT_TYPES.join(", ")})`, 2);
   }
@@ -34,9 +37,7 @@ export const eventsCommand: CliCommand = {
         const c = ctx.colors(cmd);
         const startAt = await hostNow(client, io.signal);
         if (!options.json) {
-          io.stderr.write(
-            `${c.dim(`tailing ${options.type?.length ? options.type.join(", ") : "all"} events of ${client.baseUrl} (Ctrl-C to stop)`)}\n`,
-          );
+          io.stderr.write(`${c.dim(`tailing ${options.type?.length ? options.type.join(", ") : "all"} events of ${client.baseUrl} (Ctrl-C to stop)`)}\n`);
         }
         const notice = retryNotice((line) => io.stderr.write(`${line}\n`), c);
         await followEvents(

@@ -8,7 +8,13 @@ import type { CliCommand } from "../program";
 
 /** `--scope payouts:write`, repeatable. */
 function collectScope(scope: string, previous: string[] = []): string[] {
-  return [...previous, ...scope.split(",").map((s) => s.trim()).filter(Boolean)];
+  return [
+    ...previous,
+    ...scope
+      .split(",")
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ];
 }
 
 function seconds(text: string): number {
@@ -49,11 +55,13 @@ export const keysCommand: CliCommand = {
       .option("--scope <scope>", "what the key may do, e.g. payouts:write (repeatable; none: full access)", collectScope)
       .option("--json", "print the key object (with its secret) as JSON")
       .action(async (options: { name?: string; scope?: string[]; json?: boolean }, cmd: Command) => {
-        const key = await ctx.client(cmd).post<ApiKeyObject>(
-          "/v1/api_keys",
-          { ...(options.name !== undefined ? { name: options.name } : {}), ...(options.scope ? { scopes: options.scope } : {}) },
-          { idempotencyKey: `cli-${randomUUID()}` },
-        );
+        const key = await ctx
+          .client(cmd)
+          .post<ApiKeyObject>(
+            "/v1/api_keys",
+            { ...(options.name !== undefined ? { name: options.name } : {}), ...(options.scope ? { scopes: options.scope } : {}) },
+            { idempotencyKey: `cli-${randomUUID()}` },
+          );
         shown(ctx, cmd, key, options.json, "created");
       });
     keys
@@ -77,11 +85,11 @@ export const keysCommand: CliCommand = {
       .option("--grace <seconds>", "how long the old key keeps working (default 0: it stops now; at most 604800)", seconds)
       .option("--json", "print the new key object (with its secret) as JSON")
       .action(async (id: string, options: { grace?: number; json?: boolean }, cmd: Command) => {
-        const key = await ctx.client(cmd).post<ApiKeyObject>(
-          `/v1/api_keys/${encodeURIComponent(id)}/roll`,
-          options.grace !== undefined ? { grace_period: options.grace } : {},
-          { idempotencyKey: `cli-${randomUUID()}` },
-        );
+        const key = await ctx
+          .client(cmd)
+          .post<ApiKeyObject>(`/v1/api_keys/${encodeURIComponent(id)}/roll`, options.grace !== undefined ? { grace_period: options.grace } : {}, {
+            idempotencyKey: `cli-${randomUUID()}`,
+          });
         shown(ctx, cmd, key, options.json, `rolled ${id} into`);
       });
     keys

@@ -127,8 +127,7 @@ export const listenCommand: CliCommand = {
         const note = (text: string) => io.stderr.write(`${c.dim(">")} ${text}\n`);
         const types = options.events ?? [];
 
-        let mode: "push" | "poll" =
-          options.mode === "auto" ? (options.publicUrl || isLoopback(client.baseUrl) ? "push" : "poll") : options.mode;
+        let mode: "push" | "poll" = options.mode === "auto" ? (options.publicUrl || isLoopback(client.baseUrl) ? "push" : "poll") : options.mode;
         let receiver: PushReceiver | null = null;
         let endpoint: WebhookEndpoint | null = null;
         let secret = `whsec_${randomToken(cryptoRandom, 32)}`;
@@ -214,9 +213,7 @@ export const listenCommand: CliCommand = {
           }
         }
         io.stderr.write(
-          `${c.dim(">")} forwarded ${forwarder.delivered}, gave up on ${forwarder.gaveUp}` +
-            (pending ? `, left ${pending} undelivered` : "") +
-            `${removed}\n`,
+          `${c.dim(">")} forwarded ${forwarder.delivered}, gave up on ${forwarder.gaveUp}${pending ? `, left ${pending} undelivered` : ""}${removed}\n`,
         );
       });
   },

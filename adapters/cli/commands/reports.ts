@@ -167,7 +167,9 @@ export const reportsCommand: CliCommand = {
         const client = ctx.client(cmd);
         const c = ctx.colors(cmd);
         const report =
-          options.wait || options.out ? await untilBuilt(client, id, ctx.io, c) : await client.get<ReportObject>(`/v1/reports/${id}`, { signal: ctx.io.signal });
+          options.wait || options.out
+            ? await untilBuilt(client, id, ctx.io, c)
+            : await client.get<ReportObject>(`/v1/reports/${id}`, { signal: ctx.io.signal });
         if (options.wait || options.out) await finish(ctx, report, options, c);
         else ctx.io.stdout.write(options.json ? jsonLine(report) : reportLine(c, report));
       });

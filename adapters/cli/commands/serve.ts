@@ -63,12 +63,9 @@ Environment:
         if (!(grace >= 0)) throw new CliError(`PAYRAIL_SHUTDOWN_GRACE_SECONDS must be a number of seconds, got ${graceText}`, 2);
         const logger = createLogger({
           level,
-          secrets: [
-            env.PAYRAIL_API_KEY,
-            env.PAYRAIL_LIVE_API_KEY,
-            env.PAYRAIL_SIGNER_MNEMONIC,
-            ...urlPassword(env.DATABASE_URL),
-          ].filter((s): s is string => typeof s === "string" && s !== ""),
+          secrets: [env.PAYRAIL_API_KEY, env.PAYRAIL_LIVE_API_KEY, env.PAYRAIL_SIGNER_MNEMONIC, ...urlPassword(env.DATABASE_URL)].filter(
+            (s): s is string => typeof s === "string" && s !== "",
+          ),
         });
         const mnemonic = env.PAYRAIL_SIGNER_MNEMONIC;
         delete env.PAYRAIL_SIGNER_MNEMONIC; // kept by the signer alone, not by the environment

@@ -35,10 +35,7 @@ export const triggerCommand: CliCommand = {
       .action(async (type: string, options: { override?: Record<string, string>; json?: boolean }, cmd: Command) => {
         if (!isEventType(type)) {
           const near = suggestions(type);
-          throw new CliError(
-            `${type} is not an event type` + (near.length ? `; did you mean ${near.join(", ")}?` : "; payrail trigger --help lists them"),
-            2,
-          );
+          throw new CliError(`${type} is not an event type${near.length ? `; did you mean ${near.join(", ")}?` : "; payrail trigger --help lists them"}`, 2);
         }
         const client = ctx.client(cmd);
         const event = await client.post<EventEnvelope>("/v1/test_helpers/events/trigger", {

@@ -30,7 +30,12 @@ export function accountStore(m: MemoryTx): AccountStore {
       return null;
     },
     async listApiKeys(query) {
-      return keysetPage([...t.apiKeys.values()], { accountId: query.accountId, limit: query.limit, ...(query.after ? { after: query.after } : {}) }, () => null, () => null);
+      return keysetPage(
+        [...t.apiKeys.values()],
+        { accountId: query.accountId, limit: query.limit, ...(query.after ? { after: query.after } : {}) },
+        () => null,
+        () => null,
+      );
     },
     async updateApiKey(accountId, id, change) {
       const key = await this.getApiKey(accountId, id);

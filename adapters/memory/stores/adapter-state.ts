@@ -1,12 +1,4 @@
-import {
-  assertStateKey,
-  decodeCounter,
-  stateRangeBounds,
-  type AdapterStateTx,
-  type StateEntry,
-  type StateRange,
-  type Json,
-} from "../../../src/ports/public";
+import { assertStateKey, decodeCounter, stateRangeBounds, type AdapterStateTx, type StateEntry, type StateRange, type Json } from "../../../src/ports/public";
 import { frozen, type MemoryTx } from "../memory-tables";
 import { lowerBound, SortedKeys } from "../sorted-keys";
 

@@ -12,7 +12,12 @@ export function deliveryLogStore(m: MemoryTx): DeliveryLogStore {
     },
     async list(query) {
       const rows = [...t.deliveries.values()].filter((d) => d.endpointId === query.endpointId);
-      return keysetPage(rows, query, (d) => d.status, () => null);
+      return keysetPage(
+        rows,
+        query,
+        (d) => d.status,
+        () => null,
+      );
     },
     pruneBefore: async (before, limit) => pruneMap(m, t.deliveries, (d) => d.created < before, limit),
   };

@@ -89,9 +89,7 @@ export function workStore(m: MemoryTx): WorkStore {
       if (!groups.length) return [];
       const wanted = new Map<string, number>();
       for (const g of groups) wanted.set(g, (wanted.get(g) ?? 0) + 1);
-      const due = [...t.work.values()]
-        .filter((w) => w.kind === kind && w.group != null && wanted.has(w.group) && claimable(w, now))
-        .sort(byRunAt);
+      const due = [...t.work.values()].filter((w) => w.kind === kind && w.group != null && wanted.has(w.group) && claimable(w, now)).sort(byRunAt);
       const taken: DueWorkRecord[] = [];
       for (const w of due) {
         const left = wanted.get(w.group!)!;

@@ -14,7 +14,12 @@ export function eventStore(m: MemoryTx): EventStore {
       return ids.map((id) => t.events.get(k2(accountId, id))).filter((e): e is EventRecord => e !== undefined);
     },
     async list(query) {
-      return keysetPage([...t.events.values()], query, (e) => e.type, () => null);
+      return keysetPage(
+        [...t.events.values()],
+        query,
+        (e) => e.type,
+        () => null,
+      );
     },
     pruneBefore: async (before, limit) => pruneMap(m, t.events, (e) => e.created < before, limit),
   };

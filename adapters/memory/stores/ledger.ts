@@ -39,10 +39,7 @@ export function ledgerStore(m: MemoryTx): LedgerStore {
     async listEntries(accountId, filter) {
       const ids = filter.ids ? new Set(filter.ids) : null;
       return t.entries.filter(
-        (e) =>
-          e.accountId === accountId &&
-          (filter.resource === undefined || e.resource === filter.resource) &&
-          (ids === null || ids.has(e.id)),
+        (e) => e.accountId === accountId && (filter.resource === undefined || e.resource === filter.resource) && (ids === null || ids.has(e.id)),
       );
     },
     async pageEntries(q) {

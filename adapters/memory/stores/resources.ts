@@ -40,7 +40,12 @@ export function resourceStore(m: MemoryTx): ResourceStore {
     },
     async list(query) {
       const rows = [...t.resources.values()].filter((r) => r.kind === query.kind);
-      return keysetPage(rows, query, (r) => r.status, (r) => r.reference);
+      return keysetPage(
+        rows,
+        query,
+        (r) => r.status,
+        (r) => r.reference,
+      );
     },
   };
 }

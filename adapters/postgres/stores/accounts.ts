@@ -29,7 +29,11 @@ export function accountStore(tx: PgTxContext): AccountStore {
       return rows[0] ? API_KEYS.fromRow(rows[0]) : null;
     },
     async listApiKeys(query) {
-      const { text, params } = keysetSql(`${s}.api_keys`, { accountId: query.accountId, limit: query.limit, ...(query.after ? { after: query.after } : {}) }, {});
+      const { text, params } = keysetSql(
+        `${s}.api_keys`,
+        { accountId: query.accountId, limit: query.limit, ...(query.after ? { after: query.after } : {}) },
+        {},
+      );
       return (await tx.read(text, params)).rows.map(API_KEYS.fromRow);
     },
     async updateApiKey(accountId, id, change) {

@@ -124,7 +124,10 @@ export function adapterStateTx(tx: PgTxContext, namespace: string): AdapterState
       for (let round = 0; ; round++) {
         for (const r of rows) {
           const key = r.key as string;
-          answers.set(key, r.inserted ? { value: JSON.parse(given.get(key)!) as Json, inserted: true } : { value: JSON.parse(r.value as string) as Json, inserted: false });
+          answers.set(
+            key,
+            r.inserted ? { value: JSON.parse(given.get(key)!) as Json, inserted: true } : { value: JSON.parse(r.value as string) as Json, inserted: false },
+          );
         }
         const missing = [...given.keys()].filter((k) => !answers.has(k));
         if (!missing.length) return new Map([...given.keys()].map((k) => [k, answers.get(k)!]));

@@ -90,9 +90,7 @@ export function workStore(tx: PgTxContext): WorkStore {
       }));
     },
     async nextRunAt() {
-      const { rows } = await tx.read(
-        `SELECT min(greatest(run_at, coalesce(lease_until, 0))) AS next FROM ${s}.due_work WHERE status = 'ready'`,
-      );
+      const { rows } = await tx.read(`SELECT min(greatest(run_at, coalesce(lease_until, 0))) AS next FROM ${s}.due_work WHERE status = 'ready'`);
       return rows[0]?.next === null || rows[0]?.next === undefined ? null : Number(rows[0].next);
     },
   };

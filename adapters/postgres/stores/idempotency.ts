@@ -28,10 +28,7 @@ export function idempotencyStore(tx: PgTxContext): IdempotencyStore {
         const relaxed = tx.durable ? "" : `, ${RELAXED_COMMIT_ROW}`;
         const inserted = await tx.run(`${insert}${relaxed} ON CONFLICT (account_id, key) DO NOTHING`, [IDEMPOTENCY_KEYS.jsonRows([record])]);
         if (inserted.rowCount === 1) return { inserted: true as const };
-        const { rows } = await tx.run(`SELECT * FROM ${s}.idempotency_keys WHERE account_id = $1 AND key = $2 FOR UPDATE`, [
-          record.accountId,
-          record.key,
-        ]);
+        const { rows } = await tx.run(`SELECT * FROM ${s}.idempotency_keys WHERE account_id = $1 AND key = $2 FOR UPDATE`, [record.accountId, record.key]);
         if (rows[0]) return { inserted: false as const, existing: IDEMPOTENCY_KEYS.fromRow(rows[0]) };
         // deleted between the two statements: try the insert again
       }

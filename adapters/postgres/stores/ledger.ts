@@ -7,8 +7,7 @@ import { BALANCES, LEDGER_ENTRIES, RESERVATIONS } from "../tables";
 /** The customer books, written as in the partial index `ledger_entries_own_by_created`. */
 const CUSTOMER_BOOKS = "('available', 'reserved', 'pending')";
 
-const keyText = (k: { accountId: string; asset: string; chain: string; book: string }) =>
-  `${k.accountId}\u0000${k.asset}\u0000${k.chain}\u0000${k.book}`;
+const keyText = (k: { accountId: string; asset: string; chain: string; book: string }) => `${k.accountId}\u0000${k.asset}\u0000${k.chain}\u0000${k.book}`;
 
 /** A locked reservation written back (`updateReservation`). */
 const reservationUpdate = bufferedUpdate(RESERVATIONS, ["accountId", "id"], ["remaining", "status", "resolvedAt"]);

@@ -14,10 +14,7 @@ export function metaStore(tx: PgTxContext): MetaStore {
       return String(rows[0]!.value);
     },
     async set(key, value) {
-      await tx.run(`INSERT INTO ${s}.meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [
-        key,
-        value,
-      ]);
+      await tx.run(`INSERT INTO ${s}.meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`, [key, value]);
     },
     async raise(key, value) {
       const { rows } = await tx.run(

@@ -10,7 +10,13 @@ const resourceUpdate = bufferedUpdate(
   ["accountId", "id"],
   ["status", "reference", "data", "version", "updated"],
   (c) => `${c("version").t} = ${c("version").x} - 1`,
-  { mismatch: (records) => new StaleResourceError(records[0]!.accountId, records.map((r) => r.id)) },
+  {
+    mismatch: (records) =>
+      new StaleResourceError(
+        records[0]!.accountId,
+        records.map((r) => r.id),
+      ),
+  },
 );
 
 export function resourceStore(tx: PgTxContext): ResourceStore {

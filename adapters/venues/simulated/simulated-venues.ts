@@ -71,7 +71,16 @@ export const DEFAULT_SIMULATED_VENUES: readonly SimulatedVenueSpec[] = [
   { kind: "pool", name: "sim-pool-arbitrum", feePpm: 500, depthUsd: 6_000_000n, networkCostMicroUsd: 50_000n },
   { kind: "pool", name: "sim-pool-solana", feePpm: 2500, depthUsd: 3_000_000n, networkCostMicroUsd: 2_000n },
   { kind: "book", name: "sim-book-alpha", takerFeePpm: 1000, depthUsd: 10_000_000n, levels: 15, spreadPpm: 400, levelGapPpm: 300, networkCostMicroUsd: 0n },
-  { kind: "book", name: "sim-book-beta", takerFeePpm: 800, depthUsd: 3_000_000n, levels: 10, spreadPpm: 600, levelGapPpm: 500, networkCostMicroUsd: 1_000_000n },
+  {
+    kind: "book",
+    name: "sim-book-beta",
+    takerFeePpm: 800,
+    depthUsd: 3_000_000n,
+    levels: 10,
+    spreadPpm: 600,
+    levelGapPpm: 500,
+    networkCostMicroUsd: 1_000_000n,
+  },
 ];
 
 export interface SimulatedVenuesOptions {
@@ -237,8 +246,7 @@ export class SimulatedVenues implements VenueAdapter {
     const [base, quote] = this.orient(from, to);
     const baseScale = 10n ** BigInt(this.assets[base]!.decimals);
     const quoteScale = 10n ** BigInt(this.assets[quote]!.decimals);
-    const mid =
-      (this.usdPrice(base, time) * quoteScale * (PPB + this.deviationPpb(spec.name, time))) / (this.usdPrice(quote, time) * PPB);
+    const mid = (this.usdPrice(base, time) * quoteScale * (PPB + this.deviationPpb(spec.name, time))) / (this.usdPrice(quote, time) * PPB);
     let tick = 1n;
     while (tick * 10n * 1_000_000n <= mid) tick *= 10n;
     const step = baseScale >= 10_000n ? baseScale / 10_000n : 1n;

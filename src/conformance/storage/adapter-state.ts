@@ -28,7 +28,7 @@ export function adapterStateSuite(s: SuiteContext): void {
         ["zero", 0],
         ["negative", -1.5],
         ["empty", ""],
-        ["text", "unicode ✓ 𝄞 \u0000 \"quoted\" \\ back"],
+        ["text", 'unicode ✓ 𝄞 \u0000 "quoted" \\ back'],
         ["array", [1, "two", [3], { four: 4 }]],
         ["object", { b: 2, a: 1, nested: { list: [], empty: {} }, big: "123456789012345678901234567890" }],
       ];
@@ -38,15 +38,33 @@ export function adapterStateSuite(s: SuiteContext): void {
       expect(await stored()).toEqual(sorted(values));
 
       // put: the last value of a key given twice; insert: the first, and never over an existing one
-      await run((tx) => tx.put([["object", 1], ["object", 2], ["fresh", "x"]]));
-      const inserted = await run((tx) => tx.insert([["null", "not stored"], ["new", { n: 1 }], ["new", { n: 2 }]]));
+      await run((tx) =>
+        tx.put([
+          ["object", 1],
+          ["object", 2],
+          ["fresh", "x"],
+        ]),
+      );
+      const inserted = await run((tx) =>
+        tx.insert([
+          ["null", "not stored"],
+          ["new", { n: 1 }],
+          ["new", { n: 2 }],
+        ]),
+      );
       expect(inserted).toEqual(
         new Map<string, unknown>([
           ["null", { value: null, inserted: false }],
           ["new", { value: { n: 1 }, inserted: true }],
         ]),
       );
-      expect(await run((tx) => tx.get(["object", "null", "new"]))).toEqual(new Map<string, Json>([["object", 2], ["null", null], ["new", { n: 1 }]]));
+      expect(await run((tx) => tx.get(["object", "null", "new"]))).toEqual(
+        new Map<string, Json>([
+          ["object", 2],
+          ["null", null],
+          ["new", { n: 1 }],
+        ]),
+      );
 
       expect(await run((tx) => tx.delete(["new", "new", "missing", "fresh"]))).toBe(2);
       expect(await run((tx) => tx.delete([]))).toBe(0);
@@ -94,7 +112,10 @@ export function adapterStateSuite(s: SuiteContext): void {
       expect(await list({ from: "b", to: "a" })).toEqual([]);
       expect(await list({ prefix: "a/", from: "b" })).toEqual([]);
       expect(await list({ prefix: "nothing/" })).toEqual([]);
-      expect((await run((tx) => tx.list({ prefix: "b/1" })))).toEqual([{ key: "b/1", value: "b/1" }, { key: "b/10", value: "b/10" }]);
+      expect(await run((tx) => tx.list({ prefix: "b/1" }))).toEqual([
+        { key: "b/1", value: "b/1" },
+        { key: "b/10", value: "b/10" },
+      ]);
 
       expect(await run((tx) => tx.deleteRange({ prefix: "a/" }))).toBe(3);
       expect(await run((tx) => tx.deleteRange({ from: "b/1", to: "b/2" }))).toBe(2);
@@ -107,14 +128,29 @@ export function adapterStateSuite(s: SuiteContext): void {
     it("reads numbers in key order through fixed-width keys", async () => {
       const heights = [0, 7, 10, 99, 100, 2 ** 40, Number.MAX_SAFE_INTEGER];
       await run((tx) => tx.put(heights.map((h) => [`h/${encodeSortableUint(h)}`, h])));
-      const from = (await run((tx) => tx.list({ prefix: "h/", from: `h/${encodeSortableUint(10)}`, to: `h/${encodeSortableUint(2 ** 40)}` }))).map((e) => e.value);
+      const from = (await run((tx) => tx.list({ prefix: "h/", from: `h/${encodeSortableUint(10)}`, to: `h/${encodeSortableUint(2 ** 40)}` }))).map(
+        (e) => e.value,
+      );
       expect(from).toEqual([10, 99, 100]);
       expect((await run((tx) => tx.list({ prefix: "h/" }))).map((e) => e.value)).toEqual(heights);
     });
 
     it("counts: increments start at zero, take any sign, exceed 64 bits, add repeats in one call, and refuse a value that is no counter", async () => {
-      expect(await run((tx) => tx.increment([["c/a", 5n], ["c/b", -3n], ["c/a", 2n], ["c/zero", 0n]]))).toEqual(
-        new Map([["c/a", 7n], ["c/b", -3n], ["c/zero", 0n]]),
+      expect(
+        await run((tx) =>
+          tx.increment([
+            ["c/a", 5n],
+            ["c/b", -3n],
+            ["c/a", 2n],
+            ["c/zero", 0n],
+          ]),
+        ),
+      ).toEqual(
+        new Map([
+          ["c/a", 7n],
+          ["c/b", -3n],
+          ["c/zero", 0n],
+        ]),
       );
       const big = 2n ** 70n;
       expect(await run((tx) => tx.increment([["c/b", big]]))).toEqual(new Map([["c/b", big - 3n]]));
@@ -126,9 +162,22 @@ export function adapterStateSuite(s: SuiteContext): void {
         { key: "c/zero", value: "0" },
       ]);
       expect(await run((tx) => tx.increment([]))).toEqual(new Map());
-      await run((tx) => tx.put([["not/counter", { n: 1 }], ["not/number", 5], ["not/digits", "1.5"]]));
+      await run((tx) =>
+        tx.put([
+          ["not/counter", { n: 1 }],
+          ["not/number", 5],
+          ["not/digits", "1.5"],
+        ]),
+      );
       for (const key of ["not/counter", "not/number", "not/digits"]) {
-        await expect(run((tx) => tx.increment([["c/a", 1n], [key, 1n]]))).rejects.toThrow();
+        await expect(
+          run((tx) =>
+            tx.increment([
+              ["c/a", 1n],
+              [key, 1n],
+            ]),
+          ),
+        ).rejects.toThrow();
       }
       expect((await run((tx) => tx.get(["c/a"]))).get("c/a")).toBe("7");
     });
@@ -157,15 +206,28 @@ export function adapterStateSuite(s: SuiteContext): void {
     });
 
     it("rolls back everything a throwing transaction did, and rethrows its error", async () => {
-      await run((tx) => tx.put([["keep", 1], ["gone", 2], ["range/a", 3], ["count", "10"]]));
+      await run((tx) =>
+        tx.put([
+          ["keep", 1],
+          ["gone", 2],
+          ["range/a", 3],
+          ["count", "10"],
+        ]),
+      );
       const before = await stored();
       const boom = new Error("boom");
       const thrown = await run(async (tx) => {
-        await tx.put([["keep", "changed"], ["new", 1]]);
+        await tx.put([
+          ["keep", "changed"],
+          ["new", 1],
+        ]);
         await tx.insert([["inserted", 1]]);
         await tx.delete(["gone"]);
         await tx.deleteRange({ prefix: "range/" });
-        await tx.increment([["count", 5n], ["fresh-count", 1n]]);
+        await tx.increment([
+          ["count", 5n],
+          ["fresh-count", 1n],
+        ]);
         await tx.list({});
         throw boom;
       }).catch((e: unknown) => e);
@@ -176,7 +238,14 @@ export function adapterStateSuite(s: SuiteContext): void {
     });
 
     it("keeps namespaces apart and refuses bad names and keys, writing nothing", async () => {
-      await run((tx) => tx.put([["shared/key", "one"], ["only/one", 1]]), "one");
+      await run(
+        (tx) =>
+          tx.put([
+            ["shared/key", "one"],
+            ["only/one", 1],
+          ]),
+        "one",
+      );
       await run((tx) => tx.put([["shared/key", "two"]]), "two");
       expect(await run((tx) => tx.get(["shared/key", "only/one"]), "two")).toEqual(new Map([["shared/key", "two"]]));
       expect((await run((tx) => tx.list({}), "two")).map((e) => e.key)).toEqual(["shared/key"]);
@@ -192,7 +261,16 @@ export function adapterStateSuite(s: SuiteContext): void {
         expect(() => s.storage.adapterState(bad)).toThrow(TypeError);
       }
       for (const bad of ["", "nul\u0000", "lone\uD800", "\uDC00x", "x".repeat(513)]) {
-        await expect(run((tx) => tx.put([["fine", 1], [bad, 1]]), "one")).rejects.toThrow(TypeError);
+        await expect(
+          run(
+            (tx) =>
+              tx.put([
+                ["fine", 1],
+                [bad, 1],
+              ]),
+            "one",
+          ),
+        ).rejects.toThrow(TypeError);
         await expect(run((tx) => tx.get([bad]), "one")).rejects.toThrow(TypeError);
         await expect(run((tx) => tx.insert([[bad, 1]]), "one")).rejects.toThrow(TypeError);
         await expect(run((tx) => tx.increment([[bad, 1n]]), "one")).rejects.toThrow(TypeError);
@@ -202,12 +280,30 @@ export function adapterStateSuite(s: SuiteContext): void {
     });
 
     it("never loses a concurrent increment, and of racing inserts of one key exactly one inserts", async () => {
-      await Promise.all(Array.from({ length: 12 }, () => run((tx) => tx.increment([["burst", 2n], ["burst/other", 1n]]))));
+      await Promise.all(
+        Array.from({ length: 12 }, () =>
+          run((tx) =>
+            tx.increment([
+              ["burst", 2n],
+              ["burst/other", 1n],
+            ]),
+          ),
+        ),
+      );
       expect(await stored()).toEqual([
         { key: "burst", value: "24" },
         { key: "burst/other", value: "12" },
       ]);
-      const racers = await Promise.all(["a", "b", "c", "d"].map((who) => run((tx) => tx.insert([["race", who], [`mine/${who}`, who]]))));
+      const racers = await Promise.all(
+        ["a", "b", "c", "d"].map((who) =>
+          run((tx) =>
+            tx.insert([
+              ["race", who],
+              [`mine/${who}`, who],
+            ]),
+          ),
+        ),
+      );
       const winners = racers.filter((r) => r.get("race")!.inserted);
       expect(winners).toHaveLength(1);
       expect(new Set(racers.map((r) => r.get("race")!.value))).toEqual(new Set([winners[0]!.get("race")!.value]));
@@ -215,7 +311,12 @@ export function adapterStateSuite(s: SuiteContext): void {
 
     it("with concurrentTransactions: a locked key makes the others wait, and only them", async (ctx) => {
       if (!concurrent(ctx)) return;
-      await run((tx) => tx.put([["locked", 1], ["free", 1]]));
+      await run((tx) =>
+        tx.put([
+          ["locked", 1],
+          ["free", 1],
+        ]),
+      );
       const first = held();
       const holder = run(async (tx) => {
         await tx.get(["locked"], { lock: true });

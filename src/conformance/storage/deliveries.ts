@@ -32,9 +32,7 @@ export function deliveryLogSuite(s: SuiteContext): void {
         after = { created: page[1]!.created, id: page[1]!.id };
       }
       expect(seen).toEqual(expected);
-      const failed = await s.storage.transaction((tx) =>
-        tx.deliveries.list({ accountId: "acct_a", endpointId: "we_1", status: "failed", limit: 100 }),
-      );
+      const failed = await s.storage.transaction((tx) => tx.deliveries.list({ accountId: "acct_a", endpointId: "we_1", status: "failed", limit: 100 }));
       expect(failed.map((r) => r.id)).toEqual(expected.filter((r) => r.status === "failed").map((r) => r.id));
       const ranged = await s.storage.transaction((tx) =>
         tx.deliveries.list({ accountId: "acct_a", endpointId: "we_1", createdGte: T0 + 1000, createdLt: T0 + 3000, limit: 100 }),
@@ -44,7 +42,10 @@ export function deliveryLogSuite(s: SuiteContext): void {
 
       expect(await s.storage.transaction((tx) => tx.deliveries.pruneBefore(T0 + 2000, 100))).toBe(5);
       expect((await s.inspect.deliveries("acct_a")).map((r) => r.id).sort()).toEqual(
-        rows.filter((r) => r.created >= T0 + 2000).map((r) => r.id).sort(),
+        rows
+          .filter((r) => r.created >= T0 + 2000)
+          .map((r) => r.id)
+          .sort(),
       );
     });
   });

@@ -40,7 +40,11 @@ export function dueWorkSuite(s: SuiteContext): void {
 
     it("gives back every running lease at once, whoever holds it, for a store's one user starting", async () => {
       await s.storage.transaction((tx) =>
-        tx.work.enqueue([work("job_01aaaaaaaaaaaaaaaaaaaaaab1", T0), work("job_01aaaaaaaaaaaaaaaaaaaaaab2", T0), work("job_01aaaaaaaaaaaaaaaaaaaaaab3", T0 + 5000)]),
+        tx.work.enqueue([
+          work("job_01aaaaaaaaaaaaaaaaaaaaaab1", T0),
+          work("job_01aaaaaaaaaaaaaaaaaaaaaab2", T0),
+          work("job_01aaaaaaaaaaaaaaaaaaaaaab3", T0 + 5000),
+        ]),
       );
       await s.storage.claimDueWork({ now: T0, limit: 1, leaseMs: 1000, owner: "dead-1" });
       await s.storage.claimDueWork({ now: T0, limit: 1, leaseMs: 60_000, owner: "dead-2" });
@@ -55,22 +59,14 @@ export function dueWorkSuite(s: SuiteContext): void {
     it("releases for a retry, resets attempts on reschedule, and never claims dead items", async () => {
       await s.storage.transaction((tx) => tx.work.enqueue([work("job_01aaaaaaaaaaaaaaaaaaaaaaa1", T0, "d-dead")]));
       await s.storage.claimDueWork({ now: T0, limit: 1, leaseMs: 1000, owner: "w1" });
-      expect(
-        await s.storage.transaction((tx) =>
-          tx.work.release("job_01aaaaaaaaaaaaaaaaaaaaaaa1", "w1", { runAt: T0 + 500, lastError: "nope" }),
-        ),
-      ).toBe(true);
+      expect(await s.storage.transaction((tx) => tx.work.release("job_01aaaaaaaaaaaaaaaaaaaaaaa1", "w1", { runAt: T0 + 500, lastError: "nope" }))).toBe(true);
       const [stored] = await s.inspect.work();
       expect(stored).toMatchObject({ runAt: T0 + 500, lastError: "nope", leaseOwner: null, attempts: 1, status: "ready" });
       await s.storage.claimDueWork({ now: T0 + 500, limit: 1, leaseMs: 1000, owner: "w1" });
-      await s.storage.transaction((tx) =>
-        tx.work.release("job_01aaaaaaaaaaaaaaaaaaaaaaa1", "w1", { runAt: T0 + 600, lastError: null, resetAttempts: true }),
-      );
+      await s.storage.transaction((tx) => tx.work.release("job_01aaaaaaaaaaaaaaaaaaaaaaa1", "w1", { runAt: T0 + 600, lastError: null, resetAttempts: true }));
       expect((await s.inspect.work())[0]).toMatchObject({ attempts: 0, runAt: T0 + 600 });
       await s.storage.claimDueWork({ now: T0 + 600, limit: 1, leaseMs: 1000, owner: "w1" });
-      await s.storage.transaction((tx) =>
-        tx.work.release("job_01aaaaaaaaaaaaaaaaaaaaaaa1", "w1", { runAt: T0 + 700, lastError: "gave up", dead: true }),
-      );
+      await s.storage.transaction((tx) => tx.work.release("job_01aaaaaaaaaaaaaaaaaaaaaaa1", "w1", { runAt: T0 + 700, lastError: "gave up", dead: true }));
       expect(await s.storage.claimDueWork({ now: T0 + 10_000, limit: 1, leaseMs: 1000, owner: "w1" })).toEqual([]);
       expect(await s.storage.transaction((tx) => tx.work.nextRunAt())).toBeNull();
       expect(await s.storage.transaction((tx) => tx.work.get("job_01aaaaaaaaaaaaaaaaaaaaaaa1"))).toMatchObject({
@@ -181,8 +177,7 @@ export function dueWorkSuite(s: SuiteContext): void {
         items.push({ ...work(`job_01aaaaaaaaaaaaaaaaaaaaaa${String(i).padStart(2, "0")}`, T0 + i), group });
       }
       await s.storage.transaction((tx) => tx.work.enqueue(items));
-      const claim = (owner: string, now: number, limit = 10) =>
-        s.storage.claimDueWork({ now, limit, leaseMs: 1000, owner, groupLimit: 2 });
+      const claim = (owner: string, now: number, limit = 10) => s.storage.claimDueWork({ now, limit, leaseMs: 1000, owner, groupLimit: 2 });
       const groupsOf = (ws: DueWorkRecord[]) => ws.map((w) => w.group ?? "-").sort();
       const first = await claim("w1", T0 + 100);
       expect(groupsOf(first)).toEqual(["-", "-", "we_a", "we_a", "we_b", "we_b"]);
@@ -227,65 +222,52 @@ export function dueWorkSuite(s: SuiteContext): void {
       expect(stored.get("job_01aaaaaaaaaaaaaaaaaaaaaaa5")).toMatchObject({ leaseOwner: null, attempts: 0 });
     });
 
-    it(
-      "never hands one item to two concurrent takers, nor one a claimer holds",
-      async () => {
-        const items = Array.from({ length: 40 }, (_, i) => ({
-          ...work(`job_01aaaaaaaaaaaaaaaaaaaaaa${String(i).padStart(2, "0")}`, T0 + i),
-          group: `we_${i % 2}`,
-        }));
-        await s.storage.transaction((tx) => tx.work.enqueue(items));
-        const results = await Promise.all([
-          ...Array.from({ length: 6 }, (_, i) =>
-            s.storage.transaction((tx) =>
-              tx.work.takeNext({ kind: "test.work", groups: ["we_0", "we_1", "we_0"], owner: `t${i}`, now: T0 + 100, leaseUntil: T0 + 60_000 }),
-            ),
+    it("never hands one item to two concurrent takers, nor one a claimer holds", async () => {
+      const items = Array.from({ length: 40 }, (_, i) => ({
+        ...work(`job_01aaaaaaaaaaaaaaaaaaaaaa${String(i).padStart(2, "0")}`, T0 + i),
+        group: `we_${i % 2}`,
+      }));
+      await s.storage.transaction((tx) => tx.work.enqueue(items));
+      const results = await Promise.all([
+        ...Array.from({ length: 6 }, (_, i) =>
+          s.storage.transaction((tx) =>
+            tx.work.takeNext({ kind: "test.work", groups: ["we_0", "we_1", "we_0"], owner: `t${i}`, now: T0 + 100, leaseUntil: T0 + 60_000 }),
           ),
-          ...Array.from({ length: 3 }, (_, i) => s.storage.claimDueWork({ now: T0 + 100, limit: 4, leaseMs: 60_000, owner: `c${i}` })),
-        ]);
-        const ids = results.flat().map((w) => w.id);
-        expect(new Set(ids).size).toBe(ids.length);
-        const leased = (await s.inspect.work()).filter((w) => w.leaseOwner !== null);
-        expect(leased.map((w) => w.id).sort()).toEqual([...ids].sort());
-      },
-    );
+        ),
+        ...Array.from({ length: 3 }, (_, i) => s.storage.claimDueWork({ now: T0 + 100, limit: 4, leaseMs: 60_000, owner: `c${i}` })),
+      ]);
+      const ids = results.flat().map((w) => w.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      const leased = (await s.inspect.work()).filter((w) => w.leaseOwner !== null);
+      expect(leased.map((w) => w.id).sort()).toEqual([...ids].sort());
+    });
 
     // Concurrent claimers: adapters that run transactions one at a time must hold this too.
-    it(
-      "keeps groups under groupLimit with concurrent claimers",
-      async () => {
-        const items = Array.from({ length: 60 }, (_, i) => ({
-          ...work(`job_01aaaaaaaaaaaaaaaaaaaaaa${String(i).padStart(2, "0")}`, T0 + i),
-          group: `we_${i % 3}`,
-        }));
-        await s.storage.transaction((tx) => tx.work.enqueue(items));
-        for (let round = 0; round < 4; round++) {
-          await Promise.all(
-            Array.from({ length: 8 }, (_, i) =>
-              s.storage.claimDueWork({ now: T0 + 100, limit: 3, leaseMs: 60_000, owner: `w${round}_${i}`, groupLimit: 2 }),
-            ),
-          );
-        }
-        const leased = (await s.inspect.work()).filter((w) => w.leaseOwner !== null);
-        const perGroup = new Map<string, number>();
-        for (const w of leased) perGroup.set(w.group!, (perGroup.get(w.group!) ?? 0) + 1);
-        expect([...perGroup.values()].every((n) => n <= 2)).toBe(true);
-        expect(leased.length).toBeGreaterThan(0);
-      },
-    );
-
-    it(
-      "never gives one item to two concurrent claimers",
-      async () => {
-        const items = Array.from({ length: 60 }, (_, i) => work(`job_01aaaaaaaaaaaaaaaaaaaaaa${String(i).padStart(2, "0")}`, T0));
-        await s.storage.transaction((tx) => tx.work.enqueue(items));
-        const claims = await Promise.all(
-          Array.from({ length: 6 }, (_, i) => s.storage.claimDueWork({ now: T0, limit: 10, leaseMs: 60_000, owner: `w${i}` })),
+    it("keeps groups under groupLimit with concurrent claimers", async () => {
+      const items = Array.from({ length: 60 }, (_, i) => ({
+        ...work(`job_01aaaaaaaaaaaaaaaaaaaaaa${String(i).padStart(2, "0")}`, T0 + i),
+        group: `we_${i % 3}`,
+      }));
+      await s.storage.transaction((tx) => tx.work.enqueue(items));
+      for (let round = 0; round < 4; round++) {
+        await Promise.all(
+          Array.from({ length: 8 }, (_, i) => s.storage.claimDueWork({ now: T0 + 100, limit: 3, leaseMs: 60_000, owner: `w${round}_${i}`, groupLimit: 2 })),
         );
-        const ids = claims.flat().map((w) => w.id);
-        expect(new Set(ids).size).toBe(ids.length);
-        expect(ids.length).toBeLessThanOrEqual(60);
-      },
-    );
+      }
+      const leased = (await s.inspect.work()).filter((w) => w.leaseOwner !== null);
+      const perGroup = new Map<string, number>();
+      for (const w of leased) perGroup.set(w.group!, (perGroup.get(w.group!) ?? 0) + 1);
+      expect([...perGroup.values()].every((n) => n <= 2)).toBe(true);
+      expect(leased.length).toBeGreaterThan(0);
+    });
+
+    it("never gives one item to two concurrent claimers", async () => {
+      const items = Array.from({ length: 60 }, (_, i) => work(`job_01aaaaaaaaaaaaaaaaaaaaaa${String(i).padStart(2, "0")}`, T0));
+      await s.storage.transaction((tx) => tx.work.enqueue(items));
+      const claims = await Promise.all(Array.from({ length: 6 }, (_, i) => s.storage.claimDueWork({ now: T0, limit: 10, leaseMs: 60_000, owner: `w${i}` })));
+      const ids = claims.flat().map((w) => w.id);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.length).toBeLessThanOrEqual(60);
+    });
   });
 }

@@ -11,9 +11,7 @@ export function ledgerSuite(s: SuiteContext): void {
           { accountId: "acct_b", asset: "USDC", chain: "base", book: "available" },
         ]),
       );
-      const rows = await s.storage.transaction((tx) =>
-        tx.ledger.lockBalances([{ accountId: "acct_a", asset: "USDC", chain: "base", book: "available" }]),
-      );
+      const rows = await s.storage.transaction((tx) => tx.ledger.lockBalances([{ accountId: "acct_a", asset: "USDC", chain: "base", book: "available" }]));
       expect(rows.map((b) => `${b.accountId}/${b.chain}/${b.book}`)).toEqual(["acct_a/base/available", "acct_a/polygon/pending"]);
     });
 
@@ -35,8 +33,22 @@ export function ledgerSuite(s: SuiteContext): void {
     it("appends entries and moves balances by exactly their sum", async () => {
       await s.storage.transaction(async (tx) => {
         await tx.ledger.lockBalances(keysOf("acct_a", ["available", "counter:external", "reserved"]));
-        await tx.ledger.appendEntries(entries("acct_a", [["available", 100n], ["counter:external", -100n]]));
-        await tx.ledger.appendEntries(entries("acct_a", [["available", -30n], ["reserved", 30n]], 10));
+        await tx.ledger.appendEntries(
+          entries("acct_a", [
+            ["available", 100n],
+            ["counter:external", -100n],
+          ]),
+        );
+        await tx.ledger.appendEntries(
+          entries(
+            "acct_a",
+            [
+              ["available", -30n],
+              ["reserved", 30n],
+            ],
+            10,
+          ),
+        );
         // reads inside the transaction see the writes before them
         const inside = await tx.ledger.listBalances("acct_a");
         expect(Object.fromEntries(inside.map((b) => [b.book, b.amount]))).toEqual({
@@ -61,7 +73,12 @@ export function ledgerSuite(s: SuiteContext): void {
       const failed = await s.storage
         .transaction(async (tx) => {
           await tx.ledger.lockBalances(keysOf("acct_a", ["available", "counter:external"]));
-          await tx.ledger.appendEntries(entries("acct_a", [["available", -1n], ["counter:external", 1n]]));
+          await tx.ledger.appendEntries(
+            entries("acct_a", [
+              ["available", -1n],
+              ["counter:external", 1n],
+            ]),
+          );
           await tx.ledger.listBalances("acct_a"); // forces buffered writes out
         })
         .then(
@@ -74,7 +91,10 @@ export function ledgerSuite(s: SuiteContext): void {
 
     it("refuses (throws) a posting line that exists already, keeping the first and nothing of the second", async () => {
       const keys = keysOf("acct_a", ["available", "counter:external"]);
-      const first = entries("acct_a", [["available", 5n], ["counter:external", -5n]]);
+      const first = entries("acct_a", [
+        ["available", 5n],
+        ["counter:external", -5n],
+      ]);
       await s.storage.transaction(async (tx) => {
         await tx.ledger.lockBalances(keys);
         await tx.ledger.appendEntries(first);
@@ -97,7 +117,12 @@ export function ledgerSuite(s: SuiteContext): void {
       // the same posting in another account is another posting
       await s.storage.transaction(async (tx) => {
         await tx.ledger.lockBalances(keysOf("acct_b", ["available", "counter:external"]));
-        await tx.ledger.appendEntries(entries("acct_b", [["available", 5n], ["counter:external", -5n]]));
+        await tx.ledger.appendEntries(
+          entries("acct_b", [
+            ["available", 5n],
+            ["counter:external", -5n],
+          ]),
+        );
       });
       expect(await s.inspect.entries("acct_b")).toHaveLength(2);
     });
@@ -115,7 +140,10 @@ export function ledgerSuite(s: SuiteContext): void {
     });
 
     it("inserts many reservations in one call, and refuses an id that exists (the transaction keeps nothing)", async () => {
-      const rs = Array.from({ length: 300 }, (_, i) => ({ ...reservation(`rsv_01aaaaaaaaaaaaaaaaaaaa${String(i).padStart(4, "0")}`, BigInt(i + 1)), resource: `po_${i}` }));
+      const rs = Array.from({ length: 300 }, (_, i) => ({
+        ...reservation(`rsv_01aaaaaaaaaaaaaaaaaaaa${String(i).padStart(4, "0")}`, BigInt(i + 1)),
+        resource: `po_${i}`,
+      }));
       await s.storage.transaction((tx) => tx.ledger.insertReservations(rs));
       expect((await s.inspect.reservations("acct_a")).sort((a, b) => a.id.localeCompare(b.id))).toEqual(rs);
       const fresh = { ...reservation("rsv_01aaaaaaaaaaaaaaaaaaaaffff", 9n), resource: "po_x" };
@@ -151,9 +179,7 @@ export function ledgerSuite(s: SuiteContext): void {
         { ...r2, remaining: 0n, status: "resolved", resolvedAt: T0 + 1 },
       ]);
       expect(await s.storage.transaction((tx) => tx.ledger.lockReservations("acct_a", []))).toEqual([]);
-      await expect(
-        s.storage.transaction((tx) => tx.ledger.updateReservation({ ...base, id: "rsv_01aaaaaaaaaaaaaaaaaaaaaab9" })),
-      ).rejects.toThrow();
+      await expect(s.storage.transaction((tx) => tx.ledger.updateReservation({ ...base, id: "rsv_01aaaaaaaaaaaaaaaaaaaaaab9" }))).rejects.toThrow();
     });
 
     it("pages the account's own entries by (created, id), both ways, within a window and a resource prefix", async () => {
@@ -195,9 +221,7 @@ export function ledgerSuite(s: SuiteContext): void {
         const seen: LedgerEntryRecord[] = [];
         let after: { created: number; id: string } | undefined;
         for (;;) {
-          const page = await s.storage.transaction((tx) =>
-            tx.ledger.pageEntries({ ...query, limit, ...(after ? { after } : {}) }),
-          );
+          const page = await s.storage.transaction((tx) => tx.ledger.pageEntries({ ...query, limit, ...(after ? { after } : {}) }));
           expect(page.length).toBeLessThanOrEqual(limit);
           seen.push(...page);
           if (page.length < limit) return seen;
@@ -228,5 +252,16 @@ export function ledgerSuite(s: SuiteContext): void {
 
 /** An active reservation of acct_a, USDC on base, made at T0 for po_1. */
 function reservation(id: string, amount: bigint): ReservationRecord {
-  return { id, accountId: "acct_a", asset: "USDC", chain: "base", amount, remaining: amount, status: "active", resource: "po_1", created: T0, resolvedAt: null };
+  return {
+    id,
+    accountId: "acct_a",
+    asset: "USDC",
+    chain: "base",
+    amount,
+    remaining: amount,
+    status: "active",
+    resource: "po_1",
+    created: T0,
+    resolvedAt: null,
+  };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type SuiteContext } from "./fixtures";
+import type { SuiteContext } from "./fixtures";
 
 export function metaSuite(s: SuiteContext): void {
   describe("meta", () => {

@@ -65,7 +65,9 @@ export function resourceSuite(s: SuiteContext): void {
         }),
       ).rejects.toBeInstanceOf(StaleResourceError);
       expect(await s.inspect.events("acct_a")).toEqual([]);
-      await expect(s.storage.transaction((tx) => tx.resources.updateMany([{ ...resource("acct_a", "po_01aaaaaaaaaaaaaaaaaaaaaab9", T0), version: 2 }]))).rejects.toBeInstanceOf(StaleResourceError);
+      await expect(
+        s.storage.transaction((tx) => tx.resources.updateMany([{ ...resource("acct_a", "po_01aaaaaaaaaaaaaaaaaaaaaab9", T0), version: 2 }])),
+      ).rejects.toBeInstanceOf(StaleResourceError);
     });
 
     it("deletes a resource of the account only, and says whether there was one", async () => {
@@ -103,17 +105,14 @@ export function resourceSuite(s: SuiteContext): void {
       const seen: string[] = [];
       let after: { created: number; id: string } | undefined;
       for (;;) {
-        const page = await s.storage.transaction((tx) =>
-          tx.resources.list({ accountId: "acct_a", kind: "payout", limit: 7, ...(after ? { after } : {}) }),
-        );
+        const page = await s.storage.transaction((tx) => tx.resources.list({ accountId: "acct_a", kind: "payout", limit: 7, ...(after ? { after } : {}) }));
         seen.push(...page.map((r) => r.id));
         if (page.length < 7) break;
         after = { created: page[6]!.created, id: page[6]!.id };
       }
       expect(seen).toEqual(expected);
 
-      const list = (q: Record<string, unknown>) =>
-        s.storage.transaction((tx) => tx.resources.list({ accountId: "acct_a", kind: "payout", limit: 100, ...q }));
+      const list = (q: Record<string, unknown>) => s.storage.transaction((tx) => tx.resources.list({ accountId: "acct_a", kind: "payout", limit: 100, ...q }));
       expect((await list({ status: "settled" })).every((r) => r.status === "settled")).toBe(true);
       expect(await list({ status: "settled" })).toHaveLength(11);
       expect((await list({ createdGte: T0 + 1000, createdLt: T0 + 3000 })).map((r) => r.id)).toEqual(
@@ -122,9 +121,7 @@ export function resourceSuite(s: SuiteContext): void {
           return c >= T0 + 1000 && c < T0 + 3000;
         }),
       );
-      expect((await list({ search: "inv_" })).map((r) => r.reference).sort()).toEqual(
-        ["inv_0", "inv_10", "inv_15", "inv_20", "inv_5"].sort(),
-      );
+      expect((await list({ search: "inv_" })).map((r) => r.reference).sort()).toEqual(["inv_0", "inv_10", "inv_15", "inv_20", "inv_5"].sort());
       expect((await list({ search: "inv_1" })).map((r) => r.reference).sort()).toEqual(["inv_10", "inv_15"]);
       expect((await list({ search: rows[4]!.id })).map((r) => r.id)).toEqual([rows[4]!.id]);
       expect(await list({ search: "po_01aaaa" })).toEqual([]); // ids match exactly, not by prefix

@@ -29,7 +29,12 @@ export function transactionSuite(s: SuiteContext): void {
     const thrown = await s.storage
       .transaction(async (tx) => {
         await tx.ledger.lockBalances(keysOf("acct_a", ["available", "counter:external"]));
-        await tx.ledger.appendEntries(entries("acct_a", [["available", 5n], ["counter:external", -5n]]));
+        await tx.ledger.appendEntries(
+          entries("acct_a", [
+            ["available", 5n],
+            ["counter:external", -5n],
+          ]),
+        );
         await tx.events.insert([event("acct_a", "evt_01aaaaaaaaaaaaaaaaaaaaaaaa", T0)]);
         await tx.resources.insert([resource("acct_a", "po_01aaaaaaaaaaaaaaaaaaaaaaaa", T0)]);
         await tx.work.enqueue([work("job_01aaaaaaaaaaaaaaaaaaaaaaaa", T0)]);
@@ -51,7 +56,14 @@ export function transactionSuite(s: SuiteContext): void {
     // (an adapter may start writing such a transaction's rows before its commit)
     const bulk = (accountId: string) => {
       const lines = Array.from({ length: 6_000 }, (_, i) =>
-        entries(accountId, [["available", -1n], ["reserved", 1n]], 2 * i).map((e) => ({ ...e, postingId: `pst_bulk_${i}`, id: `le_bulk_${i}_${e.line}` })),
+        entries(
+          accountId,
+          [
+            ["available", -1n],
+            ["reserved", 1n],
+          ],
+          2 * i,
+        ).map((e) => ({ ...e, postingId: `pst_bulk_${i}`, id: `le_bulk_${i}_${e.line}` })),
       ).flat();
       const reservations = Array.from({ length: 6_000 }, (_, i) => ({
         id: `rsv_bulk_${String(i).padStart(5, "0")}`,
@@ -70,7 +82,16 @@ export function transactionSuite(s: SuiteContext): void {
     const keys = keysOf("acct_a", ["available", "reserved", "counter:external"]);
     await s.storage.transaction(async (tx) => {
       await tx.ledger.lockBalances(keys);
-      await tx.ledger.appendEntries(entries("acct_a", [["available", 20_000n], ["counter:external", -20_000n]], 90_000));
+      await tx.ledger.appendEntries(
+        entries(
+          "acct_a",
+          [
+            ["available", 20_000n],
+            ["counter:external", -20_000n],
+          ],
+          90_000,
+        ),
+      );
     });
     const { lines, reservations } = bulk("acct_a");
     await s.storage.transaction(async (tx) => {
@@ -105,23 +126,29 @@ export function transactionSuite(s: SuiteContext): void {
     expect((await s.inspect.resources("acct_a")).map((r) => r.id)).toEqual(["po_01aaaaaaaaaaaaaaaaaaaaaaaa"]);
   });
 
-  it(
-    "serialises concurrent writers of one balance row through its lock",
-    async () => {
-      const keys = keysOf("acct_a", ["available", "counter:external"]);
-      await Promise.all(
-        Array.from({ length: 40 }, (_, i) =>
-          s.storage.transaction(async (tx) => {
-            await tx.ledger.lockBalances(keys);
-            await tx.ledger.appendEntries(entries("acct_a", [["available", 1n], ["counter:external", -1n]], i * 2));
-          }),
-        ),
-      );
-      const balances = await s.inspect.balances("acct_a");
-      expect(balances.find((b) => b.book === "available")?.amount).toBe(40n);
-      expect((await s.inspect.entries("acct_a")).length).toBe(80);
-    },
-  );
+  it("serialises concurrent writers of one balance row through its lock", async () => {
+    const keys = keysOf("acct_a", ["available", "counter:external"]);
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        s.storage.transaction(async (tx) => {
+          await tx.ledger.lockBalances(keys);
+          await tx.ledger.appendEntries(
+            entries(
+              "acct_a",
+              [
+                ["available", 1n],
+                ["counter:external", -1n],
+              ],
+              i * 2,
+            ),
+          );
+        }),
+      ),
+    );
+    const balances = await s.inspect.balances("acct_a");
+    expect(balances.find((b) => b.book === "available")?.amount).toBe(40n);
+    expect((await s.inspect.entries("acct_a")).length).toBe(80);
+  });
 
   it("runs transactions side by side when the adapter declares concurrentTransactions", async (ctx) => {
     if (!s.storage.capabilities.concurrentTransactions) {

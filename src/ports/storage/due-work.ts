@@ -93,11 +93,7 @@ export interface WorkStore {
    * the error text; false if the lease was lost. A dead item gives up its dedupe key (it is set
    * to null), so the same work can be scheduled again.
    */
-  release(
-    id: string,
-    owner: string,
-    next: { runAt: number; lastError: string | null; dead?: boolean; resetAttempts?: boolean },
-  ): Promise<boolean>;
+  release(id: string, owner: string, next: { runAt: number; lastError: string | null; dead?: boolean; resetAttempts?: boolean }): Promise<boolean>;
   /** `complete` for many items `owner` holds, in one statement; returns the ids it deleted. */
   completeMany(ids: readonly string[], owner: string): Promise<string[]>;
   /**

@@ -46,7 +46,10 @@ export interface IdempotencyStore {
  * The transaction has rolled back; the core answers `idempotency_key_in_use`.
  */
 export class IdempotencyKeyLostError extends Error {
-  constructor(readonly accountId: string, readonly key: string) {
+  constructor(
+    readonly accountId: string,
+    readonly key: string,
+  ) {
     super(`the Idempotency-Key ${key} is no longer held by this request`);
     this.name = "IdempotencyKeyLostError";
   }

@@ -1,4 +1,3 @@
-
 /**
  * Customer books hold what an account owns and can never go negative; `counter:*` books are the
  * engine's counter-accounts (money entering or leaving the system) and carry the opposite sign.

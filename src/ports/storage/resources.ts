@@ -77,7 +77,10 @@ export interface KeysetQuery {
  * first. The transaction has rolled back.
  */
 export class StaleResourceError extends Error {
-  constructor(readonly accountId: string, readonly ids: readonly string[]) {
+  constructor(
+    readonly accountId: string,
+    readonly ids: readonly string[],
+  ) {
     super(`resource ${ids.join(", ")} changed since it was read`);
     this.name = "StaleResourceError";
   }

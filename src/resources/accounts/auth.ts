@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { ok, type Result } from "neverthrow";
-import { ApiError, fail } from "../../errors";
+import { type ApiError, fail } from "../../errors";
 import type { ModuleDeps } from "../../engine/context";
 import { FULL_ACCESS, scopesAllow, type RouteScope } from "../../engine/scopes";
 import { keyUsable } from "../api-keys/key-usable";
@@ -27,7 +27,6 @@ export function isApiKeyFormat(key: string): boolean {
 export function redactApiKey(key: string): string {
   return `${key.slice(0, 8)}…${key.slice(-4)}`;
 }
-
 
 /** Bearer-key authentication (DECISIONS.md §3): keys are looked up by their SHA-256 only. */
 export class AuthService {

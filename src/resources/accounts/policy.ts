@@ -1,5 +1,5 @@
 import { err, ok, type Result } from "neverthrow";
-import { ApiError, expectOk, fail } from "../../errors";
+import { type ApiError, expectOk, fail } from "../../errors";
 import type { AssetDefinition } from "../../money/assets";
 import { parseAmount } from "../../money/amount";
 import { s, type Input, type ParseContext } from "../../validation/schema";
@@ -48,12 +48,7 @@ export function policyOf(settings: unknown): AccountPolicy {
 }
 
 /** What the policy says of a payout of `units`: refused, waiting for approval, or straight through. */
-export function checkPolicy(
-  policy: AccountPolicy,
-  asset: AssetDefinition,
-  units: bigint,
-  param = "amount",
-): Result<{ requiresApproval: boolean }, ApiError> {
+export function checkPolicy(policy: AccountPolicy, asset: AssetDefinition, units: bigint, param = "amount"): Result<{ requiresApproval: boolean }, ApiError> {
   const max = policy.max_payout_amount[asset.code];
   if (max !== undefined && units > expectOk(parseAmount(max, asset, param, { allowZero: true }), "a stored policy amount parses")) {
     return fail("policy_limit_exceeded", `${asset.code} payouts are limited to ${max} on this account`, { param });

@@ -11,10 +11,7 @@ export const MAX_GRACE_SECONDS = 7 * 86_400;
 
 export const createApiKeySchema = s.object({
   name: s.string({ max: 100 }).optional().describe("A label for the key"),
-  scopes: s
-    .array(s.scope(), { max: MAX_SCOPES })
-    .optional()
-    .describe("What the key may do (`<resource>:write` implies read); empty or absent: full access"),
+  scopes: s.array(s.scope(), { max: MAX_SCOPES }).optional().describe("What the key may do (`<resource>:write` implies read); empty or absent: full access"),
 });
 
 export const rollApiKeySchema = s.object({

@@ -76,10 +76,14 @@ export class ApiKeysService {
   async create(ctx: RequestContext, input: CreateApiKeyRequest = {}): Promise<Result<ApiKeyObject, ApiError>> {
     const parsed = createApiKeySchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
-    const { key, record } = newApiKey(this.deps, { id: ctx.accountId, livemode: ctx.livemode }, {
-      scopes: [...new Set(parsed.value.scopes ?? [])],
-      name: parsed.value.name ?? null,
-    });
+    const { key, record } = newApiKey(
+      this.deps,
+      { id: ctx.accountId, livemode: ctx.livemode },
+      {
+        scopes: [...new Set(parsed.value.scopes ?? [])],
+        name: parsed.value.name ?? null,
+      },
+    );
     return this.write(ctx, async (tx) => {
       if (!(await tx.accounts.insertApiKey(record))) throw new Error("a new API key collided with a stored one");
       return ok(presentApiKey(record, this.deps.clock.now(), key));

@@ -3,15 +3,9 @@ import { statesOf, type StateOf } from "../../engine/machine-step";
 
 export type CancellationReason = "requested" | "expired";
 
-export type LimitOrderEvent =
-  | { type: "fill"; complete: boolean }
-  | { type: "cancel"; reason: CancellationReason };
+export type LimitOrderEvent = { type: "fill"; complete: boolean } | { type: "cancel"; reason: CancellationReason };
 
-export type LimitOrderAnnouncement =
-  | "limit_order.working"
-  | "limit_order.partially_filled"
-  | "limit_order.filled"
-  | "limit_order.canceled";
+export type LimitOrderAnnouncement = "limit_order.working" | "limit_order.partially_filled" | "limit_order.filled" | "limit_order.canceled";
 
 /**
  * A limit order (DECISIONS.md §4): `working` while it watches the venues, `partially_filled`

@@ -1,4 +1,4 @@
-import { err, ok } from "neverthrow";
+import { ok } from "neverthrow";
 import { AdapterError, expectOk } from "../../errors";
 import { jobContext, type ModuleDeps, type RequestContext } from "../../engine/context";
 import { stepMachine } from "../../engine/machine-step";
@@ -159,8 +159,7 @@ export class LimitOrderMatching {
   /** The order's terms in base units, for the matching step. */
   private terms(doc: LimitOrderDoc, from: AssetDefinition, to: AssetDefinition): OrderTerms {
     const target = expectOk(parseFraction(doc.targetRate, "target_rate"), "a stored target rate parses");
-    const slippage: Ratio | null =
-      doc.maxSlippage === null ? null : expectOk(parseFraction(doc.maxSlippage, "max_slippage"), "a stored max_slippage parses");
+    const slippage: Ratio | null = doc.maxSlippage === null ? null : expectOk(parseFraction(doc.maxSlippage, "max_slippage"), "a stored max_slippage parses");
     return {
       remaining: BigInt(doc.amount) - BigInt(doc.filledIn),
       reserved: BigInt(doc.reserved),

@@ -11,10 +11,7 @@ export const createLimitOrderSchema = s.object({
   from: s.object({ asset: s.asset(), amount: s.amount().describe("Amount of `from.asset` to sell") }),
   to: s.object({ asset: s.asset() }),
   target_rate: s.decimal().describe("Least `to` per `from` (whole units) accepted after all fees, > 0"),
-  expires_in: s
-    .integer({ min: EXPIRES_IN.min, max: EXPIRES_IN.max })
-    .optional()
-    .describe("Seconds until the order expires, 60 to 2,592,000, default 86,400"),
+  expires_in: s.integer({ min: EXPIRES_IN.min, max: EXPIRES_IN.max }).optional().describe("Seconds until the order expires, 60 to 2,592,000, default 86,400"),
   partial_fills: s.boolean().optional().describe("true (default) fills in tranches; false is all-or-nothing"),
   max_slippage: s.decimal().optional().describe("Largest price impact of one fill, a fraction such as 0.01"),
   destination_chain: s
@@ -22,7 +19,6 @@ export const createLimitOrderSchema = s.object({
     .optional()
     .describe("Chain the output is credited on; default the chain most of the input comes from, if the output lives there"),
 });
-
 
 export const listLimitOrdersSchema = s.object({
   ...listParamsShape,

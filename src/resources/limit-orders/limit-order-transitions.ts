@@ -21,12 +21,7 @@ export class LimitOrderTransitions {
   constructor(private readonly deps: ModuleDeps) {}
 
   /** Cancels an open order read under lock in this transaction: releases, announces. */
-  async cancelWithin(
-    uow: UnitOfWork,
-    accountId: string,
-    stored: Stored<LimitOrderDoc>,
-    reason: CancellationReason,
-  ): Promise<LimitOrderDoc> {
+  async cancelWithin(uow: UnitOfWork, accountId: string, stored: Stored<LimitOrderDoc>, reason: CancellationReason): Promise<LimitOrderDoc> {
     const doc = stored.doc;
     const step = stepMachine(limitOrderMachine, { value: doc.status, context: { partialFills: doc.partialFills } }, {
       type: "cancel",
@@ -74,5 +69,4 @@ export class LimitOrderTransitions {
   present(doc: LimitOrderDoc): LimitOrderObject {
     return presentLimitOrder(this.deps.assets, doc);
   }
-
 }

@@ -1,44 +1,17 @@
 import { err, ok, type Result } from "neverthrow";
-import { AdapterError, ApiError, expectOk, fail } from "../../errors";
+import { type ApiError, fail } from "../../errors";
 import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-page";
-import {
-  limitOrderMachine,
-  type CancellationReason,
-  type LimitOrderAnnouncement,
-  type LimitOrderEvent,
-  type LimitOrderStatus,
-} from "./limit-order-machine";
-import { canStep, startMachine, stepMachine, type ActionOf } from "../../engine/machine-step";
-import { matchStep, respectsTerms, type OrderTerms } from "../../matching/fill-step";
-import type { AssetDefinition } from "../../money/assets";
+import { limitOrderMachine } from "./limit-order-machine";
+import { startMachine } from "../../engine/machine-step";
 import { parseAmount } from "../../money/amount";
-import { divCeil } from "../../money/rounding";
-import { priceImpact } from "../../quoting/order-pricer";
-import { fromPricingRecord, toPricingRecord } from "../../quoting/pricing-record";
-import { baseUnitRate, formatFraction, parseFraction, parseSlippage } from "../../quoting/quote-metrics";
-import type { Ratio } from "../../quoting/venue-curves";
-import { s } from "../../validation/schema";
-import { defineWork, type Job } from "../../workers/due-work";
+import { parseFraction, parseSlippage } from "../../quoting/quote-metrics";
+import type { Job } from "../../workers/due-work";
 import type { WorkOutcome } from "../../workers/runner";
 import { jobContext, type ModuleDeps, type RequestContext } from "../../engine/context";
-import {
-  delivered,
-  distinctAssets,
-  executePricing,
-  platformFeeBps,
-  pricerNow,
-  releaseReservations,
-  settleConversion,
-  stillReserved,
-} from "../conversion";
-import { type Stored } from "../../engine/doc-store";
-import type { UnitOfWork } from "../../engine/unit-of-work";
-import { haltedVenues } from "../test-helpers/venue-halts";
+import { distinctAssets } from "../conversion";
 import { type CreateLimitOrderInput, EXPIRES_IN, type ListLimitOrdersParams, createLimitOrderSchema, listLimitOrdersSchema } from "./limit-order-schemas";
 import { isOpen, type LimitOrderTransitions } from "./limit-order-transitions";
-import { type FillDoc, LIMIT_ORDERS, type LimitOrderDoc, type LimitOrderObject, type PendingFill, presentLimitOrder } from "./limit-order-doc";
-
-
+import { LIMIT_ORDERS, type LimitOrderDoc, type LimitOrderObject } from "./limit-order-doc";
 
 /**
  * `POST/GET/DELETE /v1/limit_orders` and the due work that matches and expires them
@@ -153,7 +126,6 @@ export class LimitOrdersService {
     if (done.isErr()) throw done.error;
     if (done.value !== null) return { kind: "reschedule", at: done.value };
   }
-
 }
 
 function missing(id: string): Result<never, ApiError> {

@@ -62,12 +62,15 @@ export class ChainWatchers {
     const { transfers, cursor: next } = await adapter.inboundTransfers(chain, cursor);
     await this.ingestion.ingest(transfers);
     const sweep = adapter.sweepDeposits !== undefined && transfers.some((t) => t.finality === "final");
-    await this.deps.storage.engineWork(async (tx) => {
-      await tx.meta.set(cursorKey(w), next);
-      if (sweep) {
-        await tx.work.enqueue([newDueWork(this.deps.ids, this.deps.clock.now(), CHAIN_SWEEP, w, null, { dedupeKey: `${CHAIN_SWEEP.kind}:${scope(w)}` })]);
-      }
-    }, { wakeWhen: () => sweep });
+    await this.deps.storage.engineWork(
+      async (tx) => {
+        await tx.meta.set(cursorKey(w), next);
+        if (sweep) {
+          await tx.work.enqueue([newDueWork(this.deps.ids, this.deps.clock.now(), CHAIN_SWEEP, w, null, { dedupeKey: `${CHAIN_SWEEP.kind}:${scope(w)}` })]);
+        }
+      },
+      { wakeWhen: () => sweep },
+    );
     return { inFlight: transfers.some((t) => t.finality === "pending" || t.finality === "included") };
   }
 

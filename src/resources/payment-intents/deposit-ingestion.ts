@@ -123,11 +123,7 @@ export class DepositIngestion {
     return next;
   }
 
-  private async applyTransfer(
-    uow: UnitOfWork,
-    doc: PaymentIntentDoc,
-    t: InboundTransfer,
-  ): Promise<{ doc: PaymentIntentDoc; unsupported: boolean } | null> {
+  private async applyTransfer(uow: UnitOfWork, doc: PaymentIntentDoc, t: InboundTransfer): Promise<{ doc: PaymentIntentDoc; unsupported: boolean } | null> {
     const index = doc.settlements.findIndex((s) => s.transferId === t.transferId);
     const existing = index >= 0 ? doc.settlements[index]! : null;
     if (existing) {
@@ -185,9 +181,7 @@ export class DepositIngestion {
     const posted = await uow.ledger.post({ accountId, resource: doc.id, transition, lines });
     if (posted.isOk()) return 0n;
     if (move.from !== "available") throw posted.error; // pending always holds its own deposits
-    const left = uow.ledger
-      .lockedRows(accountId, s.asset)
-      .find((r) => r.chain === s.chain && r.book === "available")?.amount ?? 0n;
+    const left = uow.ledger.lockedRows(accountId, s.asset).find((r) => r.chain === s.chain && r.book === "available")?.amount ?? 0n;
     const take = left < amount ? left : amount;
     if (take > 0n) {
       expectOk(

@@ -25,11 +25,7 @@ export const paymentIntentsModule = defineModule({
       api: { paymentIntents: operations(paymentIntents, ["create", "retrieve", "list"]) },
       // the test helpers pay intents and poll the chains; tests feed deposits in directly
       provides: { watchers, deposits },
-      work: [
-        work(CHAIN_WATCH, watchers.handler()),
-        work(CHAIN_SWEEP, watchers.sweepHandler()),
-        work(PAYMENT_INTENT_EXPIRE, paymentIntents.expiryHandler()),
-      ],
+      work: [work(CHAIN_WATCH, watchers.handler()), work(CHAIN_SWEEP, watchers.sweepHandler()), work(PAYMENT_INTENT_EXPIRE, paymentIntents.expiryHandler())],
     };
   },
 });

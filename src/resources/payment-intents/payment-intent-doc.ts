@@ -51,7 +51,8 @@ export interface PaymentIntentDoc {
 }
 
 export const PAYMENT_INTENTS = new DocStore<PaymentIntentDoc>({
-  kind: "payment_intent", version: 1,
+  kind: "payment_intent",
+  version: 1,
   status: (doc) => doc.status,
   reference: (doc) => doc.reference,
 });

@@ -33,7 +33,12 @@ export const PAYMENT_INTENT_EXPANDABLE: Expandable = {
 
 export const SETTLEMENT_EXPANDABLE: Expandable = {
   fields: {
-    payment_intent: docField("payment_intent", PAYMENT_INTENTS, (doc, deps) => presentPaymentIntent(deps.assets, doc), () => PAYMENT_INTENT_EXPANDABLE),
+    payment_intent: docField(
+      "payment_intent",
+      PAYMENT_INTENTS,
+      (doc, deps) => presentPaymentIntent(deps.assets, doc),
+      () => PAYMENT_INTENT_EXPANDABLE,
+    ),
   },
 };
 

@@ -99,9 +99,7 @@ function open(self: OpenState) {
     [self === "unsupported_chain" || self === "reverted" ? self : "requires_payment", null, "nothing"],
   ];
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- built rules; xstate's literal types are checked by the tests
-  return rules.map(([target, action, guard]): any =>
-    target === self ? { guard } : action ? { guard, target, actions: action } : { guard, target },
-  );
+  return rules.map(([target, action, guard]): any => (target === self ? { guard } : action ? { guard, target, actions: action } : { guard, target }));
 }
 
 /** A payment intent's status: a state of its machine. */

@@ -3,7 +3,6 @@ import { o, type NamedSchema, type Out, type ResponseSchema } from "../../api/re
 import { ledgerEntries } from "../../ledger/ledger-objects";
 import { PAYMENT_INTENT_STATUSES } from "./payment-intent-machine";
 
-
 /** The settlement's `payment_intent` refers back to its intent; declared lazily (the two are mutually recursive). */
 const paymentIntentRef: ResponseSchema<PaymentIntentObject> = { json: { $ref: "#/components/schemas/PaymentIntent" } };
 

@@ -6,24 +6,23 @@ import { PAYMENT_INTENT_STATUSES } from "./payment-intent-machine";
 
 /** Request schemas of payment intents: validation, the typed inputs below, and the OpenAPI document. */
 
-
 /** DECISIONS.md §4: expires_in defaults to an hour; bounds follow limit orders' (60 s to 30 days). */
 export const DEFAULT_EXPIRES_IN = 3_600;
 
 export const createPaymentIntentSchema = s.object({
   amount: s.amount(),
   asset: s.asset(),
-  chains: s.array(s.string({ min: 1, max: 32 }), { min: 1, max: 16 }).optional().describe("Default: every chain of the asset"),
+  chains: s
+    .array(s.string({ min: 1, max: 32 }), { min: 1, max: 16 })
+    .optional()
+    .describe("Default: every chain of the asset"),
   reference: s.string({ min: 1, max: 255 }).optional(),
   expires_in: s.integer({ min: 60, max: 2_592_000 }).optional().describe("Seconds, default 3600"),
   tolerance: s.decimal().optional().describe('Fraction of the amount a payment may fall short by, "0" to below "1"; default "0"'),
 });
 
 export const retrievePaymentIntentSchema = s.object({
-  expand: s
-    .expand(PAYMENT_INTENT_EXPAND_PATHS)
-    .optional()
-    .describe("Replace ids with objects: settlements, ledger_entries, settlements.payment_intent"),
+  expand: s.expand(PAYMENT_INTENT_EXPAND_PATHS).optional().describe("Replace ids with objects: settlements, ledger_entries, settlements.payment_intent"),
 });
 
 export const listPaymentIntentsSchema = s.object({

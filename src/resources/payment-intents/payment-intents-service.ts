@@ -1,5 +1,5 @@
 import { err, ok, type Result } from "neverthrow";
-import { ApiError, fail } from "../../errors";
+import { type ApiError, fail } from "../../errors";
 import { expandObjects, itemPaths } from "../../lists/expansion";
 import { PAYMENT_INTENT_EXPANDABLE } from "./payment-intent-expansions";
 import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-page";
@@ -10,13 +10,16 @@ import { defineWork, type JobHandler } from "../../workers/due-work";
 import { jobContext, type ModuleDeps, type RequestContext } from "../../engine/context";
 import type { ChainWatchers } from "./chain-watchers";
 import type { DepositIngestion } from "./deposit-ingestion";
+import { PAYMENT_INTENTS, presentPaymentIntent, type PaymentIntentDoc, type PaymentIntentObject } from "./payment-intent-doc";
 import {
-  PAYMENT_INTENTS,
-  presentPaymentIntent,
-  type PaymentIntentDoc,
-  type PaymentIntentObject,
-} from "./payment-intent-doc";
-import { type CreatePaymentIntentInput, DEFAULT_EXPIRES_IN, type ListPaymentIntentsParams, type RetrievePaymentIntentParams, createPaymentIntentSchema, listPaymentIntentsSchema, retrievePaymentIntentSchema } from "./payment-intent-schemas";
+  type CreatePaymentIntentInput,
+  DEFAULT_EXPIRES_IN,
+  type ListPaymentIntentsParams,
+  type RetrievePaymentIntentParams,
+  createPaymentIntentSchema,
+  listPaymentIntentsSchema,
+  retrievePaymentIntentSchema,
+} from "./payment-intent-schemas";
 import { startMachine } from "../../engine/machine-step";
 import { paymentIntentMachine } from "./payment-intent-machine";
 
@@ -141,8 +144,6 @@ export class PaymentIntentsService {
       if (result.isErr()) throw result.error;
     };
   }
-
-
 }
 
 function missing<T>(id: string): Result<T, ApiError> {

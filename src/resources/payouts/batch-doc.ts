@@ -23,7 +23,8 @@ export interface BatchDoc {
 }
 
 export const BATCHES = new DocStore<BatchDoc>({
-  kind: "payout_batch", version: 1,
+  kind: "payout_batch",
+  version: 1,
   status: (doc) => doc.status,
   reference: (doc) => doc.reference,
 });

@@ -45,11 +45,7 @@ export class BatchesService {
     private readonly transitions: PayoutTransitions,
   ) {}
 
-  async create(
-    ctx: RequestContext,
-    input: CreateBatchInput,
-    params: CreateBatchParams = {},
-  ): Promise<Result<BatchObject | BatchValidation, ApiError>> {
+  async create(ctx: RequestContext, input: CreateBatchInput, params: CreateBatchParams = {}): Promise<Result<BatchObject | BatchValidation, ApiError>> {
     const parsedQuery = batchQuerySchema.parse(params, "", this.deps.parse);
     if (parsedQuery.isErr()) return err(parsedQuery.error);
     const dryRun = parsedQuery.value.dry_run ?? false;
@@ -152,9 +148,7 @@ export class BatchesService {
 
   async retrieve(ctx: RequestContext, id: string): Promise<Result<BatchObject, ApiError>> {
     const stored = await this.deps.storage.read((tx) => BATCHES.get(tx, ctx.accountId, id));
-    return stored
-      ? ok(presentBatch(this.deps.assets, stored.doc))
-      : fail("resource_missing", `No such payout batch: ${id}`, { param: "id" });
+    return stored ? ok(presentBatch(this.deps.assets, stored.doc)) : fail("resource_missing", `No such payout batch: ${id}`, { param: "id" });
   }
 
   private validateRow(

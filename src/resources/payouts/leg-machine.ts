@@ -74,10 +74,7 @@ export const legMachine = setup({
           {
             guard: "failed",
             target: "failed",
-            actions: [
-              assign({ failureCode: () => "transfer_failed", finality: ({ event }) => event.finality, txHash: carriedBy }),
-              "releaseLeg",
-            ],
+            actions: [assign({ failureCode: () => "transfer_failed", finality: ({ event }) => event.finality, txHash: carriedBy }), "releaseLeg"],
           },
           {
             guard: "final",

@@ -47,9 +47,9 @@ export async function sendTransfers(chains: ChainDirectory, transfers: readonly 
  * call per chain whose adapter has it, else one `transferStatus` per transaction.
  */
 export async function transferStatuses(
-chains: ChainDirectory,
-asked: readonly { chain: string; txHash: string }[],
-livemode: boolean,
+  chains: ChainDirectory,
+  asked: readonly { chain: string; txHash: string }[],
+  livemode: boolean,
 ): Promise<(TransferStatus | Transient)[]> {
   const out: (TransferStatus | Transient)[] = new Array(asked.length);
   for (const [chain, indices] of groupBy(asked.keys(), (i) => asked[i]!.chain)) {

@@ -74,7 +74,8 @@ export interface PayoutDoc {
 }
 
 export const PAYOUTS = new DocStore<PayoutDoc>({
-  kind: "payout", version: 1,
+  kind: "payout",
+  version: 1,
   status: (doc) => doc.status,
   reference: (doc) => doc.reference,
 });

@@ -13,10 +13,7 @@ export interface LegTally {
   failed: number;
 }
 
-export type PayoutEvent =
-  | { type: "approve" }
-  | { type: "cancel" }
-  | ({ type: "legs_changed" } & LegTally);
+export type PayoutEvent = { type: "approve" } | { type: "cancel" } | ({ type: "legs_changed" } & LegTally);
 
 const allTerminal = (t: LegTally) => t.confirmed + t.failed === t.total;
 
@@ -52,8 +49,7 @@ export const payoutMachine = setup({
     autoApproved: ({ context }) => !context.requiresApproval,
     allConfirmed: ({ event }) => event.type === "legs_changed" && event.total > 0 && event.confirmed === event.total,
     allFailed: ({ event }) => event.type === "legs_changed" && event.total > 0 && event.failed === event.total,
-    someOfEach: ({ event }) =>
-      event.type === "legs_changed" && allTerminal(event) && event.confirmed > 0 && event.failed > 0,
+    someOfEach: ({ event }) => event.type === "legs_changed" && allTerminal(event) && event.confirmed > 0 && event.failed > 0,
   },
 }).createMachine({
   id: "payout",

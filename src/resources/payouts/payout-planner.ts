@@ -1,5 +1,5 @@
 import { err, ok, type Result } from "neverthrow";
-import { ApiError, fail } from "../../errors";
+import { type ApiError, fail } from "../../errors";
 import type { AssetDefinition } from "../../money/assets";
 import { formatAmount } from "../../money/amount";
 import { divCeil } from "../../money/rounding";
@@ -104,10 +104,7 @@ export class PayoutPlanner {
         );
       }
       if (fundsTotal < amount) {
-        return fail(
-          "insufficient_funds",
-          `Insufficient available ${this.asset.code} (with network fees) on the recipient's chains for this payout`,
-        );
+        return fail("insufficient_funds", `Insufficient available ${this.asset.code} (with network fees) on the recipient's chains for this payout`);
       }
       return fail(
         "insufficient_liquidity",

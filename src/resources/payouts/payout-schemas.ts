@@ -6,10 +6,11 @@ import { PAYOUT_STATUSES } from "./payout-machine";
 
 /** Request schemas of payouts and batches: validation, the typed inputs below, and the OpenAPI document. */
 
-
-
 export const routingSchema = s.object({
-  prefer_chains: s.array(s.string({ min: 1, max: 32 }), { max: 16 }).optional().describe("Soft preference, tried first"),
+  prefer_chains: s
+    .array(s.string({ min: 1, max: 32 }), { max: 16 })
+    .optional()
+    .describe("Soft preference, tried first"),
   max_network_fee: s.amount().optional().describe("Most to pay in network fees, in the payout asset"),
 });
 
@@ -29,7 +30,10 @@ export const listPayoutsSchema = s.object({
   ...listParamsShape,
   ...searchParamShape,
   status: s.enum(PAYOUT_STATUSES).optional(),
-  expand: s.expand(listPaths(PAYOUT_EXPAND_PATHS)).optional().describe("Replace ids with objects in every payout: data.recipient, data.batch, data.ledger_entries"),
+  expand: s
+    .expand(listPaths(PAYOUT_EXPAND_PATHS))
+    .optional()
+    .describe("Replace ids with objects in every payout: data.recipient, data.batch, data.ledger_entries"),
 });
 
 /** The seed's limits: 25,000 legs per batch. */

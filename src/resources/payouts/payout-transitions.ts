@@ -9,7 +9,6 @@ import { legEntries, presentLeg, presentPayout, sign, withEntries, type LegDoc, 
 import { PAYOUT_BROADCAST, PAYOUT_TRACK } from "./payout-work";
 import { expectOk } from "../../errors";
 
-
 /** A status change, for the counts of the payout's batch. */
 export interface StatusChange {
   batch: string | null;
@@ -76,7 +75,9 @@ export class PayoutTransitions {
 
   /** One tracking item per set of payouts: it reschedules itself until none is in flight. */
   scheduleTracking(uow: UnitOfWork, payouts: string[], runAt: number): void {
-    const key = createHash("sha256").update([...payouts].sort().join(",")).digest("base64url");
+    const key = createHash("sha256")
+      .update([...payouts].sort().join(","))
+      .digest("base64url");
     uow.schedule(PAYOUT_TRACK, { payouts }, { runAt, dedupeKey: `${PAYOUT_TRACK.kind}:${key}` });
   }
 
@@ -113,7 +114,10 @@ export class PayoutTransitions {
             const from = uow.ledger.postedFor(doc.id).length;
             expectOk(await uow.ledger.release(uow.ctx.accountId, next.reservation), "a failed leg releases its reservation");
             const fee = BigInt(next.fee);
-            next = withEntries(next, legEntries(uow.ctx.accountId, uow.ledger.postedFor(doc.id).slice(from), (e) => sign(e.amount) * fee));
+            next = withEntries(
+              next,
+              legEntries(uow.ctx.accountId, uow.ledger.postedFor(doc.id).slice(from), (e) => sign(e.amount) * fee),
+            );
             break;
           }
         }

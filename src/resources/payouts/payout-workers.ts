@@ -1,8 +1,7 @@
 import { ok, type Result } from "neverthrow";
 import type { Infer } from "../../validation/schema";
 import { mayMoveFunds, type LegEvent } from "./leg-machine";
-import type { ChainAdapter, ChainInfo, OutboundTransfer, TransferStatus } from "../../ports/chain";
-import { groupBy } from "../../collections/group-by";
+import type { ChainInfo, OutboundTransfer } from "../../ports/chain";
 import type { Job, JobHandler } from "../../workers/due-work";
 import type { WorkOutcome } from "../../workers/runner";
 import { causeOf, type ApiError } from "../../errors";
@@ -11,10 +10,10 @@ import { RECIPIENTS, type RecipientDoc } from "../recipients/recipients-service"
 import type { Stored } from "../../engine/doc-store";
 import { StaleResourceError } from "../../ports/storage/resources";
 import type { UnitOfWork } from "../../engine/unit-of-work";
-import { BatchCounts } from "./batch-counts";
+import type { BatchCounts } from "./batch-counts";
 import { PAYOUTS, type LegDoc, type PayoutDoc } from "./payout-doc";
 import { sendTransfers, transferOf, transferStatuses, type SendResult } from "./payout-chain-calls";
-import { PayoutTransitions, type StatusChange } from "./payout-transitions";
+import type { PayoutTransitions, StatusChange } from "./payout-transitions";
 import type { PAYOUT_BROADCAST } from "./payout-work";
 
 type PayoutIds = Infer<typeof PAYOUT_BROADCAST.payload>;
@@ -72,7 +71,11 @@ export class PayoutWorkers {
   async sendClaimed(origin: RequestContext, claimed: Map<string, OutboundTransfer[]>, options: RecordOptions = {}): Promise<{ transient: string | null }> {
     const ctx = carriedContext(origin);
     const sends = [...claimed].flatMap(([payoutId, transfers]) => transfers.map((transfer) => ({ payoutId, transfer })));
-    const outcomes = await sendTransfers(this.deps.chains, sends.map((s) => s.transfer), ctx.livemode);
+    const outcomes = await sendTransfers(
+      this.deps.chains,
+      sends.map((s) => s.transfer),
+      ctx.livemode,
+    );
     const results = new Map<string, Map<string, SendResult>>();
     let transient: string | null = null;
     sends.forEach(({ payoutId, transfer }, i) => {
@@ -101,12 +104,20 @@ export class PayoutWorkers {
 
   trackHandler(): JobHandler<PayoutIds> {
     return async (job) => {
-      const { accountId, livemode, payload: { payouts } } = job;
+      const {
+        accountId,
+        livemode,
+        payload: { payouts },
+      } = job;
       const docs = await this.read(accountId, payouts);
       const asked = docs
         .filter((doc) => doc.status === "executing")
         .flatMap((doc) => doc.legs.filter((leg) => leg.status === "broadcast" && leg.machine.txHash).map((leg) => ({ doc: doc.id, leg })));
-      const statuses = await transferStatuses(this.deps.chains, asked.map(({ leg }) => ({ chain: leg.chain, txHash: leg.machine.txHash! })), livemode);
+      const statuses = await transferStatuses(
+        this.deps.chains,
+        asked.map(({ leg }) => ({ chain: leg.chain, txHash: leg.machine.txHash! })),
+        livemode,
+      );
       const events = new Map<string, Map<string, LegEvent>>();
       let transient: string | null = null;
       asked.forEach(({ doc, leg }, i) => {
@@ -137,33 +148,38 @@ export class PayoutWorkers {
     const prepare = async (uow: UnitOfWork, docs: PayoutDoc[]) => {
       recipients = await RECIPIENTS.getMany(uow.tx, accountId, [...new Set(docs.map((d) => d.recipient))]);
     };
-    await this.apply(ctx, payouts, (uow, doc) => {
-      if (doc.status !== "executing") return { doc };
-      const flagged = recipients.get(doc.recipient)?.screeningStatus === "flagged";
-      const events = new Map<string, LegEvent>();
-      const legs: LegDoc[] = [];
-      const transfers: OutboundTransfer[] = [];
-      for (const leg of doc.legs) {
-        const since = leg.sendingSince ?? null;
-        if (leg.status !== "pending") {
-          legs.push(leg);
-        } else if (since !== null && since >= this.deps.claimsValidFrom && uow.now - since < this.deps.config.sendClaimMs) {
-          waiting = true; // another run is sending it
-          legs.push(leg);
-        } else if (since === null && flagged) {
-          events.set(leg.id, { type: "cancel", reason: "recipient_blocked" });
-          legs.push(leg);
-        } else if (!this.deps.chains.for(leg.chain, livemode)) {
-          events.set(leg.id, { type: "rejected", reason: `no chain adapter serves ${leg.chain}` });
-          legs.push(leg);
-        } else {
-          legs.push({ ...leg, sendingSince: uow.now });
-          transfers.push(transferOf(doc, leg));
+    await this.apply(
+      ctx,
+      payouts,
+      (uow, doc) => {
+        if (doc.status !== "executing") return { doc };
+        const flagged = recipients.get(doc.recipient)?.screeningStatus === "flagged";
+        const events = new Map<string, LegEvent>();
+        const legs: LegDoc[] = [];
+        const transfers: OutboundTransfer[] = [];
+        for (const leg of doc.legs) {
+          const since = leg.sendingSince ?? null;
+          if (leg.status !== "pending") {
+            legs.push(leg);
+          } else if (since !== null && since >= this.deps.claimsValidFrom && uow.now - since < this.deps.config.sendClaimMs) {
+            waiting = true; // another run is sending it
+            legs.push(leg);
+          } else if (since === null && flagged) {
+            events.set(leg.id, { type: "cancel", reason: "recipient_blocked" });
+            legs.push(leg);
+          } else if (!this.deps.chains.for(leg.chain, livemode)) {
+            events.set(leg.id, { type: "rejected", reason: `no chain adapter serves ${leg.chain}` });
+            legs.push(leg);
+          } else {
+            legs.push({ ...leg, sendingSince: uow.now });
+            transfers.push(transferOf(doc, leg));
+          }
         }
-      }
-      if (transfers.length) claimed.set(doc.id, transfers);
-      return { doc: { ...doc, legs }, events, changed: transfers.length > 0 };
-    }, { prepare });
+        if (transfers.length) claimed.set(doc.id, transfers);
+        return { doc: { ...doc, legs }, events, changed: transfers.length > 0 };
+      },
+      { prepare },
+    );
     return { claimed, waiting };
   }
 
@@ -222,11 +238,17 @@ export class PayoutWorkers {
       const stored = assumed
         ? assumed.filter((a) => payouts.includes(a.doc.id)).sort((a, b) => (a.doc.id < b.doc.id ? -1 : 1))
         : await PAYOUTS.lockMany(uow.tx, accountId, payouts).then((locked) => [...locked.keys()].sort().map((id) => locked.get(id)!));
-      await options.prepare?.(uow, stored.map((s) => s.doc));
+      await options.prepare?.(
+        uow,
+        stored.map((s) => s.doc),
+      );
       const planned = stored.map((s) => ({ stored: s, ...plan(uow, s.doc) }));
       const moving = (doc: PayoutDoc, events: Map<string, LegEvent> | undefined) =>
         events?.size ? doc.legs.filter((l) => events.has(l.id) && mayMoveFunds(events.get(l.id)!)).map((l) => l.reservation) : [];
-      await uow.ledger.lockReservations(accountId, planned.flatMap(({ doc, events }) => moving(doc, events)));
+      await uow.ledger.lockReservations(
+        accountId,
+        planned.flatMap(({ doc, events }) => moving(doc, events)),
+      );
       const updates: { stored: Stored<PayoutDoc>; doc: PayoutDoc }[] = [];
       const after: PayoutDoc[] = [];
       for (const { stored, events, ...step } of planned) {
@@ -249,7 +271,11 @@ export class PayoutWorkers {
       await this.batches.apply(uow, changes);
       const delay = await this.pollDelay(inFlight, livemode);
       if (options.startTracking && inFlight.length) {
-        this.transitions.scheduleTracking(uow, inFlight.map((d) => d.id), uow.now + delay);
+        this.transitions.scheduleTracking(
+          uow,
+          inFlight.map((d) => d.id),
+          uow.now + delay,
+        );
       }
       if (options.finish && inFlight.length === 0) await uow.tx.work.complete(options.finish.id, options.finish.leaseOwner);
       return ok({ inFlight: inFlight.length, delay });

@@ -5,22 +5,28 @@ import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-p
 import type { PayoutStatus } from "./payout-machine";
 import type { AssetDefinition } from "../../money/assets";
 import { parseAmount } from "../../money/amount";
-import type { StorageTx } from "../../ports/storage";
 import type { ModuleDeps, ReadTx, RequestContext } from "../../engine/context";
 import { checkPolicy, policyOf } from "../accounts/policy";
 import { RECIPIENTS, type RecipientDoc } from "../recipients/recipients-service";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import type { Stored } from "../../engine/doc-store";
 import type { Refusal } from "../../ledger/ledger";
-import { BatchCounts } from "./batch-counts";
+import type { BatchCounts } from "./batch-counts";
 import { PAYOUTS, legEntries, presentPayout, sign, type LegDoc, type PayoutDoc, type PayoutObject } from "./payout-doc";
 import { PAYOUT_EXPANDABLE } from "./payout-expansions";
 import { PayoutPlanner, routingOptions, type PayoutPlan } from "./payout-planner";
-import { PayoutTransitions, type NewPayout, type StatusChange } from "./payout-transitions";
+import type { PayoutTransitions, NewPayout, StatusChange } from "./payout-transitions";
 import type { PayoutWorkers } from "./payout-workers";
 import type { OutboundTransfer } from "../../ports/chain";
 import { replaceSavedResponse } from "../../engine/idempotency";
-import { type CreatePayoutInput, type ListPayoutsParams, type RetrievePayoutParams, createPayoutSchema, listPayoutsSchema, retrievePayoutSchema } from "./payout-schemas";
+import {
+  type CreatePayoutInput,
+  type ListPayoutsParams,
+  type RetrievePayoutParams,
+  createPayoutSchema,
+  listPayoutsSchema,
+  retrievePayoutSchema,
+} from "./payout-schemas";
 import { NEW_LEG } from "./leg-machine";
 
 /**
@@ -63,25 +69,25 @@ export class PayoutsService {
     const created = await this.deps.storage.command(
       ctx,
       async (uow) => {
-      planner.useFunds(await uow.ledger.availableByChain(ctx.accountId, asset));
-      const plan = await planner.plan(recipient.doc, amount.value, options.value);
-      if (plan.isErr()) return err(plan.error);
-      const made = await this.open(uow, {
-        asset,
-        amount: amount.value,
-        recipient: recipientId,
-        reference: reference ?? null,
-        batch: null,
-        row: null,
-        routing: routing ? { prefer_chains: options.value.preferChains, max_network_fee: routing.max_network_fee ?? null } : null,
-        plan: plan.value,
-        requiresApproval: approval.value.requiresApproval,
-      });
-      if (made.isErr()) return err(made.error);
-      const opened = made.value.doc;
-      const { doc, transfers } = opened.status === "executing" ? this.workers.claimAtCreate(opened, uow.now, ctx.livemode) : { doc: opened, transfers: [] };
-      const [row] = await PAYOUTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
-      return ok({ payout: presentPayout(this.deps.assets, doc), row: row!, claimed: transfers });
+        planner.useFunds(await uow.ledger.availableByChain(ctx.accountId, asset));
+        const plan = await planner.plan(recipient.doc, amount.value, options.value);
+        if (plan.isErr()) return err(plan.error);
+        const made = await this.open(uow, {
+          asset,
+          amount: amount.value,
+          recipient: recipientId,
+          reference: reference ?? null,
+          batch: null,
+          row: null,
+          routing: routing ? { prefer_chains: options.value.preferChains, max_network_fee: routing.max_network_fee ?? null } : null,
+          plan: plan.value,
+          requiresApproval: approval.value.requiresApproval,
+        });
+        if (made.isErr()) return err(made.error);
+        const opened = made.value.doc;
+        const { doc, transfers } = opened.status === "executing" ? this.workers.claimAtCreate(opened, uow.now, ctx.livemode) : { doc: opened, transfers: [] };
+        const [row] = await PAYOUTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
+        return ok({ payout: presentPayout(this.deps.assets, doc), row: row!, claimed: transfers });
       },
       { stored: ({ payout }) => payout },
     );
@@ -248,7 +254,6 @@ export class PayoutsService {
       return ok(presentPayout(this.deps.assets, doc));
     });
   }
-
 }
 
 /** A planned payout to open (`PayoutsService.open`, `openMany`). */

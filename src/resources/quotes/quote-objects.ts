@@ -13,7 +13,9 @@ export const Quote = o.named(
       price_impact: o.decimal({ description: "1 − gross / (amount · r0), r0 the best zero-size rate net of venue fees" }),
       network_fee: money("In `to.asset`: the fixed costs of the venues used"),
       platform_fee: money("In `to.asset`: zero on stablecoin pairs"),
-      venues: o.array(o.object({ name: o.string({ example: "pool_a" }), weight: o.decimal({ description: "Share of the input, 6 decimals; weights sum to 1" }) })),
+      venues: o.array(
+        o.object({ name: o.string({ example: "pool_a" }), weight: o.decimal({ description: "Share of the input, 6 decimals; weights sum to 1" }) }),
+      ),
       approximate: o.boolean({ description: "True when a heuristic chose the venues (more than 12 of them with a fixed cost)" }),
       created: o.time(),
       expires_at: o.time(),
@@ -21,4 +23,3 @@ export const Quote = o.named(
     { description: "A firm price for a conversion, valid until `expires_at`; backs one swap" },
   ),
 );
-

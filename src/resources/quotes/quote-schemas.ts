@@ -8,10 +8,7 @@ export const QUOTE_TTL = { min: 5, max: 600, default: 30 } as const;
 export const createQuoteSchema = s.object({
   from: s.object({ asset: s.asset(), amount: s.amount().describe("Amount of `from.asset` to convert") }),
   to: s.object({ asset: s.asset() }),
-  ttl: s
-    .integer({ min: QUOTE_TTL.min, max: QUOTE_TTL.max })
-    .optional()
-    .describe("Seconds the quote is usable, 5 to 600, default 30"),
+  ttl: s.integer({ min: QUOTE_TTL.min, max: QUOTE_TTL.max }).optional().describe("Seconds the quote is usable, 5 to 600, default 30"),
 });
 
 export type CreateQuoteInput = Input<typeof createQuoteSchema>;

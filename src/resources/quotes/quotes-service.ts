@@ -1,12 +1,11 @@
 import { err, ok, type Result } from "neverthrow";
-import { ApiError, fail } from "../../errors";
+import { type ApiError, fail } from "../../errors";
 import { parseAmount } from "../../money/amount";
 import { toPricingRecord } from "../../quoting/pricing-record";
 import type { ModuleDeps, RequestContext } from "../../engine/context";
 import { distinctAssets, priceNow } from "../conversion";
 import { type CreateQuoteInput, QUOTE_TTL, createQuoteSchema } from "./quote-schemas";
 import { QUOTES, type QuoteDoc, type QuoteObject, presentQuote } from "./quote-doc";
-
 
 /** `POST /v1/quotes`, `GET /v1/quotes/{id}`: short-lived price commitments (research §3, §4). */
 export class QuotesService {

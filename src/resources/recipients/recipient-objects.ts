@@ -22,9 +22,6 @@ export const Recipient = o.named(
   ),
 );
 
-export const DeletedRecipient = o.named(
-  "DeletedRecipient",
-  o.object({ id: o.id("rcp"), object: o.literal("recipient"), deleted: o.true() }),
-);
+export const DeletedRecipient = o.named("DeletedRecipient", o.object({ id: o.id("rcp"), object: o.literal("recipient"), deleted: o.true() }));
 
 export const RecipientList = listOf("Recipient", Recipient);

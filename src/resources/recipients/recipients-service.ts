@@ -2,7 +2,7 @@ import type { Recipient } from "./recipient-objects";
 import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
 import { addressProblem } from "../../chains/chain-address";
-import { ApiError, fail } from "../../errors";
+import { type ApiError, fail } from "../../errors";
 import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-page";
 import type { AssetRegistry } from "../../money/assets";
 import { s, type Infer } from "../../validation/schema";
@@ -11,7 +11,14 @@ import { defineWork, type JobHandler } from "../../workers/due-work";
 import { jobContext, type ModuleDeps, type RequestContext } from "../../engine/context";
 import { DocStore } from "../../engine/doc-store";
 import type { UnitOfWork } from "../../engine/unit-of-work";
-import { type CreateRecipientInput, type ListRecipientsParams, type UpdateRecipientInput, createRecipientSchema, listRecipientsSchema, updateRecipientSchema } from "./recipient-schemas";
+import {
+  type CreateRecipientInput,
+  type ListRecipientsParams,
+  type UpdateRecipientInput,
+  createRecipientSchema,
+  listRecipientsSchema,
+  updateRecipientSchema,
+} from "./recipient-schemas";
 import { canStep, startMachine, stepMachine, type ActionOf } from "../../engine/machine-step";
 import { screeningMachine, type ScreeningStatus } from "./screening-machine";
 
@@ -34,7 +41,8 @@ export type RecipientObject = Out<typeof Recipient>;
 
 /** Recipients are searched by a prefix of their name (they have no reference) or by exact id. */
 export const RECIPIENTS = new DocStore<RecipientDoc>({
-  kind: "recipient", version: 1,
+  kind: "recipient",
+  version: 1,
   status: (doc) => doc.screeningStatus,
   reference: (doc) => doc.name,
 });

@@ -23,6 +23,16 @@ function sampleReport({ ids, now }: SampleContext, ready: boolean) {
 
 /** The reports' events (built asynchronously, so a client hears when one is done). */
 export const REPORT_EVENTS = [
-  defineEvent({ type: "report.ready", description: "A report's file is built and can be downloaded", object: Report, sample: (ctx) => sampleReport(ctx, true) }),
-  defineEvent({ type: "report.failed", description: "A report could not be built; `failure_reason` says why", object: Report, sample: (ctx) => sampleReport(ctx, false) }),
+  defineEvent({
+    type: "report.ready",
+    description: "A report's file is built and can be downloaded",
+    object: Report,
+    sample: (ctx) => sampleReport(ctx, true),
+  }),
+  defineEvent({
+    type: "report.failed",
+    description: "A report could not be built; `failure_reason` says why",
+    object: Report,
+    sample: (ctx) => sampleReport(ctx, false),
+  }),
 ] as const;

@@ -95,13 +95,7 @@ export const REPORT_KINDS: Record<ReportType, ReportKind> = {
  * transaction open and its memory is one page however long the window. `counted.rows` grows as
  * rows are produced.
  */
-export async function* reportCsv(
-  deps: ModuleDeps,
-  accountId: string,
-  doc: ReportDoc,
-  counted: { rows: number },
-  pageSize: number,
-): AsyncGenerator<Uint8Array> {
+export async function* reportCsv(deps: ModuleDeps, accountId: string, doc: ReportDoc, counted: { rows: number }, pageSize: number): AsyncGenerator<Uint8Array> {
   const kind = REPORT_KINDS[doc.type];
   yield Buffer.from(csvRecord(kind.columns));
   const query: Omit<LedgerPageQuery, "after"> = {

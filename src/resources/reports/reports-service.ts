@@ -1,20 +1,13 @@
 import { err, ok, type Result } from "neverthrow";
 import type { DownloadFile } from "../../engine/route";
 import { jobContext, type ModuleDeps, type RequestContext } from "../../engine/context";
-import { ApiError, fail } from "../../errors";
+import { type ApiError, fail } from "../../errors";
 import { pagedList, type ListEnvelope, type PagedList } from "../../lists/list-page";
 import { s } from "../../validation/schema";
 import { isoTime } from "../../validation/timestamp";
 import { defineWork, type Job } from "../../workers/due-work";
 import type { WorkOutcome } from "../../workers/runner";
-import {
-  REPORT_CONTENT_TYPE,
-  REPORTS,
-  presentReport,
-  reportBlobKey,
-  type ReportDoc,
-  type ReportObject,
-} from "./report-doc";
+import { REPORT_CONTENT_TYPE, REPORTS, presentReport, reportBlobKey, type ReportDoc, type ReportObject } from "./report-doc";
 import { reportCsv } from "./report-rows";
 import { createReportSchema, listReportsSchema, type CreateReportInput, type ListReportsParams } from "./report-schemas";
 import { canStep, startMachine, stepMachine } from "../../engine/machine-step";
@@ -25,7 +18,11 @@ const REPORT_START = startMachine(reportMachine);
 
 /** Whether a report's file is still to be built (its machine takes a build's answer). */
 function building(doc: ReportDoc): boolean {
-  return canStep(reportMachine, { value: doc.status, context: { rowCount: doc.rowCount, size: doc.size, failureReason: doc.failureReason } }, { type: "failed", reason: "" });
+  return canStep(
+    reportMachine,
+    { value: doc.status, context: { rowCount: doc.rowCount, size: doc.size, failureReason: doc.failureReason } },
+    { type: "failed", reason: "" },
+  );
 }
 
 /** Builds one report's file, then marks it ready (or, after too many failures, failed). */
@@ -129,11 +126,9 @@ export class ReportsService {
     const counted = { rows: 0 };
     let size: number;
     try {
-      ({ size } = await this.deps.blobs.put(
-        doc.blobKey,
-        reportCsv(this.deps, accountId, doc, counted, this.deps.config.reportPageSize),
-        { contentType: REPORT_CONTENT_TYPE },
-      ));
+      ({ size } = await this.deps.blobs.put(doc.blobKey, reportCsv(this.deps, accountId, doc, counted, this.deps.config.reportPageSize), {
+        contentType: REPORT_CONTENT_TYPE,
+      }));
     } catch (e) {
       if (job.attempts < REPORT_BUILD_ATTEMPTS) throw e;
       const reason = `The file could not be built after ${job.attempts} attempts: ${e instanceof Error ? e.message : String(e)}`;
@@ -144,11 +139,7 @@ export class ReportsService {
   }
 
   /** Moves a pending report to ready or failed, once, with its event. */
-  private async finish(
-    ctx: RequestContext,
-    doc: ReportDoc,
-    outcome: ReportEvent,
-  ): Promise<void> {
+  private async finish(ctx: RequestContext, doc: ReportDoc, outcome: ReportEvent): Promise<void> {
     const { accountId } = ctx;
     const done = await this.deps.storage.command(ctx, async (uow) => {
       const locked = await REPORTS.get(uow.tx, accountId, doc.id, { lock: true });

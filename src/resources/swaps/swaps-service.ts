@@ -1,7 +1,7 @@
 import { err, ok, type Result } from "neverthrow";
-import { ApiError, fail } from "../../errors";
+import { type ApiError, fail } from "../../errors";
 import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-page";
-import { swapMachine, type SwapAnnouncement, type SwapEvent, type SwapStatus } from "./swap-machine";
+import { swapMachine, type SwapAnnouncement, type SwapEvent } from "./swap-machine";
 import { canStep, startMachine, stepMachine, type ActionOf } from "../../engine/machine-step";
 import type { AssetDefinition } from "../../money/assets";
 import { defineWork, type Job } from "../../workers/due-work";
@@ -24,7 +24,6 @@ const SWAP_EXPANDABLE: Expandable = { fields: { quote: docField("quote", QUOTES,
 
 /** Executes a swap's legs at its venues and settles or fails it. */
 export const SWAP_EXECUTE = defineWork("swap.execute", s.object({ swap: s.string({ min: 1 }) }));
-
 
 /**
  * `POST /v1/swaps` and its execution (DECISIONS.md §4). Create consumes the quote, reserves the
@@ -167,12 +166,7 @@ export class SwapsService {
   }
 
   /** Re-prices an expired quote's amount now; `quote_expired` unless within `maxSlippage`. */
-  private async refresh(
-    old: PricingRecord,
-    from: AssetDefinition,
-    to: AssetDefinition,
-    maxSlippage: Ratio,
-  ): Promise<Result<StoredPricing, ApiError>> {
+  private async refresh(old: PricingRecord, from: AssetDefinition, to: AssetDefinition, maxSlippage: Ratio): Promise<Result<StoredPricing, ApiError>> {
     const again = await priceNow(this.deps, from, to, BigInt(old.amount_in));
     if (again.isErr()) {
       return fail("quote_expired", `The quote expired and could not be refreshed: ${again.error.message}`, { param: "quote" });
@@ -199,35 +193,35 @@ export class SwapsService {
     const announce: SwapAnnouncement[] = [];
     for (const action of actions) {
       switch (action.type) {
-      case "execute":
-        uow.schedule(SWAP_EXECUTE, { swap: doc.id }, { accountId, dedupeKey: `${SWAP_EXECUTE.kind}:${doc.id}` });
-        break;
-      case "settle": {
-        if (result?.status !== "executed") throw new Error("settle without an execution");
-        doc.settledAt = uow.now;
-        const pricing = fromPricingRecord(doc.pricing);
-        const posted = await settleConversion(uow, {
-          accountId,
-          resource: doc.id,
-          step: "settle",
-          held: doc.reservations,
-          amountIn: pricing.amountIn,
-          final: true,
-          to,
-          chain: doc.destinationChain,
-          delivered: delivered(result),
-          netOut: pricing.netOut,
-          networkFee: pricing.networkFee,
-        });
-        if (posted.isErr()) return posted;
-        break;
-      }
-      case "refund":
-        await releaseReservations(uow, accountId, doc.reservations);
-        break;
-      case "announce":
-        announce.push(action.params.type);
-        break;
+        case "execute":
+          uow.schedule(SWAP_EXECUTE, { swap: doc.id }, { accountId, dedupeKey: `${SWAP_EXECUTE.kind}:${doc.id}` });
+          break;
+        case "settle": {
+          if (result?.status !== "executed") throw new Error("settle without an execution");
+          doc.settledAt = uow.now;
+          const pricing = fromPricingRecord(doc.pricing);
+          const posted = await settleConversion(uow, {
+            accountId,
+            resource: doc.id,
+            step: "settle",
+            held: doc.reservations,
+            amountIn: pricing.amountIn,
+            final: true,
+            to,
+            chain: doc.destinationChain,
+            delivered: delivered(result),
+            netOut: pricing.netOut,
+            networkFee: pricing.networkFee,
+          });
+          if (posted.isErr()) return posted;
+          break;
+        }
+        case "refund":
+          await releaseReservations(uow, accountId, doc.reservations);
+          break;
+        case "announce":
+          announce.push(action.params.type);
+          break;
       }
     }
     for (const type of announce) uow.emit(type, presentSwap(this.deps.assets, doc), accountId);

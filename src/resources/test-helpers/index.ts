@@ -24,6 +24,8 @@ export const testHelpersModule = defineModule({
   routes: testHelperRoutes,
   setup: ({ deps, worker, use }) => {
     const helpers = new TestHelpersService(deps, worker, use(paymentIntentsModule).watchers, use(eventsModule).events);
-    return { api: { testHelpers: operations(helpers, ["fund", "advanceClock", "advanceChain", "reorgChain", "payPaymentIntent", "haltVenues", "triggerEvent"]) } };
+    return {
+      api: { testHelpers: operations(helpers, ["fund", "advanceClock", "advanceChain", "reorgChain", "payPaymentIntent", "haltVenues", "triggerEvent"]) },
+    };
   },
 });

@@ -32,9 +32,7 @@ export const triggerEventSchema = s.object({
   overrides: s
     .record(s.string({ min: 1, max: 200 }), s.string({ max: 10_000 }))
     .optional()
-    .describe(
-      "Fields of the sample object to set, by dotted path (legs.0.chain); each value is text taking the type of the field it replaces",
-    ),
+    .describe("Fields of the sample object to set, by dotted path (legs.0.chain); each value is text taking the type of the field it replaces"),
 });
 
 export type PayPaymentIntentInput = Input<typeof payPaymentIntentSchema>;

@@ -142,8 +142,7 @@ export class TestHelpersService {
     const amount = parseAmount(parsed.value.amount, asset, "amount");
     if (amount.isErr()) return err(amount.error);
     const address =
-      doc.depositAddresses[chain.name] ??
-      Object.entries(doc.depositAddresses).find(([c]) => this.deps.assets.chain(c)?.family === chain.family)?.[1];
+      doc.depositAddresses[chain.name] ?? Object.entries(doc.depositAddresses).find(([c]) => this.deps.assets.chain(c)?.family === chain.family)?.[1];
     if (!address) {
       return fail("chain_unsupported", `The intent has no address a payer could use on ${chain.name}`, { param: "chain" });
     }

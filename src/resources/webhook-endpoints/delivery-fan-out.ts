@@ -51,26 +51,33 @@ export class DeliveryFanOut {
 
   private async write(jobs: Job<FanoutPayload>[]): Promise<void[]> {
     const now = this.deps.clock.now();
-    await this.deps.storage.engineWork(async (tx) => {
-      const completed = new Set<string>();
-      for (const [owner, theirs] of groupBy(jobs, (job) => job.leaseOwner)) {
-        for (const id of await tx.work.completeMany(theirs.map((job) => job.id), owner)) completed.add(id);
-      }
-      const lost = jobs.find((job) => !completed.has(job.id));
-      if (lost) throw new Error(`the lease of fan-out ${lost.id} was lost`);
-      const work: DueWorkRecord[] = [];
-      for (const [accountId, theirs] of groupBy(jobs, (job) => job.accountId)) {
-        const endpoints = await enabledEndpoints(tx, accountId);
-        for (const { payload, livemode } of theirs) {
-          for (const item of fannedOut(payload.events, endpoints)) {
-            const delivery = { ...item, trigger: "scheduled" as const };
-            work.push(newDueWork(this.deps.ids, now, WEBHOOK_DELIVERY, delivery, { accountId, livemode }, { group: item.endpoint }));
+    await this.deps.storage.engineWork(
+      async (tx) => {
+        const completed = new Set<string>();
+        for (const [owner, theirs] of groupBy(jobs, (job) => job.leaseOwner)) {
+          for (const id of await tx.work.completeMany(
+            theirs.map((job) => job.id),
+            owner,
+          ))
+            completed.add(id);
+        }
+        const lost = jobs.find((job) => !completed.has(job.id));
+        if (lost) throw new Error(`the lease of fan-out ${lost.id} was lost`);
+        const work: DueWorkRecord[] = [];
+        for (const [accountId, theirs] of groupBy(jobs, (job) => job.accountId)) {
+          const endpoints = await enabledEndpoints(tx, accountId);
+          for (const { payload, livemode } of theirs) {
+            for (const item of fannedOut(payload.events, endpoints)) {
+              const delivery = { ...item, trigger: "scheduled" as const };
+              work.push(newDueWork(this.deps.ids, now, WEBHOOK_DELIVERY, delivery, { accountId, livemode }, { group: item.endpoint }));
+            }
           }
         }
-      }
-      if (work.length) await tx.work.enqueue(work);
-      return work.length;
-    }, { wakeWhen: (scheduled) => scheduled > 0 });
+        if (work.length) await tx.work.enqueue(work);
+        return work.length;
+      },
+      { wakeWhen: (scheduled) => scheduled > 0 },
+    );
     return jobs.map(() => undefined);
   }
 }

@@ -73,9 +73,7 @@ export function followUps({ delivery, sent, rest }: SentItem, now: number, ids: 
       runAt,
       group: endpoint.id,
     });
-  const out = sent.flatMap(({ prepared, outcome }) =>
-    outcome.next === null ? [] : [item([prepared.event.id], prepared.attempt + 1, outcome.next)],
-  );
+  const out = sent.flatMap(({ prepared, outcome }) => (outcome.next === null ? [] : [item([prepared.event.id], prepared.attempt + 1, outcome.next)]));
   // an endpoint that answered 410 gets nothing more; the rest of another endpoint's item goes on
   if (rest.length && !sent.some((s) => s.outcome.gone)) out.push(item(rest, delivery.attempt, now));
   return out;
@@ -131,52 +129,61 @@ export class DeliveryRecord {
    */
   private async write(items: RecordRequest[]): Promise<(DueWorkRecord | null)[]> {
     const revisions = new Map(items.map((i) => [i.delivery.endpoint.id, this.endpoints.revision(i.delivery.endpoint.id)]));
-    const { next, handed } = await this.deps.storage.engineWork(async (tx) => {
-      const now = this.deps.clock.now();
-      // endpoints first, in id order, so two batches never wait on each other's locks
-      const gone = [...new Map(
-        items.flatMap(({ delivery, sent }) => (sent.some((s) => s.outcome.gone) ? [[delivery.endpoint.id, delivery.job.accountId] as const] : [])),
-      )].sort(([a], [b]) => (a < b ? -1 : 1));
-      for (const [endpointId, accountId] of gone) await this.endpoints.markGone(tx, accountId, endpointId, now);
-      // every item of one batch was claimed by this process's runner: one owner, one statement
-      const completed = new Set<string>();
-      for (const [owner, mine] of groupBy(items, (item) => item.delivery.job.leaseOwner)) {
-        for (const id of await tx.work.completeMany(mine.map((i) => i.delivery.job.id), owner)) completed.add(id);
-      }
-      await tx.deliveries.insert(items.flatMap(({ delivery, sent }) => sent.map((s) => logEntry(delivery.job, s))));
-      const follow = items.filter((i) => completed.has(i.delivery.job.id)).flatMap((i) => followUps(i, now, this.deps.ids));
-      if (follow.length) await tx.work.enqueue(follow);
-      // each completed item's slot goes on to its endpoint's next due item, read here already
-      const handing = items.filter((i) => i.handOver && completed.has(i.delivery.job.id) && !gone.some(([id]) => id === i.delivery.endpoint.id));
-      const next = new Map<RecordRequest, DueWorkRecord>();
-      const handed = new Map<string, HandedOn>();
-      for (const [owner, mine] of groupBy(handing, (item) => item.delivery.job.leaseOwner)) {
-        const taken = await tx.work.takeNext({
-          kind: WEBHOOK_DELIVERY.kind,
-          groups: mine.map((i) => i.delivery.endpoint.id),
-          owner,
-          now,
-          leaseUntil: now + this.leaseMs,
-        });
-        const byGroup = groupBy(taken, (w) => w.group!);
-        for (const item of mine) {
-          const record = byGroup.get(item.delivery.endpoint.id)?.shift();
-          if (record) next.set(item, record);
+    const { next, handed } = await this.deps.storage.engineWork(
+      async (tx) => {
+        const now = this.deps.clock.now();
+        // endpoints first, in id order, so two batches never wait on each other's locks
+        const gone = [
+          ...new Map(
+            items.flatMap(({ delivery, sent }) => (sent.some((s) => s.outcome.gone) ? [[delivery.endpoint.id, delivery.job.accountId] as const] : [])),
+          ),
+        ].sort(([a], [b]) => (a < b ? -1 : 1));
+        for (const [endpointId, accountId] of gone) await this.endpoints.markGone(tx, accountId, endpointId, now);
+        // every item of one batch was claimed by this process's runner: one owner, one statement
+        const completed = new Set<string>();
+        for (const [owner, mine] of groupBy(items, (item) => item.delivery.job.leaseOwner)) {
+          for (const id of await tx.work.completeMany(
+            mine.map((i) => i.delivery.job.id),
+            owner,
+          ))
+            completed.add(id);
         }
-        const jobs = taken.flatMap((record) => {
-          try {
-            const job = toJob(WEBHOOK_DELIVERY, record, this.deps.parse);
-            deliveryOf(job);
-            return [job];
-          } catch {
-            return []; // the runner marks it dead when it runs it
+        await tx.deliveries.insert(items.flatMap(({ delivery, sent }) => sent.map((s) => logEntry(delivery.job, s))));
+        const follow = items.filter((i) => completed.has(i.delivery.job.id)).flatMap((i) => followUps(i, now, this.deps.ids));
+        if (follow.length) await tx.work.enqueue(follow);
+        // each completed item's slot goes on to its endpoint's next due item, read here already
+        const handing = items.filter((i) => i.handOver && completed.has(i.delivery.job.id) && !gone.some(([id]) => id === i.delivery.endpoint.id));
+        const next = new Map<RecordRequest, DueWorkRecord>();
+        const handed = new Map<string, HandedOn>();
+        for (const [owner, mine] of groupBy(handing, (item) => item.delivery.job.leaseOwner)) {
+          const taken = await tx.work.takeNext({
+            kind: WEBHOOK_DELIVERY.kind,
+            groups: mine.map((i) => i.delivery.endpoint.id),
+            owner,
+            now,
+            leaseUntil: now + this.leaseMs,
+          });
+          const byGroup = groupBy(taken, (w) => w.group!);
+          for (const item of mine) {
+            const record = byGroup.get(item.delivery.endpoint.id)?.shift();
+            if (record) next.set(item, record);
           }
-        });
-        const read = await this.reads.prepareIn(tx, jobs, (endpoint) => revisions.get(endpoint) ?? this.endpoints.revision(endpoint));
-        jobs.forEach((job, i) => handed.set(job.id, { leaseUntil: job.leaseUntil, attempts: job.attempts, delivery: read[i] ?? null }));
-      }
-      return { next: items.map((item) => next.get(item) ?? null), handed, due: follow.some((w) => w.runAt <= now) };
-    }, { wakeWhen: ({ due }) => due });
+          const jobs = taken.flatMap((record) => {
+            try {
+              const job = toJob(WEBHOOK_DELIVERY, record, this.deps.parse);
+              deliveryOf(job);
+              return [job];
+            } catch {
+              return []; // the runner marks it dead when it runs it
+            }
+          });
+          const read = await this.reads.prepareIn(tx, jobs, (endpoint) => revisions.get(endpoint) ?? this.endpoints.revision(endpoint));
+          jobs.forEach((job, i) => handed.set(job.id, { leaseUntil: job.leaseUntil, attempts: job.attempts, delivery: read[i] ?? null }));
+        }
+        return { next: items.map((item) => next.get(item) ?? null), handed, due: follow.some((w) => w.runAt <= now) };
+      },
+      { wakeWhen: ({ due }) => due },
+    );
     for (const [id, delivery] of handed) this.handedOn.set(id, delivery);
     return next;
   }

@@ -48,13 +48,7 @@ export interface AttemptOutcome {
 export const RECORD_MARGIN_MS = 30_000;
 
 /** `jitter` draws a uniform number in [0, 1), only for a failure (a success needs none). */
-export function attemptOutcome(
-  result: DeliveryResult,
-  attempt: number,
-  firstAt: number,
-  now: number,
-  jitter: () => number,
-): AttemptOutcome {
+export function attemptOutcome(result: DeliveryResult, attempt: number, firstAt: number, now: number, jitter: () => number): AttemptOutcome {
   if (result.kind === "response" && result.status >= 200 && result.status < 300) {
     return { status: "succeeded", responseStatus: result.status, error: null, gone: false, next: null };
   }

@@ -1,7 +1,7 @@
 import type { WebhookDelivery, WebhookReplay } from "./webhook-endpoint-objects";
 import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
-import { ApiError, fail } from "../../errors";
+import { type ApiError, fail } from "../../errors";
 import { WEBHOOK_DELIVERY, deliveryChunks } from "../../events/delivery-work";
 import { toEnvelope } from "../../events/envelope";
 import { expandObjects, idField, itemPaths, type Expandable } from "../../lists/expansion";

@@ -44,9 +44,9 @@ type EndpointView = ReturnType<typeof endpointStatus>;
 export const ENDPOINT_STATUSES = [...new Set(statesOf(webhookEndpointMachine).map((s) => endpointStatus(s).status))] as EndpointView["status"][];
 
 /** Every `disabled_reason` the API shows, likewise. */
-export const DISABLED_REASONS = [
-  ...new Set(statesOf(webhookEndpointMachine).flatMap((s) => endpointStatus(s).disabled_reason ?? [])),
-] as NonNullable<EndpointView["disabled_reason"]>[];
+export const DISABLED_REASONS = [...new Set(statesOf(webhookEndpointMachine).flatMap((s) => endpointStatus(s).disabled_reason ?? []))] as NonNullable<
+  EndpointView["disabled_reason"]
+>[];
 
 /** The machine state a stored endpoint is in, from its status and reason. */
 export function endpointState(doc: { status: string; disabled_reason: string | null }): PersistedState<Record<string, never>, WebhookEndpointState> {

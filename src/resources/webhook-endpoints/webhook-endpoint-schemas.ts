@@ -10,9 +10,7 @@ const MAX_FILTERS = 256;
 
 export const urlField = s.string({ min: 1, max: 2048, format: "uri" }).describe("HTTPS address of the receiver");
 
-export const eventsField = s
-  .array(s.eventType({ withAll: true }), { min: 1, max: MAX_FILTERS })
-  .describe('Event types to receive, or ["*"] for every type');
+export const eventsField = s.array(s.eventType({ withAll: true }), { min: 1, max: MAX_FILTERS }).describe('Event types to receive, or ["*"] for every type');
 
 export const descriptionField = s.string({ max: 1000 }).optional();
 
@@ -37,7 +35,10 @@ export const listEndpointsSchema = s.object({
 export const listDeliveriesSchema = s.object({
   ...listParamsShape,
   status: s.enum(["succeeded", "failed"] as const).optional(),
-  expand: s.expand(listPaths(["event"] as const)).optional().describe("Replace ids with objects in every attempt: data.event"),
+  expand: s
+    .expand(listPaths(["event"] as const))
+    .optional()
+    .describe("Replace ids with objects in every attempt: data.event"),
 });
 
 export const replaySchema = s.object({

@@ -1,22 +1,23 @@
 import type { DeletedWebhookEndpointSchema, WebhookEndpoint } from "./webhook-endpoint-objects";
 import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
-import { ApiError, fail } from "../../errors";
+import { type ApiError, fail } from "../../errors";
 import { randomToken } from "../../ids";
 import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-page";
 import { startMachine, stepMachine } from "../../engine/machine-step";
-import {
-  endpointState,
-  endpointStatus,
-  webhookEndpointMachine,
-  type WebhookEndpointEvent,
-  type WebhookEndpointState,
-} from "./webhook-endpoint-machine";
+import { endpointState, endpointStatus, webhookEndpointMachine, type WebhookEndpointEvent, type WebhookEndpointState } from "./webhook-endpoint-machine";
 import type { StorageTx } from "../../ports/storage";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
 import type { ModuleDeps, ReadTx, RequestContext } from "../../engine/context";
 import { DocStore, type Stored } from "../../engine/doc-store";
-import { type CreateWebhookEndpointInput, type ListWebhookEndpointsParams, type UpdateWebhookEndpointInput, createEndpointSchema, listEndpointsSchema, updateEndpointSchema } from "./webhook-endpoint-schemas";
+import {
+  type CreateWebhookEndpointInput,
+  type ListWebhookEndpointsParams,
+  type UpdateWebhookEndpointInput,
+  createEndpointSchema,
+  listEndpointsSchema,
+  updateEndpointSchema,
+} from "./webhook-endpoint-schemas";
 
 /** A signing secret; after a rotation the old one signs beside the new one until it expires. */
 export interface EndpointSecret {
@@ -75,7 +76,6 @@ export const WEBHOOK_ENDPOINTS = new DocStore<WebhookEndpointDoc>({
   status: (doc) => endpointStatus(doc.state).status,
   reference: () => null,
 });
-
 
 /** Whether an endpoint with these `enabled_events` receives events of `type`. */
 export function subscribes(enabledEvents: readonly string[], type: string): boolean {
@@ -154,21 +154,25 @@ export class WebhookEndpointsService {
     if (url.isErr()) return err(url.error);
     const events = normaliseEvents(parsed.value.enabled_events);
     if (events.isErr()) return err(events.error);
-    return this.deps.storage.command(ctx, async (uow) => {
-      const secret = newSecret(this.deps);
-      const doc: WebhookEndpointDoc = {
-        id: this.deps.ids.next("we"),
-        state: startMachine(webhookEndpointMachine).value,
-        url: url.value,
-        enabledEvents: events.value,
-        description: parsed.value.description ?? null,
-        livemode: ctx.livemode,
-        created: uow.now,
-        secrets: [{ secret, expiresAt: null }],
-      };
-      await WEBHOOK_ENDPOINTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
-      return ok(present(doc, secret));
-    }, SECRET_SHOWN_ONCE);
+    return this.deps.storage.command(
+      ctx,
+      async (uow) => {
+        const secret = newSecret(this.deps);
+        const doc: WebhookEndpointDoc = {
+          id: this.deps.ids.next("we"),
+          state: startMachine(webhookEndpointMachine).value,
+          url: url.value,
+          enabledEvents: events.value,
+          description: parsed.value.description ?? null,
+          livemode: ctx.livemode,
+          created: uow.now,
+          secrets: [{ secret, expiresAt: null }],
+        };
+        await WEBHOOK_ENDPOINTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
+        return ok(present(doc, secret));
+      },
+      SECRET_SHOWN_ONCE,
+    );
   }
 
   async retrieve(ctx: RequestContext, id: string): Promise<Result<WebhookEndpointObject, ApiError>> {
@@ -195,53 +199,61 @@ export class WebhookEndpointsService {
     if (url.isErr()) return err(url.error);
     const events = change.enabled_events === undefined ? ok(undefined) : normaliseEvents(change.enabled_events);
     if (events.isErr()) return err(events.error);
-    return this.deps.storage.command(ctx, async (uow) => {
-      const found = await this.find(uow.tx, ctx, id, true);
-      if (found.isErr()) return err(found.error);
-      const stored = found.value;
-      let doc: WebhookEndpointDoc = { ...stored.doc };
-      if (url.value !== undefined) doc.url = url.value;
-      if (events.value !== undefined) doc.enabledEvents = events.value;
-      if (change.description !== undefined) doc.description = change.description;
-      if (change.status !== undefined && change.status !== endpointStatus(doc.state).status) {
-        const moved = transition(doc, change.status === "enabled" ? "enable" : "disable");
-        if (!moved) {
-          return fail("parameter_invalid", "This endpoint answered 410 Gone and is disabled for good; register a new one", {
-            param: "status",
-          });
+    return this.deps.storage
+      .command(ctx, async (uow) => {
+        const found = await this.find(uow.tx, ctx, id, true);
+        if (found.isErr()) return err(found.error);
+        const stored = found.value;
+        let doc: WebhookEndpointDoc = { ...stored.doc };
+        if (url.value !== undefined) doc.url = url.value;
+        if (events.value !== undefined) doc.enabledEvents = events.value;
+        if (change.description !== undefined) doc.description = change.description;
+        if (change.status !== undefined && change.status !== endpointStatus(doc.state).status) {
+          const moved = transition(doc, change.status === "enabled" ? "enable" : "disable");
+          if (!moved) {
+            return fail("parameter_invalid", "This endpoint answered 410 Gone and is disabled for good; register a new one", {
+              param: "status",
+            });
+          }
+          doc = moved;
         }
-        doc = moved;
-      }
-      await WEBHOOK_ENDPOINTS.update(uow.tx, stored, doc, uow.now);
-      return ok(present(doc));
-    }).then((result) => this.counted(id, result));
+        await WEBHOOK_ENDPOINTS.update(uow.tx, stored, doc, uow.now);
+        return ok(present(doc));
+      })
+      .then((result) => this.counted(id, result));
   }
 
   /** Deletes the endpoint; deliveries still queued for it are dropped when they fall due. */
   async del(ctx: RequestContext, id: string): Promise<Result<DeletedWebhookEndpoint, ApiError>> {
-    return this.deps.storage.command<DeletedWebhookEndpoint>(ctx, async (uow) => {
-      const found = await this.find(uow.tx, ctx, id, true);
-      if (found.isErr()) return err(found.error);
-      await uow.tx.resources.delete(ctx.accountId, id);
-      return ok({ id, object: "webhook_endpoint", deleted: true });
-    }).then((result) => this.counted(id, result));
+    return this.deps.storage
+      .command<DeletedWebhookEndpoint>(ctx, async (uow) => {
+        const found = await this.find(uow.tx, ctx, id, true);
+        if (found.isErr()) return err(found.error);
+        await uow.tx.resources.delete(ctx.accountId, id);
+        return ok({ id, object: "webhook_endpoint", deleted: true });
+      })
+      .then((result) => this.counted(id, result));
   }
 
   /** A new secret, shown once; the previous one keeps signing beside it for 24 hours. */
   async rotateSecret(ctx: RequestContext, id: string): Promise<Result<WebhookEndpointObject, ApiError>> {
-    return this.deps.storage.command(ctx, async (uow) => {
-      const found = await this.find(uow.tx, ctx, id, true);
-      if (found.isErr()) return err(found.error);
-      const stored = found.value;
-      const secret = newSecret(this.deps);
-      const expires = uow.now + this.deps.config.secretRotationOverlapMs;
-      const kept = stored.doc.secrets
-        .map((s) => (s.expiresAt === null ? { ...s, expiresAt: expires } : s))
-        .filter((s) => s.expiresAt! > uow.now);
-      const doc: WebhookEndpointDoc = { ...stored.doc, secrets: [{ secret, expiresAt: null }, ...kept] };
-      await WEBHOOK_ENDPOINTS.update(uow.tx, stored, doc, uow.now);
-      return ok(present(doc, secret));
-    }, SECRET_SHOWN_ONCE).then((result) => this.counted(id, result));
+    return this.deps.storage
+      .command(
+        ctx,
+        async (uow) => {
+          const found = await this.find(uow.tx, ctx, id, true);
+          if (found.isErr()) return err(found.error);
+          const stored = found.value;
+          const secret = newSecret(this.deps);
+          const expires = uow.now + this.deps.config.secretRotationOverlapMs;
+          const kept = stored.doc.secrets.map((s) => (s.expiresAt === null ? { ...s, expiresAt: expires } : s)).filter((s) => s.expiresAt! > uow.now);
+          const doc: WebhookEndpointDoc = { ...stored.doc, secrets: [{ secret, expiresAt: null }, ...kept] };
+          await WEBHOOK_ENDPOINTS.update(uow.tx, stored, doc, uow.now);
+          return ok(present(doc, secret));
+        },
+        SECRET_SHOWN_ONCE,
+      )
+      .then((result) => this.counted(id, result));
   }
 
   /** Marks an endpoint gone after a 410 (in the transaction that records the attempt). */
@@ -252,12 +264,7 @@ export class WebhookEndpointsService {
     if (moved) await WEBHOOK_ENDPOINTS.update(tx, stored, moved, now);
   }
 
-  async find(
-    tx: Pick<ReadTx, "resources">,
-    ctx: RequestContext,
-    id: string,
-    lock = false,
-  ): Promise<Result<Stored<WebhookEndpointDoc>, ApiError>> {
+  async find(tx: Pick<ReadTx, "resources">, ctx: RequestContext, id: string, lock = false): Promise<Result<Stored<WebhookEndpointDoc>, ApiError>> {
     const stored = await WEBHOOK_ENDPOINTS.get(tx, ctx.accountId, id, { lock });
     return stored ? ok(stored) : fail("resource_missing", `No such webhook endpoint: ${id}`, { param: "id" });
   }

@@ -41,7 +41,10 @@ describe("payrail keys", () => {
     expect(next).toMatchObject({ object: "api_key", name: "deploy", scopes: ["balances:read"], status: "active" });
     expect(await status(next.secret)).toBe(200);
     expect(await status(secret)).toBe(200); // within its hour of grace
-    const json = (await cli(["keys", "list", "--json"])).stdout.trim().split("\n").map((l) => JSON.parse(l));
+    const json = (await cli(["keys", "list", "--json"])).stdout
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(json.find((k) => k.id === id)).toMatchObject({ status: "active", last4: secret.slice(-4) });
     expect(json.find((k) => k.id === id).expires_at).not.toBeNull();
     expect(json.every((k) => !("secret" in k))).toBe(true);
@@ -77,8 +80,12 @@ describe("the host's demo key", () => {
     const revoke = async () => {
       const run = runCli(["keys", "list", "--json"], { PAYRAIL_URL: first.url, PAYRAIL_API_KEY: first.apiKey });
       expect(await run.done).toBe(0);
-      const own = run.stdout.trim().split("\n").map((l) => JSON.parse(l)).find((k) => k.last4 === first.apiKey.slice(-4));
-      expect((await runCli(["keys", "revoke", own.id], { PAYRAIL_URL: first.url, PAYRAIL_API_KEY: first.apiKey }).done)).toBe(0);
+      const own = run.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l))
+        .find((k) => k.last4 === first.apiKey.slice(-4));
+      expect(await runCli(["keys", "revoke", own.id], { PAYRAIL_URL: first.url, PAYRAIL_API_KEY: first.apiKey }).done).toBe(0);
     };
     const again = await startHost({ port: 0, storage, metrics: false });
     expect(again.apiKey).toBe(first.apiKey); // kept while it works

@@ -92,10 +92,13 @@ describe("payrail listen", () => {
 
   it("poll: long-polls the events API, keeps a real payout's events in order, signs with the printed secret, registers nothing", async () => {
     const receiver = await TestReceiver.start();
-    const run = runCli(["listen", "--mode", "poll", "--forward-to", receiver.url(), "--events", "payout.created,payout.leg.broadcast,payout.settled", "--json"], {
-      PAYRAIL_URL: host.url,
-      PAYRAIL_API_KEY: host.apiKey,
-    });
+    const run = runCli(
+      ["listen", "--mode", "poll", "--forward-to", receiver.url(), "--events", "payout.created,payout.leg.broadcast,payout.settled", "--json"],
+      {
+        PAYRAIL_URL: host.url,
+        PAYRAIL_API_KEY: host.apiKey,
+      },
+    );
     try {
       const [, secret] = await run.waitFor(/signing secret is (whsec_[A-Za-z0-9_-]+)/);
       expect(run.stderr).toMatch(/long-polling/);
@@ -118,7 +121,10 @@ describe("payrail listen", () => {
       expectOrderedPerResource(got);
       expectSignedWith(receiver.requests, secret!);
       // --json: one object per attempt
-      const lines = run.stdout.trim().split("\n").map((l) => JSON.parse(l));
+      const lines = run.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l));
       expect(lines.every((l) => l.outcome === "delivered" && l.status === 200 && typeof l.latency_ms === "number")).toBe(true);
     } finally {
       expect(await run.stop()).toBe(0);

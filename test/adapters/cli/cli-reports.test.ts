@@ -50,7 +50,12 @@ describe("payrail reports", () => {
     expect(got.stdout).toContain(`${report.row_count} rows`);
     const listed = runCli(["reports", "list", "--json"], env);
     expect(await listed.done, listed.stderr).toBe(0);
-    expect(listed.stdout.trim().split("\n").map((l) => JSON.parse(l).id)).toContain(report.id);
+    expect(
+      listed.stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l).id),
+    ).toContain(report.id);
   });
 
   it("without --wait answers at once with the pending report", async () => {

@@ -20,7 +20,12 @@ describe("payrail events tail and deliveries tail", () => {
       headers: { authorization: `Bearer ${host.apiKey}`, "content-type": "application/json" },
       body: JSON.stringify(body),
     }).then((r) => r.json() as Promise<any>);
-  const lines = (text: string) => text.trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
+  const lines = (text: string) =>
+    text
+      .trim()
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l));
 
   it("events tail prints only new events of the asked types, oldest first, one JSON envelope per line", async () => {
     await post("/v1/test_helpers/events/trigger", { type: "payout.settled" }); // before the tail: not shown

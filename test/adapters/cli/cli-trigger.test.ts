@@ -38,7 +38,19 @@ describe("payrail trigger", () => {
 
   it("sets fields with --override, each taking the type of the field it replaces", async () => {
     const run = runCli(
-      ["trigger", "payout.settled", "--json", "--override", "id=po_mine", "--override", "amount=42.5", "--override", "legs.0.confirmations=9", "--override", "reference=null"],
+      [
+        "trigger",
+        "payout.settled",
+        "--json",
+        "--override",
+        "id=po_mine",
+        "--override",
+        "amount=42.5",
+        "--override",
+        "legs.0.confirmations=9",
+        "--override",
+        "reference=null",
+      ],
       env,
     );
     expect(await run.done, run.stderr).toBe(0);

@@ -89,8 +89,7 @@ describe("the SSRF guard", () => {
   });
   afterAll(() => receiver.close());
 
-  const strict = (resolve?: (h: string) => Promise<{ address: string; family: number }[]>) =>
-    createHttpDelivery(resolve ? { resolve } : {});
+  const strict = (resolve?: (h: string) => Promise<{ address: string; family: number }[]>) => createHttpDelivery(resolve ? { resolve } : {});
 
   it("refuses plain http, credentials, private address literals and localhost unless the host opts in", async () => {
     const d = strict();
@@ -127,7 +126,10 @@ describe("the SSRF guard", () => {
   it("resolves names itself and refuses one that points at a private address, before connecting", async () => {
     const d = strict(async (host) =>
       host === "rebind.example.com"
-        ? [{ address: "93.184.216.34", family: 4 }, { address: "127.0.0.1", family: 4 }]
+        ? [
+            { address: "93.184.216.34", family: 4 },
+            { address: "127.0.0.1", family: 4 },
+          ]
         : [{ address: "10.1.2.3", family: 4 }],
     );
     const seen = receiver.requests.length;

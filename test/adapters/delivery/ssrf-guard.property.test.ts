@@ -12,18 +12,61 @@ import { TestReceiver } from "../../support/receiver";
  * it), and addresses outside all of them are accepted.
  */
 const IPV4_REGISTRY = [
-  "0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16", "172.16.0.0/12",
-  "192.0.0.0/24", "192.0.0.0/29", "192.0.0.8/32", "192.0.0.9/32", "192.0.0.10/32", "192.0.0.170/32", "192.0.0.171/32",
-  "192.0.2.0/24", "192.31.196.0/24", "192.52.193.0/24", "192.88.99.0/24", "192.168.0.0/16", "192.175.48.0/24",
-  "198.18.0.0/15", "198.51.100.0/24", "203.0.113.0/24", "240.0.0.0/4", "255.255.255.255/32",
+  "0.0.0.0/8",
+  "10.0.0.0/8",
+  "100.64.0.0/10",
+  "127.0.0.0/8",
+  "169.254.0.0/16",
+  "172.16.0.0/12",
+  "192.0.0.0/24",
+  "192.0.0.0/29",
+  "192.0.0.8/32",
+  "192.0.0.9/32",
+  "192.0.0.10/32",
+  "192.0.0.170/32",
+  "192.0.0.171/32",
+  "192.0.2.0/24",
+  "192.31.196.0/24",
+  "192.52.193.0/24",
+  "192.88.99.0/24",
+  "192.168.0.0/16",
+  "192.175.48.0/24",
+  "198.18.0.0/15",
+  "198.51.100.0/24",
+  "203.0.113.0/24",
+  "240.0.0.0/4",
+  "255.255.255.255/32",
   "224.0.0.0/4", // multicast: not in the registry, never a receiver
 ];
 const IPV6_REGISTRY = [
-  "::1/128", "::/128", "::ffff:0:0/96", "64:ff9b::/96", "64:ff9b:1::/48", "100::/64", "100:0:0:1::/64",
-  "2001::/23", "2001::/32", "2001:1::1/128", "2001:1::2/128", "2001:1::3/128", "2001:2::/48", "2001:3::/32",
-  "2001:4:112::/48", "2001:10::/28", "2001:20::/28", "2001:30::/28", "2001:db8::/32", "2002::/16",
-  "2620:4f:8000::/48", "3fff::/20", "5f00::/16", "fc00::/7", "fe80::/10",
-  "ff00::/8", "::/96", "fec0::/10", // multicast, IPv4-compatible and site-local: deprecated or never receivers
+  "::1/128",
+  "::/128",
+  "::ffff:0:0/96",
+  "64:ff9b::/96",
+  "64:ff9b:1::/48",
+  "100::/64",
+  "100:0:0:1::/64",
+  "2001::/23",
+  "2001::/32",
+  "2001:1::1/128",
+  "2001:1::2/128",
+  "2001:1::3/128",
+  "2001:2::/48",
+  "2001:3::/32",
+  "2001:4:112::/48",
+  "2001:10::/28",
+  "2001:20::/28",
+  "2001:30::/28",
+  "2001:db8::/32",
+  "2002::/16",
+  "2620:4f:8000::/48",
+  "3fff::/20",
+  "5f00::/16",
+  "fc00::/7",
+  "fe80::/10",
+  "ff00::/8",
+  "::/96",
+  "fec0::/10", // multicast, IPv4-compatible and site-local: deprecated or never receivers
 ];
 
 function v4(text: string): bigint {
@@ -117,7 +160,11 @@ describe("the SSRF guard and the special-purpose registries", () => {
 
   const LOOPBACK_ALIASES = ["localhost", "ip6-localhost", "ip6-loopback", "localhost6", "localhost.localdomain", "api.localhost", "localhost4"];
   it("refuses loopback aliases and local-only names in any case, with trailing dots", () => {
-    const spelling = fc.tuple(fc.constantFrom(...LOOPBACK_ALIASES, "printer.local", "db.internal", "nas.home.arpa", "router.lan", "intranet"), fc.boolean(), fc.integer({ min: 0, max: 2 }));
+    const spelling = fc.tuple(
+      fc.constantFrom(...LOOPBACK_ALIASES, "printer.local", "db.internal", "nas.home.arpa", "router.lan", "intranet"),
+      fc.boolean(),
+      fc.integer({ min: 0, max: 2 }),
+    );
     fc.assert(
       fc.property(spelling, ([name, upper, dots]) => {
         const host = (upper ? name.toUpperCase() : name) + ".".repeat(dots);
@@ -138,8 +185,7 @@ describe("the SSRF guard and the special-purpose registries", () => {
     });
     afterAll(() => receiver.close());
 
-    const send = (d: DeliveryAdapter, url: string) =>
-      d.send({ url, headers: { "content-type": "application/json" }, body: "{}", timeoutMs: 2_000 });
+    const send = (d: DeliveryAdapter, url: string) => d.send({ url, headers: { "content-type": "application/json" }, body: "{}", timeoutMs: 2_000 });
 
     it("refuses a name that resolves into any range, and never connects", async () => {
       const seen = receiver.requests.length;

@@ -1,6 +1,5 @@
 import { execFile } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import openapiTS, { astToString } from "openapi-typescript";
@@ -44,7 +43,10 @@ describe("the OpenAPI document", () => {
         expect(op.description, where).toBeTruthy();
         expect(op.tags, where).toHaveLength(1);
         const statuses = Object.keys(op.responses);
-        expect(statuses.filter((s) => s.startsWith("2")), where).toHaveLength(1);
+        expect(
+          statuses.filter((s) => s.startsWith("2")),
+          where,
+        ).toHaveLength(1);
         expect(statuses, where).not.toContain("default");
         for (const status of ["403", "404", "500"]) expect(statuses, where).toContain(status);
         if (path.startsWith("/v1/files")) continue;
@@ -82,11 +84,9 @@ describe("the OpenAPI document", () => {
     expect(source).not.toMatch(/[\w)\]]!(?=[.;,)\s])/);
     expect(source).not.toMatch(/\bany\b/);
     const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
-    await run(process.execPath, [tsc, "-p", join(OPENAPI_DIR, "tsconfig.json")], { cwd: OPENAPI_DIR, env: CHILD_ENV }).catch(
-      (e: { stdout?: string }) => {
-        throw new Error(`the scenario does not compile against the generated types:\n${e.stdout ?? ""}`);
-      },
-    );
+    await run(process.execPath, [tsc, "-p", join(OPENAPI_DIR, "tsconfig.json")], { cwd: OPENAPI_DIR, env: CHILD_ENV }).catch((e: { stdout?: string }) => {
+      throw new Error(`the scenario does not compile against the generated types:\n${e.stdout ?? ""}`);
+    });
 
     // imported by a computed name: the scenario compiles only against types this test generates,
     // so the project's own typecheck (which runs before the tests, on a clean clone) must not follow it

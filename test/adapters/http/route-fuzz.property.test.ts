@@ -16,7 +16,20 @@ type JsonSchema = Record<string, any>;
 /** A URL can carry NUL (%00) but no lone surrogate (it has no UTF-8 form): those go in bodies only. */
 const wellFormed = (s: string) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 
-const NASTY = fc.constantFrom("a\u0000b", "\u0000", "x\ud800", "\udfff", "\ud800\ud800", "💸".repeat(3), "%00", "' OR 1=1 --", "../../etc/passwd", "", " ", "x".repeat(600));
+const NASTY = fc.constantFrom(
+  "a\u0000b",
+  "\u0000",
+  "x\ud800",
+  "\udfff",
+  "\ud800\ud800",
+  "💸".repeat(3),
+  "%00",
+  "' OR 1=1 --",
+  "../../etc/passwd",
+  "",
+  " ",
+  "x".repeat(600),
+);
 
 function arbitraryFor(schema: JsonSchema | undefined, doc: any, depth = 0): fc.Arbitrary<unknown> {
   if (!schema || depth > 4) return fc.jsonValue({ maxDepth: 1 });
@@ -104,12 +117,12 @@ for (const kind of storageKinds()) {
       const i = w.harness.inspect;
       return JSON.stringify(
         [
-        await i.resources(w.accountId),
-        await i.entries(w.accountId),
-        await i.balances(w.accountId),
-        await i.events(w.accountId),
-        await i.work(),
-        await i.deliveries(w.accountId),
+          await i.resources(w.accountId),
+          await i.entries(w.accountId),
+          await i.balances(w.accountId),
+          await i.events(w.accountId),
+          await i.work(),
+          await i.deliveries(w.accountId),
         ],
         (_, v) => (typeof v === "bigint" ? v.toString() : v),
       );
@@ -123,10 +136,7 @@ for (const kind of storageKinds()) {
         const pathArbs = params
           .filter((p) => p.in === "path")
           .map((p) =>
-            fc.tuple(
-              fc.constant(p.name),
-              fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...idsFor(op)) }, arbitraryFor(p.schema, doc).map(String), NASTY),
-            ),
+            fc.tuple(fc.constant(p.name), fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...idsFor(op)) }, arbitraryFor(p.schema, doc).map(String), NASTY)),
           );
         const queryArbs = params
           .filter((p) => p.in === "query" && p.name !== "wait") // wait holds the answer for seconds

@@ -117,7 +117,13 @@ for (const kind of storageKinds().filter((k) => k.name !== "memory")) {
         });
         expect(await evm((st) => st.findTransactionByHash("base", "0xa2"))).toEqual(sent);
         const final = await evm((st) => st.findTransactionByHash("base", "0xb1"));
-        expect(final).toMatchObject({ transferId: "leg_final", amount: 123456789012345678901234567890n, gasCost: 2n ** 60n, status: "final", minedHash: "0xb1" });
+        expect(final).toMatchObject({
+          transferId: "leg_final",
+          amount: 123456789012345678901234567890n,
+          gasCost: 2n ** 60n,
+          status: "final",
+          minedHash: "0xb1",
+        });
         expect(await evm((st) => st.getTransaction("base", "leg_refused"))).toMatchObject({ status: "rejected", nonce: null, attempts: [] });
         expect((await evm((st) => st.listTransactionsFrom("base", hot, 0))).map((r) => r.transferId)).toEqual(["leg_sent", "leg_final"]);
         expect((await evm((st) => st.listTransactionsFrom("base", hot, 4))).map((r) => r.transferId)).toEqual(["leg_final"]);
@@ -220,7 +226,9 @@ for (const kind of storageKinds().filter((k) => k.name !== "memory")) {
         ]);
 
         await sim.pay({ chain: "base", asset: "USDC", address: deposit, amount: 5n });
-        const byHash = await storage.adapterState(SIMULATED_NAMESPACE).transaction((tx) => new SimulatedState(tx).statusByHash("base", [SIM_HASH, REVERTED_HASH, "0xin_a"]));
+        const byHash = await storage
+          .adapterState(SIMULATED_NAMESPACE)
+          .transaction((tx) => new SimulatedState(tx).statusByHash("base", [SIM_HASH, REVERTED_HASH, "0xin_a"]));
         expect(byHash).toEqual(
           new Map([
             [SIM_HASH, { includedAt: H0, failure: null }],

@@ -24,7 +24,10 @@ describe("PGlite driver", () => {
     const text = "SELECT * FROM t WHERE k = ANY($1::integer[]) AND d->>'g' IS NOT NULL ORDER BY k";
     expect(await d.query(text, [[3, 4]])).toEqual({ rows: (await db.query(text, [[3, 4]])).rows, rowCount: 0 });
     const update = await d.query(`UPDATE t SET d = x.d::jsonb FROM json_to_recordset($1::json) AS x(k integer, d json) WHERE t.k = x.k`, [
-      JSON.stringify([{ k: 1, d: { changed: true } }, { k: 2, d: { changed: true } }]),
+      JSON.stringify([
+        { k: 1, d: { changed: true } },
+        { k: 2, d: { changed: true } },
+      ]),
     ]);
     expect(update.rowCount).toBe(2);
     expect((await d.query("SELECT d FROM t WHERE k = $1", [1])).rows).toEqual([{ d: { changed: true } }]);
@@ -46,11 +49,13 @@ describe("PGlite driver", () => {
     // a transaction of one driver is never entered by the other's statement
     const seen: string[] = [];
     await Promise.all([
-      a.transaction(async (c) => {
-        await c.query("UPDATE t SET v = $2 WHERE k = $1", [10, "in a"]);
-        seen.push(((await c.query<{ v: string }>(text, [10])).rows[0]!.v));
-        throw new Error("roll back");
-      }).catch(() => undefined),
+      a
+        .transaction(async (c) => {
+          await c.query("UPDATE t SET v = $2 WHERE k = $1", [10, "in a"]);
+          seen.push((await c.query<{ v: string }>(text, [10])).rows[0]!.v);
+          throw new Error("roll back");
+        })
+        .catch(() => undefined),
       b.query<{ v: string }>(text, [10]).then((r) => seen.push(`b saw ${r.rows[0]!.v}`)),
     ]);
     expect(seen.sort()).toEqual(["b saw v10", "in a"]);

@@ -78,9 +78,21 @@ describe.skipIf(!url)("PostgreSQL round trips (needs DATABASE_URL: PGlite has no
       storage
         .transaction(async (tx) => {
           await tx.events.insert([
-            { accountId: "acct_a", id: "evt_x", type: "balance.updated", created: 1, livemode: false, data: { object: {} }, request: { id: null, idempotency_key: null } },
+            {
+              accountId: "acct_a",
+              id: "evt_x",
+              type: "balance.updated",
+              created: 1,
+              livemode: false,
+              data: { object: {} },
+              request: { id: null, idempotency_key: null },
+            },
           ]);
-          await tx.idempotency.replaceAtCommit({ ...key, lockedAt: null, response: { status: 200, body: {} } }, { lockedAt: 1, responded: false }, { required: true });
+          await tx.idempotency.replaceAtCommit(
+            { ...key, lockedAt: null, response: { status: 200, body: {} } },
+            { lockedAt: 1, responded: false },
+            { required: true },
+          );
         })
         .catch((e: unknown) => e),
     );
@@ -122,9 +134,23 @@ describe.skipIf(!url)("PostgreSQL round trips (needs DATABASE_URL: PGlite has no
     expect(alone.statements).toHaveLength(1);
     expect(alone.statements[0]).toMatch(/set_config\('synchronous_commit', 'off', true\)/);
     const flushed = await counting(() =>
-      storage.transaction((tx) => tx.meta.get("mode").then(() => tx.events.insert([
-        { accountId: "acct_a", id: "evt_relaxed", type: "balance.updated", created: 1, livemode: false, data: { object: {} }, request: { id: null, idempotency_key: null } },
-      ])), { durable: false }),
+      storage.transaction(
+        (tx) =>
+          tx.meta.get("mode").then(() =>
+            tx.events.insert([
+              {
+                accountId: "acct_a",
+                id: "evt_relaxed",
+                type: "balance.updated",
+                created: 1,
+                livemode: false,
+                data: { object: {} },
+                request: { id: null, idempotency_key: null },
+              },
+            ]),
+          ),
+        { durable: false },
+      ),
     );
     expect(begins(flushed.statements)).toBe(0);
     expect(flushed.statements.at(-1)).toMatch(/set_config\('synchronous_commit', 'off', true\)/);

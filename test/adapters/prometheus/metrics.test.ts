@@ -65,7 +65,11 @@ describe("metrics on the host", () => {
     expect(value(before, "payrail_ledger_postings_total", { asset: "USDC" })).toBeGreaterThan(0);
 
     let failOnce = true;
-    receiver.behave = () => (failOnce ? ((failOnce = false), status(503)) : ok);
+    receiver.behave = () => {
+      if (!failOnce) return ok;
+      failOnce = false;
+      return status(503);
+    };
     const endpoint = await api("/v1/webhook_endpoints", { url: receiver.url(), enabled_events: ["payout.settled"] });
     await api("/v1/test_helpers/events/trigger", { type: "payout.settled" });
     const recipient = await api("/v1/recipients", { name: "Metrics", chain_addresses: { base: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" } });

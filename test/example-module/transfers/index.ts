@@ -7,17 +7,20 @@ import { TransfersService, presentTransfer } from "./transfers-service";
 const sample =
   (status: "posted" | "reversed") =>
   ({ ids, assets, now }: SampleContext) =>
-    presentTransfer({ assets }, {
-      id: ids.next("tr"),
-      status,
-      destination: ids.next("acct"),
-      asset: "USDC",
-      chain: "base",
-      amount: "5000000",
-      description: "sample",
-      created: now,
-      reversedAt: status === "reversed" ? now : null,
-    });
+    presentTransfer(
+      { assets },
+      {
+        id: ids.next("tr"),
+        status,
+        destination: ids.next("acct"),
+        asset: "USDC",
+        chain: "base",
+        amount: "5000000",
+        description: "sample",
+        created: now,
+        reversedAt: status === "reversed" ? now : null,
+      },
+    );
 
 /**
  * An example resource, as an outside contributor adds one: account-to-account transfers. Its

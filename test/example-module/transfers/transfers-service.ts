@@ -95,7 +95,15 @@ export class TransfersService {
   private async carryOut(uow: UnitOfWork, doc: TransferDoc, actions: ActionOf<typeof transferMachine>[]): Promise<Result<void, ApiError>> {
     const move = (from: string, to: string, step: string) => {
       const lines = transfer(doc.asset, doc.chain, "available", "available", BigInt(doc.amount));
-      return uow.ledger.post({ accountId: from, resource: doc.id, transition: step, lines: [{ ...lines[0]!, accountId: from }, { ...lines[1]!, accountId: to }] });
+      return uow.ledger.post({
+        accountId: from,
+        resource: doc.id,
+        transition: step,
+        lines: [
+          { ...lines[0]!, accountId: from },
+          { ...lines[1]!, accountId: to },
+        ],
+      });
     };
     for (const action of actions) {
       switch (action.type) {

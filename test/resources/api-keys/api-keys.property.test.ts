@@ -33,7 +33,10 @@ class Create implements fc.AsyncCommand<Model, Real> {
 }
 
 class Roll implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly pick: number, readonly grace: number) {}
+  constructor(
+    readonly pick: number,
+    readonly grace: number,
+  ) {}
   check = (m: Readonly<Model>) => m.keys.length > 0;
   async run(m: Model, r: Real) {
     const k = m.keys[this.pick % m.keys.length]!;
@@ -83,9 +86,13 @@ const commands = [
   fc.tuple(fc.nat(50), fc.oneof(fc.constantFrom(0, 1, 60), fc.integer({ min: 0, max: 120 }))).map(([p, g]) => new Roll(p, g)),
   fc.nat(50).map((p) => new Revoke(p)),
   // whole seconds land exactly on a grace period's end
-  fc.oneof(fc.integer({ min: 1, max: 130_000 }), fc.constantFrom(1, 999, 1000, 60_000), fc.integer({ min: 1, max: 120 }).map((x) => x * 1000)).map(
-    (ms) => new Wait(ms),
-  ),
+  fc
+    .oneof(
+      fc.integer({ min: 1, max: 130_000 }),
+      fc.constantFrom(1, 999, 1000, 60_000),
+      fc.integer({ min: 1, max: 120 }).map((x) => x * 1000),
+    )
+    .map((ms) => new Wait(ms)),
 ];
 
 for (const [kind, runs] of storageKinds().map((k, i) => [k, i === 0 ? 100 : 5] as const)) {

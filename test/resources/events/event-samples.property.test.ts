@@ -48,13 +48,19 @@ function problems(type: EventType, o: any): string[] {
     }
     case "payout": {
       if (status === "leg.broadcast") {
-        check(o.object === "payout_leg" && o.status === "broadcast" && typeof o.tx_hash === "string" && o.payout?.startsWith("po_"), "a broadcast leg of a payout");
+        check(
+          o.object === "payout_leg" && o.status === "broadcast" && typeof o.tx_hash === "string" && o.payout?.startsWith("po_"),
+          "a broadcast leg of a payout",
+        );
         break;
       }
       if (status === "batch.completed") {
         const counts = Object.entries(o.counts as Record<string, number>);
         check(o.object === "payout_batch" && o.status === "completed", "a completed batch");
-        check(counts.every(([s]) => ["settled", "partially_settled", "failed", "canceled"].includes(s)), "every leg terminal");
+        check(
+          counts.every(([s]) => ["settled", "partially_settled", "failed", "canceled"].includes(s)),
+          "every leg terminal",
+        );
         check(counts.reduce((a, [, n]) => a + n, 0) === o.leg_count, "counts add up to leg_count");
         break;
       }
@@ -68,8 +74,7 @@ function problems(type: EventType, o: any): string[] {
       const rules: Record<string, boolean> = {
         created: (o.status === "created" || o.status === "executing") && o.legs.every(open) && o.settled_at === null,
         settled: o.status === "settled" && o.legs.every(final) && o.settled_at !== null,
-        partially_settled:
-          o.status === "partially_settled" && o.legs.every((l: any) => final(l) || failed(l)) && o.legs.some(final) && o.legs.some(failed),
+        partially_settled: o.status === "partially_settled" && o.legs.every((l: any) => final(l) || failed(l)) && o.legs.some(final) && o.legs.some(failed),
         failed: o.status === "failed" && o.legs.every(failed) && o.settled_at === null,
       };
       check(rules[status] === true, `legs fit ${status}`);
@@ -117,11 +122,15 @@ describe("event samples", () => {
   it("are consistent with their type, for every triggerable type at any time", () => {
     const assets = AssetRegistry.withDefaults();
     fc.assert(
-      fc.property(fc.constantFrom(...(DEFAULT_CATALOGUE.eventTypes as EventType[])), fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2100, 0, 1) }), (type, now) => {
-        const clock = new ManualClock(now);
-        const object = JSON.parse(JSON.stringify(sampleEvent({ catalogue: DEFAULT_CATALOGUE, ids: new IdGenerator(clock), assets }, type, now)));
-        expect(problems(type, object), type).toEqual([]);
-      }),
+      fc.property(
+        fc.constantFrom(...(DEFAULT_CATALOGUE.eventTypes as EventType[])),
+        fc.integer({ min: Date.UTC(2020, 0, 1), max: Date.UTC(2100, 0, 1) }),
+        (type, now) => {
+          const clock = new ManualClock(now);
+          const object = JSON.parse(JSON.stringify(sampleEvent({ catalogue: DEFAULT_CATALOGUE, ids: new IdGenerator(clock), assets }, type, now)));
+          expect(problems(type, object), type).toEqual([]);
+        },
+      ),
       { numRuns: 300, interruptAfterTimeLimit: 30_000, markInterruptAsFailure: true },
     );
   });

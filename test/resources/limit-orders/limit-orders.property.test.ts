@@ -5,7 +5,7 @@ import { testWorld, type TestWorld } from "../../support/engine";
 import { expectLedgerConsistent } from "../../support/ledger-checks";
 import { ScriptedVenue } from "../../support/scripted-venue";
 import { closeSharedStorage, storageKinds } from "../../support/storage";
-import { type LimitOrderObject } from "../../../src/resources/limit-orders/limit-order-doc";
+import type { LimitOrderObject } from "../../../src/resources/limit-orders/limit-order-doc";
 
 /**
  * Research §9, properties 13 to 18, through the engine: random orders and random sequences of
@@ -141,8 +141,7 @@ for (const kind of storageKinds()) {
               else if (action.kind === "jump") {
                 w.clock.advance(action.seconds * 1000);
                 await w.engine.worker.runDue();
-              }
-              else if (placed.length > 0) {
+              } else if (placed.length > 0) {
                 const r = await w.engine.limitOrders.cancel(w.ctx, placed[action.index % placed.length]!);
                 if (r.isErr()) expect(r.error.code).toBe("limit_order_not_cancelable");
               }

@@ -56,7 +56,11 @@ function shuffle<T>(items: T[], seed: number): T[] {
 }
 
 class Pay implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly intent: number, readonly chain: (typeof CHAINS)[number], readonly amount: bigint) {}
+  constructor(
+    readonly intent: number,
+    readonly chain: (typeof CHAINS)[number],
+    readonly amount: bigint,
+  ) {}
   check = () => true;
   async run(_: Model, r: Real) {
     const id = r.intents[this.intent % r.intents.length]!;
@@ -68,7 +72,10 @@ class Pay implements fc.AsyncCommand<Model, Real> {
 }
 
 class Mine implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly chain: (typeof CHAINS)[number], readonly blocks: number) {}
+  constructor(
+    readonly chain: (typeof CHAINS)[number],
+    readonly blocks: number,
+  ) {}
   check = () => true;
   async run(_: Model, r: Real) {
     await r.sim.advance(this.chain, this.blocks);
@@ -77,7 +84,10 @@ class Mine implements fc.AsyncCommand<Model, Real> {
 }
 
 class Reorg implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly chain: (typeof CHAINS)[number], readonly depth: number) {}
+  constructor(
+    readonly chain: (typeof CHAINS)[number],
+    readonly depth: number,
+  ) {}
   check = () => true;
   async run(_: Model, r: Real) {
     await r.sim.reorg(this.chain, this.depth);
@@ -90,7 +100,10 @@ class Reorg implements fc.AsyncCommand<Model, Real> {
  * a copy of the present to deliver later; `late` delivers only what was held, now stale.
  */
 class Chaos implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly seed: number, readonly mode: "now" | "hold" | "late") {}
+  constructor(
+    readonly seed: number,
+    readonly mode: "now" | "hold" | "late",
+  ) {}
   check = () => true;
   async run(_: Model, r: Real) {
     const present = await truth(r);
@@ -98,10 +111,7 @@ class Chaos implements fc.AsyncCommand<Model, Real> {
       r.delayed.push(...present);
       return;
     }
-    const batch =
-      this.mode === "late"
-        ? r.delayed.splice(0, r.delayed.length)
-        : [...present, ...present.filter((_, i) => (i + this.seed) % 2 === 0)];
+    const batch = this.mode === "late" ? r.delayed.splice(0, r.delayed.length) : [...present, ...present.filter((_, i) => (i + this.seed) % 2 === 0)];
     await provided(r.w.engine, paymentIntentsModule).deposits.ingest(shuffle(batch, this.seed));
   }
   toString = () => `Chaos(${this.seed}, ${this.mode})`;
@@ -161,7 +171,7 @@ async function checkAll(_: Model, r: Real) {
     const flying = credited.filter((s) => s.finality === "pending" || s.finality === "included").reduce((a, s) => a + micro(s.amount), 0n);
     expect(micro(pi.amount_received)).toBe(finalSum);
     expect(micro(pi.amount_pending)).toBe(flying);
-    if (pi.status === "succeeded") expect(finalSum >= micro(pi.amount) * 99n / 100n).toBe(true);
+    if (pi.status === "succeeded") expect(finalSum >= (micro(pi.amount) * 99n) / 100n).toBe(true);
     if (finalSum >= micro(pi.amount) && pi.status !== "expired") expect(pi.status).toBe("succeeded");
     received += finalSum;
     pending += flying;

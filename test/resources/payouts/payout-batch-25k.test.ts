@@ -34,9 +34,7 @@ for (const kind of storageKinds()) {
         expect((await w.harness.inspect.resources(w.accountId)).filter((r) => r.kind === "payout")).toEqual([]);
         const dry = (await w.engine.batches.create(w.ctx, { funding: { asset: "USDC", source: "auto" }, legs }, { dry_run: true }))._unsafeUnwrap();
         expect(dry).toEqual({ object: "payout_batch_validation", valid: true, leg_count: LEGS, total_amount: "37500" });
-        const batch = (
-          await w.engine.batches.create(w.ctx, { reference: "big", funding: { asset: "USDC", source: "auto" }, legs }, {})
-        )._unsafeUnwrap();
+        const batch = (await w.engine.batches.create(w.ctx, { reference: "big", funding: { asset: "USDC", source: "auto" }, legs }, {}))._unsafeUnwrap();
         expect(batch).toMatchObject({ object: "payout_batch", leg_count: LEGS, total_amount: "37500", counts: { executing: LEGS } });
         const reserved = (await w.harness.inspect.balances(w.accountId)).find((b) => b.book === "reserved")!.amount;
         expect(reserved).toBe(BigInt(LEGS) * (1_500_000n + 10_075n)); // 0.01 fixed + 0.005 % of 1.5, rounded up

@@ -17,8 +17,7 @@ for (const kind of storageKinds()) {
     const post = (path: string, body?: unknown, headers: Record<string, string> = {}) =>
       w.request("POST", path, { ...(body !== undefined ? { body } : {}), headers: { "Idempotency-Key": `k-${key++}`, ...headers } });
     const get = (path: string) => w.request("GET", path);
-    const recipient = async (name = "Alice") =>
-      (await json(await post("/v1/recipients", { name, chain_addresses: { base: BASE } }))).id as string;
+    const recipient = async (name = "Alice") => (await json(await post("/v1/recipients", { name, chain_addresses: { base: BASE } }))).id as string;
     const usdc = async () => (await json(await get("/v1/balances"))).data.find((b: any) => b.asset === "USDC");
     const batch = (legs: unknown[], query = "") =>
       post(`/v1/payouts/batches${query}`, { reference: "march-payroll", funding: { asset: "USDC", source: "auto" }, legs });

@@ -81,7 +81,10 @@ class Progress implements fc.AsyncCommand<Model, Real> {
 }
 
 class FailNext implements fc.AsyncCommand<Model, Real> {
-  constructor(readonly chain: (typeof CHAINS)[number], readonly mode: "rejected" | "reverted") {}
+  constructor(
+    readonly chain: (typeof CHAINS)[number],
+    readonly mode: "rejected" | "reverted",
+  ) {}
   check = () => true;
   async run(_: Model, r: Real) {
     r.sim.failNext(this.chain, 1, this.mode);
@@ -130,8 +133,7 @@ async function checkAll(m: Model, r: Real) {
   }
 
   const events = (await inspect.events(r.w.accountId)).filter((e) => e.type.startsWith("payout."));
-  const count = (type: string, id: string) =>
-    events.filter((e) => e.type === type && (e.data as { object: { id: string } }).object.id === id).length;
+  const count = (type: string, id: string) => events.filter((e) => e.type === type && (e.data as { object: { id: string } }).object.id === id).length;
   for (const p of payouts) {
     const previous = m.terminal.get(p.id);
     if (previous) expect(p.status).toBe(previous);

@@ -169,9 +169,7 @@ for (const kind of storageKinds()) {
       const [header, ...rows] = parseCsv(await (await download(report.url)).text());
       expect(header).toEqual(PAYOUT_COLUMNS);
       expect(rows).toHaveLength(report.row_count);
-      const entries = (await all(`/v1/ledger_entries?created_gte=${h.gte}&created_lt=${h.lt}`))
-        .filter((e) => e.resource?.startsWith("po_"))
-        .reverse();
+      const entries = (await all(`/v1/ledger_entries?created_gte=${h.gte}&created_lt=${h.lt}`)).filter((e) => e.resource?.startsWith("po_")).reverse();
       expect(rows.map((r) => [r[7], r[0], r[2], r[3], r[4], r[6], r[8]])).toEqual(
         entries.map((e) => [e.id, e.resource, e.chain, e.asset, e.amount, e.balance_type, e.created]),
       );
@@ -194,7 +192,10 @@ for (const kind of storageKinds()) {
           const fee = micro(leg.fee);
           const gross = micro(leg.amount) + fee;
           const shape = mine.filter((r) => r[1] === leg.id).map((r) => [r[6], micro(r[4]!), micro(r[5]!)]);
-          const reserve = [["available", -gross, -fee], ["reserved", gross, fee]];
+          const reserve = [
+            ["available", -gross, -fee],
+            ["reserved", gross, fee],
+          ];
           if (leg.status === "confirmed") {
             const sent = [["reserved", -micro(leg.amount), 0n], ...(fee > 0n ? [["reserved", -fee, -fee]] : [])];
             expect(shape).toEqual([...reserve, ...sent]);
@@ -246,7 +247,9 @@ for (const kind of storageKinds()) {
       expect(again.url).not.toBe(report.url);
       expect((await download(again.url)).status).toBe(200);
       // links carry no credentials: an API key is neither needed nor looked at
-      expect((await w.app.request(new URL(again.url).pathname + new URL(again.url).search, { headers: { authorization: "Bearer nonsense" } })).status).toBe(200);
+      expect((await w.app.request(new URL(again.url).pathname + new URL(again.url).search, { headers: { authorization: "Bearer nonsense" } })).status).toBe(
+        200,
+      );
     });
 
     it("refuses bad types, formats and windows with catalogue errors, and creates nothing", async () => {
@@ -360,10 +363,14 @@ for (const kind of storageKinds()) {
       let killed!: (e: Error) => void;
       const death = new Promise<never>((_, reject) => (killed = reject));
       const dying = blobs
-        .put(`reports/${w.accountId}/${id}.csv`, (async function* () {
-          yield Buffer.from("id,created,asset,chain,balance_type,amount,resource\r\nle_partial");
-          await death;
-        })(), { contentType: "text/csv" })
+        .put(
+          `reports/${w.accountId}/${id}.csv`,
+          (async function* () {
+            yield Buffer.from("id,created,asset,chain,balance_type,amount,resource\r\nle_partial");
+            await death;
+          })(),
+          { contentType: "text/csv" },
+        )
         .catch(() => undefined);
       const folder = join(directory, "reports", w.accountId);
       for (let i = 0; i < 100 && !(await readdir(folder).catch(() => [])).length; i++) await new Promise((r) => setTimeout(r, 10));

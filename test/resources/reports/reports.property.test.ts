@@ -27,10 +27,7 @@ const actionArb = fc.oneof(
   fc.record({ kind: fc.constant("wait" as const), ms: fc.constantFrom(0, 0, 1, 7, 999, 4_000, 20_000) }),
 );
 
-const boundArb = fc.oneof(
-  fc.constant(null),
-  fc.record({ at: fc.double({ min: -0.05, max: 1.05, noNaN: true }), onEntry: fc.boolean() }),
-);
+const boundArb = fc.oneof(fc.constant(null), fc.record({ at: fc.double({ min: -0.05, max: 1.05, noNaN: true }), onEntry: fc.boolean() }));
 
 const scenarioArb = fc.record({
   actions: fc.array(actionArb, { minLength: 1, maxLength: 14 }),

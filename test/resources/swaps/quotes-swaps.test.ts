@@ -18,8 +18,7 @@ for (const kind of storageKinds()) {
     });
     afterEach(() => w.close());
 
-    const fund = (asset: string, chain: string, amount: string) =>
-      w.request("POST", "/v1/test_helpers/balances/fund", { body: { asset, chain, amount } });
+    const fund = (asset: string, chain: string, amount: string) => w.request("POST", "/v1/test_helpers/balances/fund", { body: { asset, chain, amount } });
     const quote = (body: unknown) => w.request("POST", "/v1/quotes", { body });
     const swap = (body: unknown, key: string | null = `k-${Math.random()}`) =>
       w.request("POST", "/v1/swaps", { body, headers: key ? { "idempotency-key": key } : {} });

@@ -7,7 +7,6 @@ import { expectLedgerConsistent } from "../../support/ledger-checks";
 import { MAGIC } from "../../support/magic-values";
 import { closeSharedStorage, storageKinds } from "../../support/storage";
 
-
 const json = (res: Response): Promise<any> => res.json();
 
 describe("failing addresses", () => {

@@ -74,7 +74,13 @@ describe("attemptOutcome", () => {
   });
 
   it("stops for good at a 410", () => {
-    expect(attemptOutcome(response(410), 1, NOW, NOW, noJitter)).toEqual({ status: "failed", responseStatus: 410, error: "410 Gone: endpoint disabled", gone: true, next: null });
+    expect(attemptOutcome(response(410), 1, NOW, NOW, noJitter)).toEqual({
+      status: "failed",
+      responseStatus: 410,
+      error: "410 Gone: endpoint disabled",
+      gone: true,
+      next: null,
+    });
   });
 
   it("retries anything else at its slot, a 429's Retry-After pushing it later", () => {
@@ -132,7 +138,11 @@ describe("followUps", () => {
   it("carries each failure on alone at its slot under the next number, and the rest now under the same", () => {
     const [a, b, c, rest] = [event("evt_a"), event("evt_b"), event("evt_c"), event("evt_d")];
     const d = delivery([a!, b!, c!, rest!], 2);
-    const item = { delivery: d, sent: [sent(d, a!, response(200), "dlv_a"), sent(d, b!, response(500), "dlv_b"), sent(d, c!, response(429, 600), "dlv_c")], rest: [rest!.id] };
+    const item = {
+      delivery: d,
+      sent: [sent(d, a!, response(200), "dlv_a"), sent(d, b!, response(500), "dlv_b"), sent(d, c!, response(429, 600), "dlv_c")],
+      rest: [rest!.id],
+    };
     const out = followUps(item, NOW, ids());
     expect(out.map((w) => [w.payload, w.runAt, w.group, w.accountId, w.kind])).toEqual([
       [{ endpoint: "we_1", events: ["evt_b"], trigger: "scheduled", attempt: 3, first: d.first }, NOW + 300_000, "we_1", "acct_1", "webhook.deliver"],
@@ -144,14 +154,19 @@ describe("followUps", () => {
   it("carries nothing on after a 410", () => {
     const [a, b, rest] = [event("evt_a"), event("evt_b"), event("evt_c")];
     const d = delivery([a!, b!, rest!]);
-    expect(followUps({ delivery: d, sent: [sent(d, a!, response(500), "dlv_a"), sent(d, b!, response(410), "dlv_b")], rest: [rest!.id] }, NOW, ids())).toHaveLength(1);
+    expect(
+      followUps({ delivery: d, sent: [sent(d, a!, response(500), "dlv_a"), sent(d, b!, response(410), "dlv_b")], rest: [rest!.id] }, NOW, ids()),
+    ).toHaveLength(1);
     expect(followUps({ delivery: d, sent: [sent(d, a!, response(410), "dlv_a")], rest: [b!.id, rest!.id] }, NOW, ids())).toEqual([]);
   });
 });
 
 describe("fannedOut", () => {
   it("gives each endpoint the events it subscribes to, in items of at most EVENTS_PER_DELIVERY, order kept", () => {
-    const events = Array.from({ length: EVENTS_PER_DELIVERY + 6 }, (_, i) => ({ id: `evt_${String(i).padStart(3, "0")}`, type: i % 2 ? "swap.settled" : "payout.settled" }));
+    const events = Array.from({ length: EVENTS_PER_DELIVERY + 6 }, (_, i) => ({
+      id: `evt_${String(i).padStart(3, "0")}`,
+      type: i % 2 ? "swap.settled" : "payout.settled",
+    }));
     const items = fannedOut(events, [
       { id: "we_all", enabledEvents: ["*"] },
       { id: "we_swaps", enabledEvents: ["swap.settled"] },

@@ -44,7 +44,8 @@ const failureArb: fc.Arbitrary<Behaviour> = fc.oneof(
 const endpointArb = fc.record({
   events: fc.oneof(fc.constant<string[]>(["*"]), fc.subarray<string>([...TYPES], { minLength: 1 })),
   // at most four failures: with two dead workers an event still has an attempt left of its eight
-  script: fc.array(fc.oneof({ weight: 2, arbitrary: fc.constant(ok) }, { weight: 3, arbitrary: failureArb }), { maxLength: 6 })
+  script: fc
+    .array(fc.oneof({ weight: 2, arbitrary: fc.constant(ok) }, { weight: 3, arbitrary: failureArb }), { maxLength: 6 })
     .filter((s) => s.filter((b) => b !== ok).length <= 4),
 });
 
@@ -53,10 +54,10 @@ type Crash = { at: number; kind: "fanout-claimed" | "delivery-claimed" | "delive
 const scenarioArb = fc.record({
   endpoints: fc.array(endpointArb, { minLength: 1, maxLength: 3 }),
   // each entry is one transaction: its events share a fan-out, so they travel in one item per endpoint
-  events: fc.array(
-    fc.record({ types: fc.array(fc.constantFrom(...TYPES), { minLength: 1, maxLength: 3 }), gapMs: fc.integer({ min: 0, max: 120_000 }) }),
-    { minLength: 1, maxLength: 6 },
-  ),
+  events: fc.array(fc.record({ types: fc.array(fc.constantFrom(...TYPES), { minLength: 1, maxLength: 3 }), gapMs: fc.integer({ min: 0, max: 120_000 }) }), {
+    minLength: 1,
+    maxLength: 6,
+  }),
   crashes: fc.array(
     fc.record({
       at: fc.integer({ min: 0, max: 12 }),

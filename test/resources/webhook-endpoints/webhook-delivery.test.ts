@@ -75,7 +75,7 @@ for (const kind of storageKinds()) {
       expect(receiver.requests).toHaveLength(1); // acknowledged: never sent again
     });
 
-    it("sends only subscribed types, every type to [\"*\"], and nothing to a disabled or deleted endpoint", async () => {
+    it('sends only subscribed types, every type to ["*"], and nothing to a disabled or deleted endpoint', async () => {
       const other = await TestReceiver.start();
       const all = await TestReceiver.start();
       try {

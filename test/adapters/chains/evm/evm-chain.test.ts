@@ -16,7 +16,8 @@ import { evmChainOn, evmWorld, randomAddress, type EvmWorld } from "../../../sup
 import { testTokenArtifact } from "../../../support/evm/evm-node";
 
 /** What the adapter keeps, read through its own state module (the adapter-state seam, namespace `evm`). */
-const evmState = <T>(storage: StorageAdapter, fn: (tx: EvmState) => Promise<T>) => storage.adapterState(EVM_NAMESPACE).transaction((tx) => fn(new EvmState(tx)));
+const evmState = <T>(storage: StorageAdapter, fn: (tx: EvmState) => Promise<T>) =>
+  storage.adapterState(EVM_NAMESPACE).transaction((tx) => fn(new EvmState(tx)));
 
 const encodeSetReverting = () => encodeFunctionData({ abi: testTokenArtifact().abi, functionName: "setReverting", args: [true] } as never);
 
@@ -48,7 +49,11 @@ describe("the EVM chain adapter", () => {
     expect(status).toMatchObject({ finality: "final", failure: null, txHash: record.attempts[1]!.txHash });
     expect(await w.node.tokenBalance(w.token, to)).toBe(7n);
     // the leg follows the transaction that carries it
-    const leg = stepMachine(legMachine, { value: "broadcast", context: { txHash: sent.txHash, confirmations: 0, finality: "pending", failureCode: null } }, { type: "status", ...status });
+    const leg = stepMachine(
+      legMachine,
+      { value: "broadcast", context: { txHash: sent.txHash, confirmations: 0, finality: "pending", failureCode: null } },
+      { type: "status", ...status },
+    );
     expect(leg.value).toBe("confirmed");
     expect(leg.context.txHash).toBe(record.attempts[1]!.txHash);
   });
@@ -62,7 +67,10 @@ describe("the EVM chain adapter", () => {
     // the operator's own transaction from the hot wallet takes the nonce
     const record = (await evmState(storage, (tx) => tx.getTransaction("base", "leg_dropped")))!;
     await w.node.provider.request({ method: "hardhat_impersonateAccount", params: [w.hot] });
-    await w.node.provider.request({ method: "eth_sendTransaction", params: [{ from: w.hot, to: w.hot, value: "0x0", nonce: `0x${record.nonce!.toString(16)}` }] });
+    await w.node.provider.request({
+      method: "eth_sendTransaction",
+      params: [{ from: w.hot, to: w.hot, value: "0x0", nonce: `0x${record.nonce!.toString(16)}` }],
+    });
     await w.node.mine(1);
     expect(await adapter.transferStatus("base", sent.txHash)).toMatchObject({ failure: "dropped: the nonce was used by another transaction" });
 
@@ -151,9 +159,7 @@ describe("the EVM chain adapter", () => {
     await w.node.send({ from: await w.node.account(2), to: address, value: 3n * 10n ** 16n });
     await w.node.mine(3);
     const { transfers } = await adapter.inboundTransfers("base", first.cursor);
-    expect(transfers).toEqual([
-      expect.objectContaining({ asset: "ETH", address, amount: 3n * 10n ** 16n, finality: "final", confirmations: 4 }),
-    ]);
+    expect(transfers).toEqual([expect.objectContaining({ asset: "ETH", address, amount: 3n * 10n ** 16n, finality: "final", confirmations: 4 })]);
     const hotBefore = await w.node.balance(w.hot);
     for (let i = 0; i < 8 && (await adapter.sweepDeposits()).pending; i++) await w.node.mine(1);
     const left = await w.node.balance(address);
@@ -239,7 +245,12 @@ describe("the mnemonic signer", () => {
 describe("PAYRAIL_CHAINS", () => {
   const assets = AssetRegistry.withDefaults();
   it("reads chains, tokens and settings, and refuses mistakes by name", () => {
-    expect(parseChainsConfig('{"base": {"rpc_url": "http://127.0.0.1:8545", "finality_confirmations": 2, "tokens": {"USDC": "0x0000000000000000000000000000000000000001"}}}', assets)).toEqual({
+    expect(
+      parseChainsConfig(
+        '{"base": {"rpc_url": "http://127.0.0.1:8545", "finality_confirmations": 2, "tokens": {"USDC": "0x0000000000000000000000000000000000000001"}}}',
+        assets,
+      ),
+    ).toEqual({
       base: { rpc_url: "http://127.0.0.1:8545", finality_confirmations: 2, tokens: { USDC: "0x0000000000000000000000000000000000000001" } },
     });
     const refused = (text: string) => {

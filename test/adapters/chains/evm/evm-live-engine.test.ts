@@ -35,8 +35,7 @@ for (const kind of storageKinds()) {
     });
     afterEach(() => w.close());
 
-    const post = async (path: string, body: unknown) =>
-      json(await w.request("POST", path, { body, key: liveKey, headers: { "Idempotency-Key": `k-${n++}` } }));
+    const post = async (path: string, body: unknown) => json(await w.request("POST", path, { body, key: liveKey, headers: { "Idempotency-Key": `k-${n++}` } }));
     const get = async (path: string) => json(await w.request("GET", path, { key: liveKey }));
     const usdc = async () => (await get("/v1/balances")).data.find((b: any) => b.asset === "USDC");
     /** Mines blocks and lets the engine's work run (a few seconds of its clock per block). */

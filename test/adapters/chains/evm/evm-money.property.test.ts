@@ -23,10 +23,23 @@ type Step =
   | { kind: "reorg"; depth: number; dropPending: boolean };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant("deposit" as const), payer: fc.constantFrom(1 as const, 2 as const, 3 as const), amount: fc.integer({ min: 1, max: 40 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("deposit" as const),
+      payer: fc.constantFrom(1 as const, 2 as const, 3 as const),
+      amount: fc.integer({ min: 1, max: 40 }),
+    }),
+  },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant("payout" as const), amount: fc.integer({ min: 1, max: 15 }) }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant("mine" as const), blocks: fc.integer({ min: 1, max: 3 }) }) },
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant("fault" as const), fault: fc.constantFrom("drop_send" as const, "lose_answer" as const, "crash_after_broadcast" as const) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("fault" as const),
+      fault: fc.constantFrom("drop_send" as const, "lose_answer" as const, "crash_after_broadcast" as const),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("restart" as const) }) },
   {
     weight: 3,
@@ -41,8 +54,20 @@ const step: fc.Arbitrary<Step> = fc.oneof(
  * transaction, which must be re-sent from its saved bytes.
  */
 const EXAMPLES: [Step[]][] = [
-  [[{ kind: "deposit", payer: 2, amount: 5 }, { kind: "mine", blocks: 1 }, { kind: "reorg", depth: 1, dropPending: true }]],
-  [[{ kind: "fault", fault: "crash_after_broadcast" }, { kind: "payout", amount: 4 }, { kind: "mine", blocks: 2 }]],
+  [
+    [
+      { kind: "deposit", payer: 2, amount: 5 },
+      { kind: "mine", blocks: 1 },
+      { kind: "reorg", depth: 1, dropPending: true },
+    ],
+  ],
+  [
+    [
+      { kind: "fault", fault: "crash_after_broadcast" },
+      { kind: "payout", amount: 4 },
+      { kind: "mine", blocks: 2 },
+    ],
+  ],
   [
     [
       { kind: "fault", fault: "drop_send" },
@@ -105,7 +130,17 @@ async function run(w: EvmWorld, steps: Step[]): Promise<void> {
     },
   });
   const makeAdapter = () =>
-    new EvmChain({ chain: "base", transport, storage, signer: w.signer, clock, tokens: { USDC: token }, finalityConfirmations: FINALITY, blockTimeMs: 1_000, feeRates: { USDC: "3000" } });
+    new EvmChain({
+      chain: "base",
+      transport,
+      storage,
+      signer: w.signer,
+      clock,
+      tokens: { USDC: token },
+      finalityConfirmations: FINALITY,
+      blockTimeMs: 1_000,
+      feeRates: { USDC: "3000" },
+    });
   let adapter = makeAdapter();
   // the engine's view of the chain: a crash right after a broadcast loses its answer
   const chain = new Proxy({} as ChainAdapter, {
@@ -230,7 +265,9 @@ async function run(w: EvmWorld, steps: Step[]): Promise<void> {
     const pi = (await engine.paymentIntents.retrieve(ctx, i.id, {}))._unsafeUnwrap();
     const logs = await node.provider.request({
       method: "eth_getLogs",
-      params: [{ fromBlock: "0x0", toBlock: "latest", address: token, topics: [TRANSFER_TOPIC, null, `0x${i.address.slice(2).toLowerCase().padStart(64, "0")}`] }],
+      params: [
+        { fromBlock: "0x0", toBlock: "latest", address: token, topics: [TRANSFER_TOPIC, null, `0x${i.address.slice(2).toLowerCase().padStart(64, "0")}`] },
+      ],
     });
     const onChain = (logs as { data: string }[]).reduce((sum, l) => sum + BigInt(l.data), 0n);
     expect(micro(pi.amount_received)).toBe(onChain); // every canonical deposit credited, nothing else

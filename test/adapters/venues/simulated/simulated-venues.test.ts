@@ -62,7 +62,13 @@ describe("simulated venues", () => {
     const amountIn = 10n ** 18n;
     const promised = venueOut(pool!, amountIn);
     clock.advance(599_000);
-    const firm = await venues.execute({ executionId: "a", from: "ETH", to: "USDC", pricedAt, legs: [{ venue: pool!.venue, amountIn, minAmountOut: promised }] });
+    const firm = await venues.execute({
+      executionId: "a",
+      from: "ETH",
+      to: "USDC",
+      pricedAt,
+      legs: [{ venue: pool!.venue, amountIn, minAmountOut: promised }],
+    });
     expect(firm).toEqual({ status: "executed", legs: [{ venue: pool!.venue, amountIn, amountOut: promised }] });
     clock.advance(2_000); // past the window: today's price, which may fall short
     const late = await venues.execute({ executionId: "b", from: "ETH", to: "USDC", pricedAt, legs: [{ venue: pool!.venue, amountIn, minAmountOut: 0n }] });
