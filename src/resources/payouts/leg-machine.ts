@@ -110,8 +110,9 @@ export type LegStatus = StateOf<typeof legMachine>;
 /** Every leg status, in the machine's order (the API's enum). */
 export const LEG_STATUSES = statesOf(legMachine);
 
-/** Where every leg starts: the machine's initial state and context. */
-export const NEW_LEG = (() => {
-  const { value, context } = startMachine(legMachine);
-  return { status: value, machine: context };
-})();
+const LEG_START = startMachine(legMachine);
+
+/** Where every leg starts: the machine's initial state, and a context of its own. */
+export function newLeg(): { status: LegStatus; machine: LegContext } {
+  return { status: LEG_START.value, machine: { ...LEG_START.context } };
+}

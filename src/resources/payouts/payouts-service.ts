@@ -27,7 +27,7 @@ import {
   listPayoutsSchema,
   retrievePayoutSchema,
 } from "./payout-schemas";
-import { NEW_LEG } from "./leg-machine";
+import { newLeg } from "./leg-machine";
 
 /**
  * Payouts: routed across chains at create, reserved (amount plus routed fee), then moved by
@@ -170,7 +170,7 @@ export class PayoutsService {
             reservation: reservation.id,
             // The reservation holds amount and fee: its entries carry the whole fee.
             entries: legEntries(accountId, entries, (e) => sign(e.amount) * leg.fee),
-            ...NEW_LEG,
+            ...newLeg(),
           };
         });
         const draft: NewPayout = {
