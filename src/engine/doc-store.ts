@@ -147,7 +147,7 @@ export class DocStore<T extends { id: string }> {
 
   /** A page of the list contract (DECISIONS.md §5) over this kind. */
   list<O>(
-    deps: ModuleDeps,
+    deps: Pick<ModuleDeps, "cursors" | "storage">,
     ctx: RequestContext,
     params: ListParams & { status?: string },
     present: (doc: T) => O | Promise<O>,

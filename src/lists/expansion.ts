@@ -3,9 +3,12 @@ import type { DocStore } from "../engine/doc-store";
 import { presentLedgerEntries } from "../ledger/ledger-entries";
 import type { ReadTx } from "../engine/context";
 
+/** What presenting an expanded object takes: the asset registry. */
+export type ExpansionDeps = Pick<ModuleDeps, "assets">;
+
 /** What an expansion reads with: one read transaction of the account's, for every field of a response. */
 export interface ExpandContext {
-  readonly deps: ModuleDeps;
+  readonly deps: ExpansionDeps;
   readonly tx: ReadTx;
   readonly accountId: string;
 }
@@ -67,7 +70,7 @@ export function idField(name: string, fetch: (ctx: ExpandContext, ids: string[])
 export function docField<D extends { id: string }>(
   name: string,
   store: DocStore<D>,
-  present: (doc: D, deps: ModuleDeps) => object,
+  present: (doc: D, deps: ExpansionDeps) => object,
   to?: () => Expandable,
 ): ExpandField {
   return idField(
@@ -124,7 +127,13 @@ export function itemPaths(paths: readonly string[] | undefined): string[] {
 }
 
 /** Runs `expandPaths` over fresh objects in one read transaction (nothing to do without paths). */
-export async function expandObjects(deps: ModuleDeps, accountId: string, kind: Expandable, objects: object[], paths: readonly string[]): Promise<void> {
+export async function expandObjects(
+  deps: ExpansionDeps & Pick<ModuleDeps, "storage">,
+  accountId: string,
+  kind: Expandable,
+  objects: object[],
+  paths: readonly string[],
+): Promise<void> {
   if (!paths.length || !objects.length) return;
-  await deps.storage.read((tx) => expandPaths({ deps, tx, accountId }, kind, objects, paths));
+  await deps.storage.read((tx) => expandPaths({ deps: { assets: deps.assets }, tx, accountId }, kind, objects, paths));
 }

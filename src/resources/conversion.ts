@@ -14,6 +14,9 @@ import type { UnitOfWork } from "../engine/unit-of-work";
  * stored pricing, and the ledger side of a conversion.
  */
 
+/** What pricing a conversion takes: the venues, the clock, and the platform fee of the configuration. */
+export type PricingDeps = Pick<ModuleDeps, "venues" | "clock" | "config">;
+
 /** The seed: no platform fee when both assets are stablecoins; the configured fee otherwise. */
 export function platformFeeBps(deps: Pick<ModuleDeps, "config">, from: AssetDefinition, to: AssetDefinition): bigint {
   return from.stablecoin && to.stablecoin ? 0n : BigInt(deps.config.platformFeeBps);
@@ -29,7 +32,7 @@ export function distinctAssets(from: AssetDefinition, to: AssetDefinition): Resu
  * `no_route` when no venue trades the pair.
  */
 export async function pricerNow(
-  deps: ModuleDeps,
+  deps: PricingDeps,
   from: AssetDefinition,
   to: AssetDefinition,
   usable: (venue: string) => boolean = () => true,
@@ -47,7 +50,7 @@ export async function pricerNow(
  * the whole output, `insufficient_liquidity` when the venues cannot absorb it.
  */
 export async function priceNow(
-  deps: ModuleDeps,
+  deps: PricingDeps,
   from: AssetDefinition,
   to: AssetDefinition,
   amount: bigint,
@@ -66,7 +69,13 @@ export async function priceNow(
  * Executes a stored pricing on the venues, outside any transaction, idempotent by
  * `executionId`: each leg must deliver at least what it was priced at.
  */
-export function executePricing(deps: ModuleDeps, executionId: string, from: string, to: string, pricing: StoredPricing): Promise<VenueExecutionResult> {
+export function executePricing(
+  deps: Pick<ModuleDeps, "venues">,
+  executionId: string,
+  from: string,
+  to: string,
+  pricing: StoredPricing,
+): Promise<VenueExecutionResult> {
   return deps.venues.execute({
     executionId,
     from,

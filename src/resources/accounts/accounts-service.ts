@@ -47,7 +47,7 @@ export interface CreatedApiKey {
  * is test or live; its keys follow its mode (`sk_test_` / `sk_live_`).
  */
 export class AccountsService {
-  constructor(private readonly deps: ModuleDeps) {}
+  constructor(private readonly deps: Pick<ModuleDeps, "catalogue" | "clock" | "house" | "ids" | "parse" | "random" | "storage">) {}
 
   async create(input: CreateAccountInput): Promise<AccountRecord> {
     const account: AccountRecord = {

@@ -30,7 +30,7 @@ export function redactApiKey(key: string): string {
 
 /** Bearer-key authentication (DECISIONS.md §3): keys are looked up by their SHA-256 only. */
 export class AuthService {
-  constructor(private readonly deps: ModuleDeps) {}
+  constructor(private readonly deps: Pick<ModuleDeps, "clock" | "storage">) {}
 
   async authenticate(authorization: string | null | undefined): Promise<Result<Principal, ApiError>> {
     if (!authorization || authorization.trim() === "") {

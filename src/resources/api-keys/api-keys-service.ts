@@ -27,7 +27,7 @@ export type ApiKeyObject = Out<typeof ApiKey>;
 
 /** A key made now, ready to store: the plain key is returned beside its record, never stored. */
 export function newApiKey(
-  deps: ModuleDeps,
+  deps: Pick<ModuleDeps, "random" | "ids" | "clock">,
   account: { id: string; livemode: boolean },
   fields: { scopes: string[]; name?: string | null; key?: string },
 ): { key: string; record: ApiKeyRecord } {
@@ -71,7 +71,7 @@ export function presentApiKey(key: ApiKeyRecord, now: number, secret?: string): 
  * A key's mode is its account's; a new key has the scopes asked for (none: full access).
  */
 export class ApiKeysService {
-  constructor(private readonly deps: ModuleDeps) {}
+  constructor(private readonly deps: Pick<ModuleDeps, "clock" | "cursors" | "ids" | "parse" | "random" | "storage">) {}
 
   async create(ctx: RequestContext, input: CreateApiKeyRequest = {}): Promise<Result<ApiKeyObject, ApiError>> {
     const parsed = createApiKeySchema.parse(input, "", this.deps.parse);

@@ -8,7 +8,7 @@ import { type ListBalancesParams, listBalancesSchema } from "./balance-schemas";
 
 /** `GET /v1/balances`: every asset of the registry, with per-chain amounts, ordered by code. */
 export class BalancesService {
-  constructor(private readonly deps: ModuleDeps) {}
+  constructor(private readonly deps: Pick<ModuleDeps, "assets" | "clock" | "cursors" | "parse" | "storage">) {}
 
   list(ctx: RequestContext, params: ListBalancesParams = {}): PagedList<BalanceObject> {
     return pagedList(params, (p) => this.page(ctx, p));

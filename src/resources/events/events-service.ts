@@ -16,7 +16,7 @@ export class EventsService {
   private notified = 0;
   private readonly closing = new AbortController();
 
-  constructor(private readonly deps: ModuleDeps) {}
+  constructor(private readonly deps: Pick<ModuleDeps, "clock" | "cursors" | "parse" | "storage">) {}
 
   /** Says this process just committed work (events among it): waiting lists look again now. */
   notify(): void {

@@ -16,7 +16,7 @@ export type ListLedgerEntriesParams = Input<typeof listLedgerEntriesSchema>;
  * against, row for row.
  */
 export class LedgerEntriesService {
-  constructor(private readonly deps: ModuleDeps) {}
+  constructor(private readonly deps: Pick<ModuleDeps, "assets" | "cursors" | "parse" | "storage">) {}
 
   async retrieve(ctx: RequestContext, id: string): Promise<Result<LedgerEntryObject, ApiError>> {
     const found = await this.deps.storage.read((tx) => tx.ledger.listEntries(ctx.accountId, { ids: [id] }));

@@ -24,7 +24,7 @@ import { isOpen, type LimitOrderTransitions } from "./limit-order-transitions";
  */
 export class LimitOrderMatching {
   constructor(
-    private readonly deps: ModuleDeps,
+    private readonly deps: Pick<ModuleDeps, "assets" | "clock" | "config" | "ids" | "storage" | "venues">,
     private readonly transitions: LimitOrderTransitions,
   ) {}
 

@@ -18,7 +18,7 @@ export function isOpen(doc: LimitOrderDoc): boolean {
  * goes through here (the API's cancel, expiry, fills), so each transition has its effects once.
  */
 export class LimitOrderTransitions {
-  constructor(private readonly deps: ModuleDeps) {}
+  constructor(private readonly deps: Pick<ModuleDeps, "assets">) {}
 
   /** Cancels an open order read under lock in this transaction: releases, announces. */
   async cancelWithin(uow: UnitOfWork, accountId: string, stored: Stored<LimitOrderDoc>, reason: CancellationReason): Promise<LimitOrderDoc> {

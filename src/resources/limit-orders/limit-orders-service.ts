@@ -22,7 +22,7 @@ import { LIMIT_ORDERS, type LimitOrderDoc, type LimitOrderObject } from "./limit
  */
 export class LimitOrdersService {
   constructor(
-    private readonly deps: ModuleDeps,
+    private readonly deps: Pick<ModuleDeps, "assets" | "cursors" | "ids" | "parse" | "storage">,
     private readonly transitions: LimitOrderTransitions,
   ) {}
 

@@ -39,7 +39,7 @@ const untilKey = (w: Watched) => `chain.watch_until:${scope(w)}`;
  */
 export class ChainWatchers {
   constructor(
-    private readonly deps: ModuleDeps,
+    private readonly deps: Pick<ModuleDeps, "chains" | "clock" | "ids" | "storage">,
     private readonly ingestion: DepositIngestion,
   ) {}
 

@@ -37,7 +37,7 @@ const MOVES: Record<SettlementDoc["ledger"], Partial<Record<Finality, LedgerMove
  * deposit removed by a reorganisation is reversed with new entries.
  */
 export class DepositIngestion {
-  constructor(private readonly deps: ModuleDeps) {}
+  constructor(private readonly deps: Pick<ModuleDeps, "assets" | "ids" | "storage">) {}
 
   /**
    * Applies notifications (any chains, any order, duplicates allowed); returns how many moved.

@@ -32,7 +32,7 @@ export const PAYMENT_INTENT_EXPIRE = defineWork("payment_intents.expire", s.obje
  */
 export class PaymentIntentsService {
   constructor(
-    private readonly deps: ModuleDeps,
+    private readonly deps: Pick<ModuleDeps, "assets" | "chains" | "cursors" | "ids" | "parse" | "storage">,
     private readonly ingestion: DepositIngestion,
     /** The chain watchers deposits come in through (test helpers poll them at once). */
     readonly watchers: ChainWatchers,

@@ -13,7 +13,7 @@ import type { StatusChange } from "./payout-transitions";
  * a terminal state.
  */
 export class BatchCounts {
-  constructor(private readonly deps: ModuleDeps) {}
+  constructor(private readonly deps: Pick<ModuleDeps, "assets">) {}
 
   async apply(uow: UnitOfWork, changes: readonly StatusChange[]): Promise<void> {
     const byBatch = groupBy(

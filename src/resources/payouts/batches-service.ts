@@ -18,7 +18,7 @@ import { startMachine } from "../../engine/machine-step";
 import { batchMachine } from "./batch-machine";
 
 /** Payouts per broadcast item (see `EngineConfig.batchChunk`): a batch moves in chunks, not one transaction per payout. */
-function batchChunk(deps: ModuleDeps): number {
+function batchChunk(deps: Pick<ModuleDeps, "config" | "storage">): number {
   return deps.config.batchChunk ?? (deps.storage.capabilities.concurrentTransactions ? 250 : 25);
 }
 
@@ -40,7 +40,7 @@ interface ValidRow {
  */
 export class BatchesService {
   constructor(
-    private readonly deps: ModuleDeps,
+    private readonly deps: Pick<ModuleDeps, "assets" | "chains" | "config" | "ids" | "parse" | "storage">,
     private readonly payouts: PayoutsService,
     private readonly transitions: PayoutTransitions,
   ) {}

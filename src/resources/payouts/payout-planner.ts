@@ -38,7 +38,7 @@ export class PayoutPlanner {
   private liquidity = new Map<string, bigint>();
 
   constructor(
-    private readonly deps: ModuleDeps,
+    private readonly deps: Pick<ModuleDeps, "chains">,
     private readonly livemode: boolean,
     private readonly asset: AssetDefinition,
     /** The account's available balance per chain (base units); planning takes from it. */

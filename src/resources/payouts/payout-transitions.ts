@@ -37,7 +37,7 @@ export class PayoutTransitions {
    */
   private readonly firstSteps = new Map<boolean, MachineStep<typeof payoutMachine>>();
 
-  constructor(private readonly deps: ModuleDeps) {}
+  constructor(private readonly deps: Pick<ModuleDeps, "assets" | "house">) {}
 
   /** A new payout (legs pending, reservations made): its first transition decides its status. */
   start(uow: UnitOfWork, draft: NewPayout, requiresApproval: boolean, options: ApplyOptions = {}): { doc: PayoutDoc; change: StatusChange } {

@@ -39,7 +39,7 @@ export class PayoutWorkers {
   private readonly info = new Map<string, ChainInfo>();
 
   constructor(
-    private readonly deps: ModuleDeps,
+    private readonly deps: Pick<ModuleDeps, "chains" | "claimsValidFrom" | "clock" | "config" | "storage">,
     private readonly transitions: PayoutTransitions,
     private readonly batches: BatchCounts,
   ) {}
@@ -332,7 +332,7 @@ interface ApplyOptions {
 type RecordOptions = Pick<ApplyOptions, "recorded" | "assumed" | "durable">;
 
 /** Capped exponential retry after transient chain failures; the work never gives up. */
-function retry(deps: ModuleDeps, job: Job<PayoutIds>, error: string): WorkOutcome {
+function retry(deps: Pick<ModuleDeps, "clock">, job: Job<PayoutIds>, error: string): WorkOutcome {
   const delay = Math.min(TRANSIENT_RETRY_MAX_MS, TRANSIENT_RETRY_MS * 2 ** Math.max(0, job.attempts - 1));
   return { kind: "retry", at: deps.clock.now() + delay, error };
 }

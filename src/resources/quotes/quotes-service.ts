@@ -9,7 +9,7 @@ import { QUOTES, type QuoteDoc, type QuoteObject, presentQuote } from "./quote-d
 
 /** `POST /v1/quotes`, `GET /v1/quotes/{id}`: short-lived price commitments (research §3, §4). */
 export class QuotesService {
-  constructor(private readonly deps: ModuleDeps) {}
+  constructor(private readonly deps: Pick<ModuleDeps, "assets" | "clock" | "config" | "ids" | "parse" | "storage" | "venues">) {}
 
   async create(ctx: RequestContext, input: CreateQuoteInput): Promise<Result<QuoteObject, ApiError>> {
     const parsed = createQuoteSchema.parse(input, "", this.deps.parse);

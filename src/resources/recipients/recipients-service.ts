@@ -85,7 +85,7 @@ export function checkAddresses(assets: AssetRegistry, addresses: Record<string, 
  * the verdict was about those), referenced by id in payouts. A flagged recipient cannot be paid.
  */
 export class RecipientsService {
-  constructor(private readonly deps: ModuleDeps) {}
+  constructor(private readonly deps: Pick<ModuleDeps, "assets" | "clock" | "cursors" | "ids" | "parse" | "screening" | "storage">) {}
 
   async create(ctx: RequestContext, input: CreateRecipientInput): Promise<Result<RecipientObject, ApiError>> {
     const parsed = createRecipientSchema.parse(input, "", this.deps.parse);

@@ -7,6 +7,9 @@ import { PAYOUTS, type LegDoc } from "../payouts/payout-doc";
 import { csvRecord } from "./report-csv";
 import type { ReportDoc, ReportType } from "./report-doc";
 
+/** What building a report's rows takes: reads, and the asset registry to format amounts. */
+export type ReportDeps = Pick<ModuleDeps, "storage" | "assets">;
+
 type Row = (string | null)[];
 
 /** What a report type reads and how one page of entries becomes its rows. */
@@ -16,7 +19,7 @@ interface ReportKind {
   /** Only entries of resources whose id starts with this (e.g. payouts). */
   resourcePrefix?: string;
   /** The rows of one page of entries, in the page's order (one row per entry). */
-  rows(deps: ModuleDeps, accountId: string, page: readonly LedgerEntryRecord[]): Promise<Row[]>;
+  rows(deps: ReportDeps, accountId: string, page: readonly LedgerEntryRecord[]): Promise<Row[]>;
 }
 
 /**
@@ -95,7 +98,7 @@ export const REPORT_KINDS: Record<ReportType, ReportKind> = {
  * transaction open and its memory is one page however long the window. `counted.rows` grows as
  * rows are produced.
  */
-export async function* reportCsv(deps: ModuleDeps, accountId: string, doc: ReportDoc, counted: { rows: number }, pageSize: number): AsyncGenerator<Uint8Array> {
+export async function* reportCsv(deps: ReportDeps, accountId: string, doc: ReportDoc, counted: { rows: number }, pageSize: number): AsyncGenerator<Uint8Array> {
   const kind = REPORT_KINDS[doc.type];
   yield Buffer.from(csvRecord(kind.columns));
   const query: Omit<LedgerPageQuery, "after"> = {

@@ -44,7 +44,9 @@ export const REPORT_BUILD_ATTEMPTS = 6;
  * HTTP binding serves (`FileLinks`).
  */
 export class ReportsService {
-  constructor(private readonly deps: ModuleDeps) {}
+  constructor(
+    private readonly deps: Pick<ModuleDeps, "assets" | "blobs" | "clock" | "config" | "cursors" | "fileLinks" | "ids" | "parse" | "publicUrl" | "storage">,
+  ) {}
 
   async create(ctx: RequestContext, input: CreateReportInput): Promise<Result<ReportObject, ApiError>> {
     const parsed = createReportSchema.parse(input, "", this.deps.parse);

@@ -31,7 +31,7 @@ export const SWAP_EXECUTE = defineWork("swap.execute", s.object({ swap: s.string
  * swap id, outside any transaction) and then settles or fails the swap in one transaction.
  */
 export class SwapsService {
-  constructor(private readonly deps: ModuleDeps) {}
+  constructor(private readonly deps: Pick<ModuleDeps, "assets" | "clock" | "config" | "cursors" | "ids" | "parse" | "storage" | "venues">) {}
 
   async create(ctx: RequestContext, input: CreateSwapInput): Promise<Result<SwapObject, ApiError>> {
     const parsed = createSwapSchema.parse(input, "", this.deps.parse);

@@ -47,7 +47,7 @@ export type TestVenueHaltObject = Out<typeof TestVenueHalt>;
  */
 export class TestHelpersService {
   constructor(
-    private readonly deps: ModuleDeps,
+    private readonly deps: Pick<ModuleDeps, "assets" | "catalogue" | "chains" | "clock" | "ids" | "parse" | "storage" | "venues">,
     private readonly worker: WorkerRunner,
     private readonly watchers: ChainWatchers,
     private readonly events: EventsService,

@@ -30,7 +30,7 @@ export function withVenueHalt(settings: unknown, venue: string, until: number, n
  * Whether a venue refuses to execute for the account now: never in live mode. Returns a
  * predicate over venue names (one storage read, only in test mode).
  */
-export async function haltedVenues(deps: ModuleDeps, accountId: string, livemode: boolean): Promise<(venue: string) => boolean> {
+export async function haltedVenues(deps: Pick<ModuleDeps, "storage" | "clock">, accountId: string, livemode: boolean): Promise<(venue: string) => boolean> {
   if (livemode) return () => false;
   const account = await deps.storage.read((tx) => tx.accounts.getAccount(accountId));
   const halts = venueHaltsOf(account?.settings);

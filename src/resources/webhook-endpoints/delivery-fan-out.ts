@@ -38,7 +38,7 @@ export function fannedOut(
 export class DeliveryFanOut {
   private readonly fanOuts: GroupCommit<Job<FanoutPayload>, void>;
 
-  constructor(private readonly deps: ModuleDeps) {
+  constructor(private readonly deps: Pick<ModuleDeps, "clock" | "ids" | "storage">) {
     // every fan-out the lane runs at once may share one transaction, whatever the storage
     this.fanOuts = new GroupCommit(deps.storage.capabilities, { maxBatch: FAN_OUTS_AT_ONCE, parallel: 2 }, (jobs) => this.write(jobs));
   }

@@ -95,7 +95,7 @@ export class DeliveryRecord {
   private readonly handedOn = new BoundedMap<string, HandedOn>(HANDED_ON);
 
   constructor(
-    private readonly deps: ModuleDeps,
+    private readonly deps: Pick<ModuleDeps, "clock" | "ids" | "parse" | "random" | "storage">,
     private readonly endpoints: WebhookEndpointsService,
     private readonly reads: DeliveryReads,
     /** The delivery lane's lease, given to the items handed on. */

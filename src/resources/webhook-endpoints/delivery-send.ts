@@ -122,7 +122,7 @@ export class DeliverySend {
   private readonly bodies = new WeakMap<EventRecord, string>();
 
   constructor(
-    private readonly deps: ModuleDeps,
+    private readonly deps: Pick<ModuleDeps, "clock" | "config" | "delivery" | "ids" | "observer" | "random">,
     private readonly endpoints: WebhookEndpointsService,
     private readonly reads: DeliveryReads,
     private readonly record: DeliveryRecord,

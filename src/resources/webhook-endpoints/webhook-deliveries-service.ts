@@ -53,7 +53,7 @@ const REPLAY_PAGE = 1000;
  */
 export class WebhookDeliveriesService {
   constructor(
-    private readonly deps: ModuleDeps,
+    private readonly deps: Pick<ModuleDeps, "assets" | "clock" | "config" | "cursors" | "parse" | "storage">,
     private readonly endpoints: WebhookEndpointsService,
   ) {}
 

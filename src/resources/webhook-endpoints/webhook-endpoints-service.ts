@@ -88,7 +88,7 @@ export function signingSecrets(doc: WebhookEndpointDoc, now: number): string[] {
 }
 
 /** DECISIONS.md §4: `whsec_` + 32 random bytes, base64url. */
-function newSecret(deps: ModuleDeps): string {
+function newSecret(deps: Pick<ModuleDeps, "random">): string {
   return `whsec_${randomToken(deps.random, 32)}`;
 }
 
@@ -124,7 +124,7 @@ export class WebhookEndpointsService {
   /** Changes this process made to endpoints, by id (see `revision`). */
   private readonly revisions = new Map<string, number>();
 
-  constructor(private readonly deps: ModuleDeps) {}
+  constructor(private readonly deps: Pick<ModuleDeps, "config" | "cursors" | "delivery" | "ids" | "parse" | "random" | "storage">) {}
 
   /**
    * How often this process has changed the endpoint since it started (update, rotation, delete,
