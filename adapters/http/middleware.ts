@@ -122,6 +122,7 @@ export function authenticate(engine: HttpEngine): HttpMiddleware {
       livemode: principal.value.livemode,
       requestId: c.get("requestId"),
       idempotencyKey: c.req.header("idempotency-key") ?? null,
+      actor: { type: "api_key", apiKey: principal.value.keyId },
     });
     await next();
   };
