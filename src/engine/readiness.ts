@@ -42,7 +42,7 @@ export async function checkReadiness(deps: EngineDeps, worker: WorkerRunner, ini
     storage = { ok: false, detail: `${deps.storage.name}: ${e instanceof Error ? e.message : String(e)}` };
   }
   const failure = watch.failure;
-  if (storage.ok && failure) {
+  if (failure) {
     storage = { ok: false, detail: `${deps.storage.name} unavailable (${failure.reason}) for ${deps.clock.now() - failure.since} ms: ${failure.message}` };
   }
   const migrations: ReadinessCheck =

@@ -90,7 +90,15 @@ export class WorkerRunner {
       onError: options.onError,
     };
     const { maxAttempts, onError } = this.opts;
-    this.settler = { storage, clock, owner: this.owner, maxAttempts, backoff: (attempts) => this.backoff(attempts), onError };
+    this.settler = {
+      storage,
+      clock,
+      owner: this.owner,
+      maxAttempts,
+      backoff: (attempts) => this.backoff(attempts),
+      onError,
+      stopping: () => this.stopping?.signal.aborted ?? false,
+    };
   }
 
   /** The lease of a claim in the default lane (`WorkerOptions.leaseMs`). */

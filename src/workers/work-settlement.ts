@@ -40,6 +40,8 @@ export interface Settler {
   /** The wait before a failed item runs again, after `attempts` failed attempts. */
   backoff(attempts: number): number;
   onError?: ((error: unknown, job?: DueWorkRecord) => void) | undefined;
+  /** Whether the runner is stopping (a settle that storage refuses is not tried again then). */
+  stopping?: () => boolean;
 }
 
 /**
@@ -90,7 +92,7 @@ export async function runAndSettle(
       // Storage unavailable for a moment (a restart, a failover): try again shortly, so the item is
       // not left leased until its lease runs out. Otherwise (or for too long) the lease expires and
       // the item runs again: at least once.
-      if (!causeOf(e, StorageUnavailableError) || tries >= SETTLE_TRIES) break;
+      if (!causeOf(e, StorageUnavailableError) || tries >= SETTLE_TRIES || settler.stopping?.()) break;
       await new Promise((r) => setTimeout(r, Math.min(2_000, 100 * 2 ** tries)));
     }
   }
