@@ -16,7 +16,7 @@ import { DEFAULT_CONFIG, type EngineDeps, type ModuleDeps } from "./context";
 import { IdempotencyService } from "./idempotency";
 import { RateLimitService } from "./rate-limits";
 import { checkReadiness, type Readiness } from "./readiness";
-import { StorageWatch } from "./storage-watch";
+import { StorageWatch, type StorageFailure } from "./storage-watch";
 import { EngineCatalogue } from "./catalogue";
 import type { AnyModule, ApisOf, Kernel, ResourceModule } from "./module";
 import { bindDownload, bindRoute, type EngineDownloadRoute, type EngineRoute } from "./route";
@@ -88,7 +88,7 @@ export class Engine {
     workerOptions: WorkerOptions,
     private readonly storageInitialized: () => boolean,
     /** How storage sessions end: its health for `readiness`, a request's effects for idempotency. */
-    readonly storageWatch: StorageWatch,
+    private readonly storageWatch: StorageWatch,
   ) {
     const worker = new WorkerRunner(deps.storage, deps.clock, deps.ids, deps.random, workerOptions, deps.parse, deps.observer);
     this.worker = worker;
@@ -213,6 +213,14 @@ export class Engine {
     const deps = engineDeps(this);
     const now = deps.clock.now();
     return deps.storage.transaction((tx) => tx.work.stats(now));
+  }
+
+  /**
+   * Storage failing now, as the outcomes of this process's storage sessions say (a session ended
+   * in `StorageUnavailableError` and none succeeded since), or null: for a metric or a log line.
+   */
+  storageFailure(): StorageFailure | null {
+    return this.storageWatch.failure;
   }
 
   /** Whether this engine can serve: storage answers, its schema is in place, the workers run. */

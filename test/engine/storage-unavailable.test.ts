@@ -2,6 +2,7 @@ import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../adapters/clock";
 import { SimulatedChains } from "../../adapters/chains/simulated";
 import { createHttpApp } from "../../adapters/http";
+import { PrometheusMetrics } from "../../adapters/prometheus/prometheus-metrics";
 import { engineDeps } from "../../src/engine/engine";
 import { testWorld, type TestWorld } from "../support/engine";
 import { FaultyStorage } from "../support/faulty-storage";
@@ -23,6 +24,7 @@ for (const kind of storageKinds()) {
     let w: TestWorld;
     let faulty: FaultyStorage;
     let readyz: () => Promise<{ status: number; body: any }>;
+    let storageUp: () => Promise<string | undefined>;
     let recipient: string;
 
     beforeEach(async () => {
@@ -31,6 +33,9 @@ for (const kind of storageKinds()) {
       faulty = new FaultyStorage(harness.storage);
       const sim = new SimulatedChains({ clock, chains: { base: { liquidity: { USDC: "1000" } } } });
       w = await testWorld(kind, { clock, chainAdapters: [sim], harness: { ...harness, storage: faulty } });
+      const metrics = new PrometheusMetrics();
+      metrics.attach(w.engine);
+      storageUp = async () => /^payrail_storage_up (\d)$/m.exec((await metrics.scrape()).body)?.[1];
       const health = createHttpApp(w.engine, { health: true });
       readyz = async () => {
         const res = await health.request("/readyz");
@@ -63,11 +68,13 @@ for (const kind of storageKinds()) {
       expect(notReady.status).toBe(503);
       expect(notReady.body).toMatchObject({ status: "not_ready", checks: { storage: { ok: false }, migrations: { ok: true }, workers: { ok: true } } });
       expect(notReady.body.checks.storage.detail).toContain("disk_full");
+      expect(await storageUp()).toBe("0");
       expect(await payouts()).toEqual([]); // reads work, and nothing was created
       expect(await keyRecord("full-1")).toBeNull();
 
       faulty.diskFull = false;
       expect((await readyz()).status).toBe(200); // its write probe finds the disk fine again
+      expect(await storageUp()).toBe("1");
       const created = await create("full-1");
       expect(created.status).toBe(200);
       expect(created.headers.get("idempotent-replayed")).toBeNull();
