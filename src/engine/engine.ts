@@ -99,7 +99,7 @@ export class Engine {
       for (const hook of committed) hook();
     };
     this.idempotency = new IdempotencyService(deps, storageWatch);
-    this.rateLimits = new RateLimitService(deps);
+    this.rateLimits = new RateLimitService(deps, storageWatch);
     worker.handle(MAINTENANCE, maintenanceHandler(deps));
     const provided = new Map<AnyModule, unknown>();
     const forModules = moduleDeps(deps);

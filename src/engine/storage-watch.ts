@@ -47,6 +47,11 @@ export class StorageWatch implements StorageSessionWatch {
     return { value, committed: effects.committed };
   }
 
+  /** Runs `fn` outside any request's tracking: what it writes is bookkeeping (a rate limit's count), not the request's effect. */
+  untracked<T>(fn: () => Promise<T>): Promise<T> {
+    return this.requests.exit(fn);
+  }
+
   begin(kind: "transaction" | "autocommit" | "claim"): { succeeded(wrote: boolean): void; failed(error: unknown, wrote: boolean): void } {
     const effects = this.requests.getStore(); // the caller's request, taken before any await
     return {

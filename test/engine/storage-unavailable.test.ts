@@ -100,6 +100,23 @@ for (const kind of storageKinds()) {
       expect(await payouts()).toHaveLength(1);
     });
 
+    it("releases the key of a rate-limited create that failed: the limit's count is not the request's effect", async () => {
+      // write session 0 is the key's claim, 1 the rate limit's count (committed), 2 the batch's transaction
+      faulty.inject([{ at: 2, mode: "before", reason: "disk_full" }]);
+      const batch = () =>
+        w.request("POST", "/v1/payouts/batches", {
+          body: { reference: "payroll", funding: { asset: "USDC", source: "auto" }, legs: [{ row: 0, amount: "5", recipient, reference: "emp-1" }] },
+          headers: { "Idempotency-Key": "batch-1" },
+        });
+      const failed = await batch();
+      expect(failed.status).toBe(503);
+      expect(faulty.fired).toHaveLength(1);
+      expect(await keyRecord("batch-1")).toBeNull();
+      const accepted = await batch();
+      expect(accepted.status).toBe(200);
+      expect(accepted.headers.get("idempotent-replayed")).toBeNull();
+    });
+
     it("keeps the answer of a create that committed though its caller lost the answer, and replays it", async () => {
       faulty.inject([{ at: 1, mode: "after", reason: "connection" }]);
       const lost = await create("ack-lost");
