@@ -164,6 +164,7 @@ describe("an embedding host compiled against the built package", () => {
       "Engine",
       "FULL_ACCESS",
       "SIGNATURE_TOLERANCE_SECONDS",
+      "StorageUnavailableError",
       "accountsModule",
       "apiKeysModule",
       "balancesModule",
