@@ -223,6 +223,14 @@ export class Engine {
     return this.storageWatch.failure;
   }
 
+  /**
+   * Calls `listener` when storage starts failing as unavailable (`failure`) and when it serves
+   * again (null, with the `previous` failure): for a host's log lines.
+   */
+  onStorageChange(listener: (failure: StorageFailure | null, previous: StorageFailure | null) => void): void {
+    this.storageWatch.onChange(listener);
+  }
+
   /** Whether this engine can serve: storage answers, its schema is in place, the workers run. */
   readiness(): Promise<Readiness> {
     return checkReadiness(engineDeps(this), this.worker, this.storageInitialized(), this.storageWatch);

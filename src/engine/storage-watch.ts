@@ -32,12 +32,30 @@ interface RequestEffects {
 export class StorageWatch implements StorageSessionWatch {
   private readonly requests = new AsyncLocalStorage<RequestEffects>();
   private current: StorageFailure | null = null;
+  private readonly listeners: ((failure: StorageFailure | null, previous: StorageFailure | null) => void)[] = [];
 
   constructor(private readonly clock: Clock) {}
 
   /** Storage failing now, or null. */
   get failure(): StorageFailure | null {
     return this.current;
+  }
+
+  /** Calls `listener` each time storage starts failing (or fails otherwise) and when it is back (null), with what it was before. */
+  onChange(listener: (failure: StorageFailure | null, previous: StorageFailure | null) => void): void {
+    this.listeners.push(listener);
+  }
+
+  private set(failure: StorageFailure | null): void {
+    const previous = this.current;
+    this.current = failure;
+    for (const listener of this.listeners) {
+      try {
+        listener(failure, previous);
+      } catch {
+        // a listener (a log line) never fails a storage session
+      }
+    }
   }
 
   /** Runs `fn`, and says whether a storage session it opened committed a write. */
@@ -57,7 +75,7 @@ export class StorageWatch implements StorageSessionWatch {
     return {
       succeeded: (wrote) => {
         if (wrote && effects) effects.committed = true;
-        if (this.current && (wrote || !this.current.writesOnly)) this.current = null;
+        if (this.current && (wrote || !this.current.writesOnly)) this.set(null);
       },
       failed: (error, wrote) => {
         // an autocommit session keeps what its earlier calls wrote
@@ -65,7 +83,7 @@ export class StorageWatch implements StorageSessionWatch {
         const unavailable = causeOf(error, StorageUnavailableError);
         if (!unavailable) return;
         if (this.current && this.current.reason === unavailable.reason) return;
-        this.current = { since: this.clock.now(), reason: unavailable.reason, message: unavailable.message, writesOnly: unavailable.writesOnly };
+        this.set({ since: this.clock.now(), reason: unavailable.reason, message: unavailable.message, writesOnly: unavailable.writesOnly });
       },
     };
   }

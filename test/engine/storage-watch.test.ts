@@ -51,6 +51,8 @@ describe("storage watch", () => {
 
   it("marks storage failing on StorageUnavailableError, until a session succeeds (one that writes, for a full disk)", async () => {
     const { faulty, watch, storage } = await watched();
+    const changes: (string | null)[] = [];
+    watch.onChange((failure) => changes.push(failure?.reason ?? null));
     faulty.inject([{ at: 0, mode: "before", reason: "connection" }]);
     await expect(storage.transaction((tx) => tx.meta.set("a", "1"))).rejects.toThrow();
     expect(watch.failure?.reason).toBe("connection");
@@ -65,6 +67,7 @@ describe("storage watch", () => {
     faulty.diskFull = false;
     await storage.transaction((tx) => tx.meta.set("a", "2"));
     expect(watch.failure).toBeNull();
+    expect(changes).toEqual(["connection", null, "disk_full", null]); // what the host logs: once per change
   });
 
   it("ignores failures that are not storage being unavailable", async () => {

@@ -89,6 +89,7 @@ async function outliveTheDatabase(databaseUrl: string, disrupt: (result: LoadRes
     expect(result.acknowledged.size).toBe(LOOPS * CREATES_PER_LOOP);
     const ready = await call(host.url, "GET", "/readyz");
     expect(ready.status, JSON.stringify(ready.body)).toBe(200);
+    expect(host.output()).toMatch(/"msg":"storage unavailable"/); // the operator's log line (LOG_LEVEL warn)
 
     // every acknowledged create exists exactly once, as acknowledged; no reference twice
     const byReference = new Map<string, string[]>();
