@@ -116,6 +116,7 @@ const ROOT_EXPORTS = [
   "Engine",
   "FULL_ACCESS",
   "SIGNATURE_TOLERANCE_SECONDS",
+  "StorageUnavailableError",
   "accountsModule",
   "apiKeysModule",
   "balancesModule",
