@@ -2,7 +2,6 @@ import { execFile, spawn } from "node:child_process";
 import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import ts from "typescript";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -119,6 +118,7 @@ const ROOT_EXPORTS = [
   "StorageUnavailableError",
   "accountsModule",
   "apiKeysModule",
+  "auditLogModule",
   "balancesModule",
   "createEngine",
   "defineEvent",
