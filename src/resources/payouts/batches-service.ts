@@ -90,7 +90,7 @@ export class BatchesService {
         if (plan.error.code === "insufficient_funds") {
           return fail("insufficient_funds", `Insufficient available ${asset.code} for this batch and its network fees (first short at row ${row.row})`);
         }
-        errors.push(rowError(row.row, "recipient", plan.error));
+        errors.push({ row: row.row, param: `legs[${row.row}].recipient`, code: plan.error.code, message: plan.error.message });
       } else plans.push(plan.value);
     }
     if (errors.length) return batchInvalid(errors);
@@ -172,7 +172,7 @@ export class BatchesService {
     if (!recipient) {
       errors.push(rowError(index, `${path}.recipient`, new ApiError("resource_missing", `No such recipient: ${leg.recipient}`)));
     } else {
-      const payable = checkPayable(recipient);
+      const payable = checkPayable(recipient, `${path}.recipient`);
       if (payable.isErr()) errors.push(rowError(index, `${path}.recipient`, payable.error));
       else if (!asset.chains.some((c) => recipient.chainAddresses[c] !== undefined)) {
         errors.push(

@@ -87,7 +87,7 @@ export function presentSwap(assets: AssetRegistry, s: SwapDoc): SwapObject {
     from: { asset: s.from, amount: formatAmount(amountIn, from) },
     to: { asset: s.to, amount: formatAmount(netOut, to) },
     destination_chain: s.destinationChain,
-    executed_rate: formatRate(netOut, amountIn, from, to),
+    executed_rate: s.status === "failed" ? null : formatRate(netOut, amountIn, from, to),
     refreshed: s.refreshed,
     failure_code: s.failureCode,
     created: isoTime(s.created),

@@ -14,7 +14,9 @@ export const Swap = o.named(
       from: conversionSide,
       to: conversionSide,
       destination_chain: chain(),
-      executed_rate: o.decimal({ description: "The quote's rate, or the refreshed quote's when `refreshed`" }),
+      executed_rate: o.nullable(
+        o.decimal({ description: "The quote's rate, or the refreshed quote's when `refreshed`; null when the swap failed (nothing was executed)" }),
+      ),
       refreshed: o.boolean(),
       failure_code: o.nullable(o.string({ description: "`venue_rejected` when failed", example: "venue_rejected" })),
       created: o.time(),

@@ -62,6 +62,9 @@ for (const kind of storageKinds()) {
 
     it("lists every bad row, creates nothing, and dry_run answers the same", async () => {
       const a = await recipient();
+      const flagged = (await json(await post("/v1/recipients", { name: "Acme flagged Ltd", chain_addresses: { base: BASE }, screening: true }))).id;
+      await post("/v1/test_helpers/clock/advance", { seconds: 2 });
+      expect((await json(await get(`/v1/recipients/${flagged}`))).screening_status).toBe("flagged");
       await post("/v1/test_helpers/balances/fund", { asset: "USDC", chain: "base", amount: "100" });
       const legs = [
         { row: 0, amount: "1", recipient: a },
@@ -69,6 +72,7 @@ for (const kind of storageKinds()) {
         { row: 2, amount: "1", recipient: "rcp_nobody" },
         { row: 7, amount: "1", recipient: a },
         { row: 4, amount: "1", recipient: a, colour: "red" },
+        { row: 5, amount: "1", recipient: flagged },
       ];
       const real = await batch(legs);
       expect(real.status).toBe(400);
@@ -79,6 +83,7 @@ for (const kind of storageKinds()) {
         { row: 2, param: "legs[2].recipient", code: "resource_missing", message: expect.any(String) },
         { row: 3, param: "legs[3].row", code: "parameter_invalid", message: expect.any(String) },
         { row: 4, param: "legs[4].colour", code: "parameter_invalid", message: expect.any(String) },
+        { row: 5, param: "legs[5].recipient", code: "recipient_blocked", message: expect.any(String) },
       ]);
       const dry = await batch(legs, "?dry_run=true");
       expect(dry.status).toBe(400);
