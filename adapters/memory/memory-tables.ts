@@ -32,7 +32,7 @@ export interface MemoryTables {
   /** Dedupe key → id of the work item holding it (the unique index of `due_work.dedupe_key`). */
   workByDedupeKey: Map<string, string>;
   meta: Map<string, string>;
-  rateLimits: Map<string, { key: string; windowStart: number; count: number }>;
+  rateLimits: Map<string, { key: string; at: number; count: number }>;
   deliveries: Map<string, DeliveryLogRecord>;
   depositAddresses: Map<string, DepositAddressRecord>;
   /** What adapters keep through the adapter-state seam: namespace → key → JSON value (`stores/adapter-state.ts`). */

@@ -488,4 +488,15 @@ DROP TABLE {s}.chain_sequences, {s}.chain_transactions, {s}.chain_transaction_ha
   {s}.simulated_counters, {s}.simulated_transfers;
 `,
   },
+  {
+    version: 15,
+    name: "sliding rate-limit windows",
+    sql: `
+-- Rate limits hold a sliding window (docs/decisions.md): a row counts a key's accepted hits at
+-- one millisecond, and a take counts the rows of the last window. The fixed windows' counts
+-- cannot be read as hits at a moment, so they go (at most a minute of counting is forgotten).
+DELETE FROM {s}.rate_limits;
+ALTER TABLE {s}.rate_limits RENAME COLUMN window_start TO at;
+`,
+  },
 ];

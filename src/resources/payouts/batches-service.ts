@@ -13,7 +13,17 @@ import { PAYOUTS } from "./payout-doc";
 import { PayoutPlanner, type PayoutPlan } from "./payout-planner";
 import { availableByChain, checkPayable, type PayoutsService } from "./payouts-service";
 import type { PayoutTransitions } from "./payout-transitions";
-import { type CreateBatchInput, type CreateBatchParams, MAX_BATCH_LEGS, batchHeadSchema, batchLegSchema, batchQuerySchema } from "./payout-schemas";
+import {
+  type CreateBatchInput,
+  type CreateBatchParams,
+  type ListBatchesParams,
+  MAX_BATCH_LEGS,
+  batchHeadSchema,
+  batchLegSchema,
+  batchQuerySchema,
+  listBatchesSchema,
+} from "./payout-schemas";
+import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-page";
 import { startMachine } from "../../engine/machine-step";
 import { batchMachine } from "./batch-machine";
 
@@ -40,7 +50,7 @@ interface ValidRow {
  */
 export class BatchesService {
   constructor(
-    private readonly deps: Pick<ModuleDeps, "assets" | "chains" | "config" | "ids" | "parse" | "storage">,
+    private readonly deps: Pick<ModuleDeps, "assets" | "chains" | "config" | "cursors" | "ids" | "parse" | "storage">,
     private readonly payouts: PayoutsService,
     private readonly transitions: PayoutTransitions,
   ) {}
@@ -149,6 +159,17 @@ export class BatchesService {
   async retrieve(ctx: RequestContext, id: string): Promise<Result<BatchObject, ApiError>> {
     const stored = await this.deps.storage.read((tx) => BATCHES.get(tx, ctx.accountId, id));
     return stored ? ok(presentBatch(this.deps.assets, stored.doc)) : fail("resource_missing", `No such payout batch: ${id}`, { param: "id" });
+  }
+
+  /** The account's batches, newest first (the list contract): `status`, created range, `search` (reference prefix or id). */
+  list(ctx: RequestContext, params: ListBatchesParams = {}): PagedList<BatchObject> {
+    return pagedList(params, (p) => this.page(ctx, p));
+  }
+
+  private async page(ctx: RequestContext, params: ListBatchesParams): Promise<Result<ListEnvelope<BatchObject>, ApiError>> {
+    const parsed = listBatchesSchema.parse(params, "", this.deps.parse);
+    if (parsed.isErr()) return err(parsed.error);
+    return BATCHES.list(this.deps, ctx, parsed.value, (doc) => presentBatch(this.deps.assets, doc));
   }
 
   private validateRow(

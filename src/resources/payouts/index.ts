@@ -31,7 +31,7 @@ export const payoutsModule = defineModule({
     return {
       api: {
         payouts: operations(payouts, ["create", "retrieve", "list", "approve", "cancel"]),
-        batches: operations(batches, ["create", "retrieve"]),
+        batches: operations(batches, ["create", "retrieve", "list"]),
       },
       work: [work(PAYOUT_BROADCAST, workers.broadcastHandler()), work(PAYOUT_TRACK, workers.trackHandler())],
     };

@@ -88,6 +88,7 @@ export const Payout = o.named(
 );
 
 export const PayoutList = listOf("Payout", Payout);
+export const PayoutBatchList = listOf("PayoutBatch", PayoutBatch);
 
 /** A batch submission's answer: the batch, or with `dry_run=true` its validation. */
 export const PayoutBatchOrValidation = o.named("PayoutBatchOrValidation", o.anyOf(PayoutBatch, PayoutBatchValidation));

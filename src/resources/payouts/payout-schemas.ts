@@ -3,6 +3,7 @@ import { listParamsShape, searchParamShape } from "../../lists/list-params";
 import { PAYOUT_EXPAND_PATHS } from "./payout-expansions";
 import { s, type Input } from "../../validation/schema";
 import { PAYOUT_STATUSES } from "./payout-machine";
+import { BATCH_STATUSES } from "./batch-machine";
 
 /** Request schemas of payouts and batches: validation, the typed inputs below, and the OpenAPI document. */
 
@@ -57,8 +58,21 @@ export const createBatchSchema = s.object({
   legs: s.array(batchLegSchema, { min: 1, max: MAX_BATCH_LEGS, tooLarge: "batch_too_large" }),
 });
 
+const dryRunParam = s.boolean({ coerce: true });
+
 export const batchQuerySchema = s.object({
-  dry_run: s.boolean({ coerce: true }).optional().describe("Validate without moving value"),
+  dry_run: dryRunParam.optional().describe("Validate without moving value (not counted against the rate limit)"),
+});
+
+/** Whether a batch submission's query asks for a dry run (which the rate limit does not count: it moves nothing). */
+export function isDryRun(query: { dry_run?: unknown } | undefined): boolean {
+  return query?.dry_run !== undefined && dryRunParam.parse(query.dry_run, "dry_run").unwrapOr(false);
+}
+
+export const listBatchesSchema = s.object({
+  ...listParamsShape,
+  ...searchParamShape,
+  status: s.enum(BATCH_STATUSES).optional(),
 });
 
 export type CreatePayoutInput = Input<typeof createPayoutSchema>;
@@ -66,3 +80,4 @@ export type RetrievePayoutParams = Input<typeof retrievePayoutSchema>;
 export type ListPayoutsParams = Input<typeof listPayoutsSchema>;
 export type CreateBatchInput = Input<typeof createBatchSchema>;
 export type CreateBatchParams = Input<typeof batchQuerySchema>;
+export type ListBatchesParams = Input<typeof listBatchesSchema>;

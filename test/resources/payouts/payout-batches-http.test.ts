@@ -126,31 +126,89 @@ for (const kind of storageKinds()) {
       expect((await json(await get("/v1/payouts"))).data).toEqual([]);
     });
 
-    it("allows 20 batch submissions a minute per API key, then 429 with Retry-After", async () => {
+    it("allows 20 batch submissions in any rolling minute per API key, then 429 with Retry-After; dry runs and replays are not counted", async () => {
       const a = await recipient();
       await post("/v1/test_helpers/balances/fund", { asset: "USDC", chain: "base", amount: "100" });
       const legs = [{ row: 0, amount: "1", recipient: a }];
       const body = { funding: { asset: "USDC", source: "auto" }, legs };
+      // dry runs move nothing: 25 of them leave every slot free
+      for (let i = 0; i < 25; i++) expect((await batch(legs, "?dry_run=1")).status).toBe(200);
       const accepted = await w.request("POST", "/v1/payouts/batches", { body, headers: { "Idempotency-Key": "first" } });
       expect(accepted.status).toBe(200);
-      for (let i = 0; i < 19; i++) expect((await batch(legs, "?dry_run=1")).status).toBe(200);
+      for (let i = 0; i < 19; i++) expect((await batch(legs)).status).toBe(200);
       const limited = await batch(legs);
       expect(limited.status).toBe(429);
-      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(limited.headers.get("retry-after")).toBe("60");
       expect((await json(limited)).error).toMatchObject({ type: "rate_limit_error", code: "rate_limited" });
+      // a dry run is still answered while the real submissions are limited
+      expect((await batch(legs, "?dry_run=true")).status).toBe(200);
       // a replay is answered from the stored response: it is not a new submission
       const replay = await w.request("POST", "/v1/payouts/batches", { body, headers: { "Idempotency-Key": "first" } });
       expect(replay.status).toBe(200);
       expect(replay.headers.get("idempotent-replayed")).toBe("true");
       const otherKey = (await w.engine.accounts.createApiKey(w.accountId))._unsafeUnwrap().key;
-      const other = await w.request("POST", "/v1/payouts/batches?dry_run=true", {
-        key: otherKey,
-        body: { funding: { asset: "USDC", source: "auto" }, legs },
-        headers: { "Idempotency-Key": "other" },
-      });
+      const other = await w.request("POST", "/v1/payouts/batches", { key: otherKey, body, headers: { "Idempotency-Key": "other" } });
       expect(other.status).toBe(200);
-      w.clock.advance(60_000);
+      w.clock.advance(59_999);
+      expect((await batch(legs)).status).toBe(429);
+      w.clock.advance(1);
       expect((await batch(legs)).status).toBe(200);
+    });
+
+    it("holds the limit across a minute boundary: of 25 submissions within 60 s, 20 are accepted and 5 refused until a slot frees", async () => {
+      const a = await recipient();
+      await post("/v1/test_helpers/balances/fund", { asset: "USDC", chain: "base", amount: "100" });
+      const legs = [{ row: 0, amount: "1", recipient: a }];
+      // 12 submissions 5 s before a minute boundary, 13 more 10 s later (in the next minute)
+      w.clock.set(Math.ceil((w.clock.now() + 1) / 60_000) * 60_000 - 5_000);
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) statuses.push((await batch(legs)).status);
+      w.clock.advance(10_000);
+      const refused: Response[] = [];
+      for (let i = 0; i < 13; i++) {
+        const res = await batch(legs);
+        statuses.push(res.status);
+        if (res.status === 429) refused.push(res);
+      }
+      expect(statuses.filter((st) => st === 200)).toHaveLength(20);
+      expect(statuses.slice(20)).toEqual([429, 429, 429, 429, 429]);
+      for (const res of refused) {
+        expect((await json(res)).error).toMatchObject({ type: "rate_limit_error", code: "rate_limited" });
+        // the 12 first leave the window 60 s after they came, 50 s from now
+        expect(res.headers.get("retry-after")).toBe("50");
+      }
+      expect((await json(await get("/v1/payouts/batches?limit=100"))).data).toHaveLength(20);
+      w.clock.advance(50_000);
+      expect((await batch(legs)).status).toBe(200);
+    });
+
+    it("lists batches newest first with the list contract, and /v1/payouts/batches is not read as a payout id", async () => {
+      const a = await recipient();
+      await post("/v1/test_helpers/balances/fund", { asset: "USDC", chain: "base", amount: "100" });
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await post("/v1/payouts/batches", {
+          reference: `run-${i}`,
+          funding: { asset: "USDC", source: "auto" },
+          legs: [{ row: 0, amount: "1", recipient: a }],
+        });
+        ids.push((await json(res)).id);
+        w.clock.advance(1_000);
+      }
+      const first = await get("/v1/payouts/batches?limit=2");
+      expect(first.status).toBe(200);
+      const page = await json(first);
+      expect(page).toMatchObject({ object: "list", has_more: true });
+      expect(page.data.map((b: any) => b.id)).toEqual([ids[2], ids[1]]);
+      expect(page.data[0]).toMatchObject({ object: "payout_batch", reference: "run-2", leg_count: 1 });
+      const second = await json(await get(`/v1/payouts/batches?limit=2&starting_after=${page.next_cursor}`));
+      expect(second.data.map((b: any) => b.id)).toEqual([ids[0]]);
+      expect(second.has_more).toBe(false);
+      expect((await json(await get("/v1/payouts/batches?search=run-1"))).data.map((b: any) => b.id)).toEqual([ids[1]]);
+      expect((await json(await get("/v1/payouts/batches?status=processing"))).data).toHaveLength(3);
+      const bad = await get(`/v1/payouts/batches?status=processing&starting_after=${page.next_cursor}`);
+      expect(bad.status).toBe(400);
+      expect((await json(bad)).error.code).toBe("cursor_invalid");
     });
   });
 }
