@@ -126,13 +126,15 @@ export function pruneMap<V>(m: MemoryTx, map: Map<string, V>, old: (row: V) => b
   return keys.length;
 }
 
-/** The keyset page of `KeysetQuery` over rows in memory (newest first by created, then id). */
+/** The keyset page of `KeysetQuery` over rows in memory (by created, then id: newest first, or oldest first with `order: "asc"`). */
 export function keysetPage<R extends { accountId: string; id: string; created: number }>(
   rows: R[],
   q: KeysetQuery,
   status: (r: R) => string | null,
   reference: (r: R) => string | null,
 ): R[] {
+  // 1: newest first (a row comes after `after` when it is older); -1: oldest first
+  const sign = q.order === "asc" ? -1 : 1;
   return rows
     .filter(
       (r) =>
@@ -141,8 +143,8 @@ export function keysetPage<R extends { accountId: string; id: string; created: n
         (q.createdGte === undefined || r.created >= q.createdGte) &&
         (q.createdLt === undefined || r.created < q.createdLt) &&
         (q.search === undefined || r.id === q.search || (reference(r)?.startsWith(q.search) ?? false)) &&
-        (q.after === undefined || r.created < q.after.created || (r.created === q.after.created && r.id < q.after.id)),
+        (q.after === undefined || sign * (q.after.created - r.created || (q.after.id < r.id ? -1 : q.after.id > r.id ? 1 : 0)) > 0),
     )
-    .sort((a, b) => b.created - a.created || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    .sort((a, b) => sign * (b.created - a.created || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)))
     .slice(0, q.limit);
 }

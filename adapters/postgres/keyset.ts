@@ -1,8 +1,8 @@
 import type { KeysetQuery } from "../../src/ports/public";
 
 /**
- * The keyset page statement of `KeysetQuery` over `table` (newest first; the row comparison
- * uses the `(…, created DESC, id DESC)` index). `filters` are exact matches on further columns;
+ * The keyset page statement of `KeysetQuery` over `table` (newest first, or oldest first with
+ * `order: "asc"`; the row comparison uses the `(…, created DESC, id DESC)` index, read either way). `filters` are exact matches on further columns;
  * `statusColumn` is what `query.status` matches; with `reference`, `search` also matches a
  * prefix of the `reference` column.
  */
@@ -24,9 +24,10 @@ export function keysetSql(
   if (q.search !== undefined) {
     where.push(opts.reference ? `(id = ${p(q.search)} OR reference LIKE ${p(likePrefix(q.search))} ESCAPE '\\')` : `id = ${p(q.search)}`);
   }
-  if (q.after !== undefined) where.push(`(created, id) < (${p(q.after.created)}, ${p(q.after.id)})`);
+  const [cmp, dir] = q.order === "asc" ? [">", "ASC"] : ["<", "DESC"];
+  if (q.after !== undefined) where.push(`(created, id) ${cmp} (${p(q.after.created)}, ${p(q.after.id)})`);
   return {
-    text: `SELECT * FROM ${table} WHERE ${where.join(" AND ")} ORDER BY created DESC, id DESC LIMIT ${p(q.limit)}`,
+    text: `SELECT * FROM ${table} WHERE ${where.join(" AND ")} ORDER BY created ${dir}, id ${dir} LIMIT ${p(q.limit)}`,
     params,
   };
 }

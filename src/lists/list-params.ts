@@ -13,6 +13,10 @@ export const listParamsShape = {
     .string({ max: 512, pattern: /^cur_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, code: "cursor_invalid" })
     .optional()
     .describe("The next_cursor of the previous page (400 cursor_invalid for any other value)"),
+  ending_before: s
+    .string({ max: 512, pattern: /^cur_[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/, code: "cursor_invalid" })
+    .optional()
+    .describe("The previous_cursor of a page: the page before it, newest first (400 cursor_invalid for any other value; not with starting_after)"),
   created_gte: s.timestamp().optional().describe("Created at or after: a date (UTC day) or timestamp"),
   created_lt: s.timestamp().optional().describe("Created before: a date (UTC day) or timestamp"),
 };
@@ -24,6 +28,7 @@ export const searchParamShape = {
 export interface ListParams {
   limit?: number;
   starting_after?: string;
+  ending_before?: string;
   created_gte?: number;
   created_lt?: number;
   search?: string;

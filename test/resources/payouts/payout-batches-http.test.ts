@@ -198,12 +198,20 @@ for (const kind of storageKinds()) {
       const first = await get("/v1/payouts/batches?limit=2");
       expect(first.status).toBe(200);
       const page = await json(first);
-      expect(page).toMatchObject({ object: "list", has_more: true });
+      expect(page).toMatchObject({ object: "list", has_more: true, previous_cursor: null });
       expect(page.data.map((b: any) => b.id)).toEqual([ids[2], ids[1]]);
       expect(page.data[0]).toMatchObject({ object: "payout_batch", reference: "run-2", leg_count: 1 });
       const second = await json(await get(`/v1/payouts/batches?limit=2&starting_after=${page.next_cursor}`));
       expect(second.data.map((b: any) => b.id)).toEqual([ids[0]]);
       expect(second.has_more).toBe(false);
+      // and back: ending_before the second page's previous_cursor is the first page again
+      const back = await json(await get(`/v1/payouts/batches?limit=2&ending_before=${second.previous_cursor}`));
+      expect(back).toMatchObject({ has_more: false, previous_cursor: null });
+      expect(back.data.map((b: any) => b.id)).toEqual([ids[2], ids[1]]);
+      expect(back.next_cursor).toEqual(expect.stringMatching(/^cur_/));
+      const both = await get(`/v1/payouts/batches?starting_after=${page.next_cursor}&ending_before=${page.next_cursor}`);
+      expect(both.status).toBe(400);
+      expect((await json(both)).error).toMatchObject({ code: "parameter_invalid", param: "ending_before" });
       expect((await json(await get("/v1/payouts/batches?search=run-1"))).data.map((b: any) => b.id)).toEqual([ids[1]]);
       expect((await json(await get("/v1/payouts/batches?status=processing"))).data).toHaveLength(3);
       const bad = await get(`/v1/payouts/batches?status=processing&starting_after=${page.next_cursor}`);
