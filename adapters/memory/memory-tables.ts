@@ -132,6 +132,7 @@ export function keysetPage<R extends { accountId: string; id: string; created: n
   q: KeysetQuery,
   status: (r: R) => string | null,
   reference: (r: R) => string | null,
+  metadata: (r: R) => unknown = () => undefined,
 ): R[] {
   // 1: newest first (a row comes after `after` when it is older); -1: oldest first
   const sign = q.order === "asc" ? -1 : 1;
@@ -143,6 +144,7 @@ export function keysetPage<R extends { accountId: string; id: string; created: n
         (q.createdGte === undefined || r.created >= q.createdGte) &&
         (q.createdLt === undefined || r.created < q.createdLt) &&
         (q.search === undefined || r.id === q.search || (reference(r)?.startsWith(q.search) ?? false)) &&
+        (q.metadata === undefined || (metadata(r) as Record<string, unknown> | undefined)?.[q.metadata.key] === q.metadata.value) &&
         (q.after === undefined || sign * (q.after.created - r.created || (q.after.id < r.id ? -1 : q.after.id > r.id ? 1 : 0)) > 0),
     )
     .sort((a, b) => sign * (b.created - a.created || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)))

@@ -499,4 +499,15 @@ DELETE FROM {s}.rate_limits;
 ALTER TABLE {s}.rate_limits RENAME COLUMN window_start TO at;
 `,
   },
+  {
+    version: 16,
+    name: "metadata search",
+    sql: `
+-- Lists search metadata (search=metadata[key]:value, docs/decisions.md): containment on the
+-- document's metadata, indexed only where there is some, so documents without metadata (most
+-- payouts of a batch) cost no index entry.
+CREATE INDEX resources_metadata ON {s}.resources USING gin ((data->'metadata') jsonb_path_ops)
+  WHERE data->'metadata' <> '{}'::jsonb;
+`,
+  },
 ];

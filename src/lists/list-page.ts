@@ -3,6 +3,7 @@ import { type ApiError, fail } from "../errors";
 import type { KeysetQuery } from "../ports/storage";
 import type { CursorBinding, CursorCodec, CursorPosition } from "./cursor-codec";
 import { DEFAULT_LIMIT, type ListParams } from "./list-params";
+import { metadataSearch } from "../metadata/metadata";
 
 /** The list envelope of DECISIONS.md §5, with `previous_cursor` (§11). */
 export interface ListEnvelope<T> {
@@ -133,7 +134,11 @@ export async function listPage<R, T>(req: ListPageRequest<R, T>): Promise<Result
   if (req.status !== undefined) query.status = req.status;
   if (params.created_gte !== undefined) query.createdGte = params.created_gte;
   if (params.created_lt !== undefined) query.createdLt = params.created_lt;
-  if (params.search !== undefined) query.search = params.search;
+  if (params.search !== undefined) {
+    const match = metadataSearch(params.search);
+    if (match) query.metadata = match;
+    else query.search = params.search;
+  }
   if (start.value.position) query.after = start.value.position;
   if (start.value.direction === "backward") query.order = "asc";
   const rows = await req.fetch(query);

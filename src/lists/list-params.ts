@@ -22,7 +22,10 @@ export const listParamsShape = {
 };
 
 export const searchParamShape = {
-  search: s.string({ min: 1, max: 255 }).optional().describe("A prefix of reference, or an exact id"),
+  search: s
+    .string({ min: 1, max: 560 })
+    .optional()
+    .describe("A prefix of reference (up to 255 characters), an exact id, or metadata[key]:value (the objects whose metadata has key set to exactly value)"),
 };
 
 export interface ListParams {

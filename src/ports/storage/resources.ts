@@ -69,6 +69,8 @@ export interface KeysetQuery {
   createdLt?: number;
   /** Matches a prefix of `reference` or exactly the id. */
   search?: string;
+  /** Resources only: the rows whose document's `metadata` has `key` set to exactly `value`. */
+  metadata?: { key: string; value: string };
   after?: { created: number; id: string };
   /** The order of the page (default `desc`, newest first). */
   order?: "asc" | "desc";

@@ -26,6 +26,7 @@ import {
 import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-page";
 import { startMachine } from "../../engine/machine-step";
 import { batchMachine } from "./batch-machine";
+import { type Metadata, newMetadata } from "../../metadata/metadata";
 
 /** Payouts per broadcast item (see `EngineConfig.batchChunk`): a batch moves in chunks, not one transaction per payout. */
 function batchChunk(deps: Pick<ModuleDeps, "config" | "storage">): number {
@@ -39,6 +40,7 @@ interface ValidRow {
   amount: bigint;
   recipient: RecipientDoc;
   reference: string | null;
+  metadata: Metadata;
   requiresApproval: boolean;
 }
 
@@ -119,6 +121,7 @@ export class BatchesService {
           amount: row.amount,
           recipient: row.recipient.id,
           reference: row.reference,
+          metadata: row.metadata,
           batch: batchId,
           row: row.row,
           routing: null,
@@ -142,6 +145,7 @@ export class BatchesService {
         legCount: rows.length,
         totalAmount: total.toString(),
         counts,
+        metadata: newMetadata(parsedHead.value.metadata),
         created: uow.now,
         completedAt: null,
       };
@@ -212,7 +216,7 @@ export class BatchesService {
       else requiresApproval = approval.value.requiresApproval;
     }
     if (errors.length || amount.isErr() || !recipient) return { errors };
-    return { row: index, amount: amount.value, recipient, reference: leg.reference ?? null, requiresApproval };
+    return { row: index, amount: amount.value, recipient, reference: leg.reference ?? null, metadata: newMetadata(leg.metadata), requiresApproval };
   }
 }
 

@@ -30,7 +30,7 @@ export const payoutsModule = defineModule({
     const batches = new BatchesService(deps, payouts, transitions);
     return {
       api: {
-        payouts: operations(payouts, ["create", "retrieve", "list", "approve", "cancel"]),
+        payouts: operations(payouts, ["create", "retrieve", "update", "list", "approve", "cancel"]),
         batches: operations(batches, ["create", "retrieve", "list"]),
       },
       work: [work(PAYOUT_BROADCAST, workers.broadcastHandler()), work(PAYOUT_TRACK, workers.trackHandler())],

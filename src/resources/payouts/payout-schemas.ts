@@ -4,6 +4,7 @@ import { PAYOUT_EXPAND_PATHS } from "./payout-expansions";
 import { s, type Input } from "../../validation/schema";
 import { PAYOUT_STATUSES } from "./payout-machine";
 import { BATCH_STATUSES } from "./batch-machine";
+import { metadataParam } from "../../metadata/metadata";
 
 /** Request schemas of payouts and batches: validation, the typed inputs below, and the OpenAPI document. */
 
@@ -21,6 +22,11 @@ export const createPayoutSchema = s.object({
   recipient: s.string({ min: 1, max: 64 }),
   reference: s.string({ min: 1, max: 255 }).optional(),
   routing: routingSchema.optional(),
+  metadata: metadataParam().optional(),
+});
+
+export const updatePayoutSchema = s.object({
+  metadata: metadataParam().optional().describe('Keys to set; a key set to "" is removed, others are kept'),
 });
 
 export const retrievePayoutSchema = s.object({
@@ -45,10 +51,12 @@ export const batchLegSchema = s.object({
   amount: s.amount(),
   recipient: s.string({ min: 1, max: 64 }),
   reference: s.string({ min: 1, max: 255 }).optional(),
+  metadata: metadataParam().optional().describe("The metadata of the leg's payout"),
 });
 
 export const batchHeadSchema = s.object({
   reference: s.string({ min: 1, max: 255 }).optional(),
+  metadata: metadataParam().optional().describe("The batch's own metadata (its payouts take their leg's)"),
   funding: s.object({ asset: s.asset(), source: s.enum(["auto"] as const) }),
 });
 
@@ -76,6 +84,7 @@ export const listBatchesSchema = s.object({
 });
 
 export type CreatePayoutInput = Input<typeof createPayoutSchema>;
+export type UpdatePayoutInput = Input<typeof updatePayoutSchema>;
 export type RetrievePayoutParams = Input<typeof retrievePayoutSchema>;
 export type ListPayoutsParams = Input<typeof listPayoutsSchema>;
 export type CreateBatchInput = Input<typeof createBatchSchema>;

@@ -9,13 +9,14 @@ import {
   listBatchesSchema,
   listPayoutsSchema,
   retrievePayoutSchema,
+  updatePayoutSchema,
 } from "./payout-schemas";
 import type { PayoutsService } from "./payouts-service";
 import type { BatchesService } from "./batches-service";
 
 /** The host API of the module: its API operations (members of the engine, and what its routes call). */
 export interface PayoutsApi {
-  payouts: Pick<PayoutsService, "create" | "retrieve" | "list" | "approve" | "cancel">;
+  payouts: Pick<PayoutsService, "create" | "retrieve" | "update" | "list" | "approve" | "cancel">;
   batches: Pick<BatchesService, "create" | "retrieve" | "list">;
 }
 
@@ -86,6 +87,16 @@ export const payoutRoutes: RouteDefinition<PayoutsApi>[] = [
     query: retrievePayoutSchema,
     returns: Payout,
     handler: ({ api, ctx, params, query }) => api.payouts.retrieve(ctx, params.id!, query),
+  },
+  {
+    method: "post",
+    path: "/v1/payouts/:id",
+    summary: 'Update a payout\'s metadata (keys set; a key set to "" is removed)',
+    tag: "Payouts",
+    scope: "payouts:write",
+    body: updatePayoutSchema,
+    returns: Payout,
+    handler: ({ api, ctx, params, body }) => api.payouts.update(ctx, params.id!, body),
   },
   {
     method: "post",

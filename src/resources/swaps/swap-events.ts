@@ -18,6 +18,7 @@ function sampleSwap({ ids, now }: SampleContext, status: SwapStatus): SwapObject
     executed_rate: status === "failed" ? null : "0.0003",
     refreshed: false,
     failure_code: status === "failed" ? "venue_rejected" : null,
+    metadata: {},
     created,
     settled: status === "settled" ? created : null,
   };

@@ -2,6 +2,7 @@ import { chain, conversionSide, listOf } from "../../api/common-objects";
 import { o } from "../../api/response-schema";
 import { Quote } from "../quotes/quote-objects";
 import { SWAP_STATUSES } from "./swap-machine";
+import { metadataObject } from "../../metadata/metadata";
 
 export const Swap = o.named(
   "Swap",
@@ -19,6 +20,7 @@ export const Swap = o.named(
       ),
       refreshed: o.boolean(),
       failure_code: o.nullable(o.string({ description: "`venue_rejected` when failed", example: "venue_rejected" })),
+      metadata: metadataObject,
       created: o.time(),
       settled: o.nullable(o.time()),
     },

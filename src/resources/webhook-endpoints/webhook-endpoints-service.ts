@@ -10,6 +10,7 @@ import type { StorageTx } from "../../ports/storage";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
 import type { ModuleDeps, ReadTx, RequestContext } from "../../engine/context";
 import { DocStore, type Stored } from "../../engine/doc-store";
+import { applyMetadata, type Metadata, newMetadata } from "../../metadata/metadata";
 import {
   type CreateWebhookEndpointInput,
   type ListWebhookEndpointsParams,
@@ -34,6 +35,8 @@ export interface WebhookEndpointDoc {
   enabledEvents: string[];
   description: string | null;
   livemode: boolean;
+  /** Absent on documents written before metadata existed: none. */
+  metadata?: Metadata;
   created: number;
   /** Newest first. */
   secrets: EndpointSecret[];
@@ -101,6 +104,7 @@ function present(doc: WebhookEndpointDoc, secret?: string): WebhookEndpointObjec
     enabled_events: doc.enabledEvents as WebhookEndpointObject["enabled_events"],
     description: doc.description,
     livemode: doc.livemode,
+    metadata: doc.metadata ?? {},
     created: isoTime(doc.created),
   };
   return secret === undefined ? object : { ...object, secret };
@@ -165,6 +169,7 @@ export class WebhookEndpointsService {
           enabledEvents: events.value,
           description: parsed.value.description ?? null,
           livemode: ctx.livemode,
+          metadata: newMetadata(parsed.value.metadata),
           created: uow.now,
           secrets: [{ secret, expiresAt: null }],
         };
@@ -208,6 +213,9 @@ export class WebhookEndpointsService {
         if (url.value !== undefined) doc.url = url.value;
         if (events.value !== undefined) doc.enabledEvents = events.value;
         if (change.description !== undefined) doc.description = change.description;
+        const metadata = change.metadata === undefined ? ok(doc.metadata) : applyMetadata(doc.metadata, change.metadata);
+        if (metadata.isErr()) return err(metadata.error);
+        if (metadata.value !== undefined) doc.metadata = metadata.value;
         if (change.status !== undefined && change.status !== endpointStatus(doc.state).status) {
           const moved = transition(doc, change.status === "enabled" ? "enable" : "disable");
           if (!moved) {
