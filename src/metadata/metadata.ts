@@ -29,7 +29,7 @@ export class MetadataSchema extends Schema<Metadata> {
     }
     const entries = Object.entries(value as Record<string, unknown>);
     if (entries.length > METADATA_MAX_KEYS) return invalid(path, `${path} has at most ${METADATA_MAX_KEYS} keys; this one has ${entries.length}`);
-    const out: Metadata = {};
+    const out: [string, string][] = [];
     for (const [key, v] of entries) {
       const at = `${path}[${key}]`;
       if (!KEY.test(key)) return invalid(at, `${path} keys must be non-empty and must not contain [ or ]`);
@@ -40,9 +40,10 @@ export class MetadataSchema extends Schema<Metadata> {
       if (v.length > METADATA_MAX_VALUE_LENGTH) return invalid(at, `${at} must have at most ${METADATA_MAX_VALUE_LENGTH} characters`);
       const bad = badTextReason(v);
       if (bad) return invalid(at, `${at} ${bad}`);
-      out[key] = v;
+      out.push([key, v]);
     }
-    return ok(out);
+    // fromEntries defines own properties: a key such as __proto__ is kept as data, never a prototype
+    return ok(Object.fromEntries(out));
   }
 
   protected baseJsonSchema(): JsonSchema {
@@ -68,9 +69,7 @@ export const metadataObject = o.record(o.string({ description: "A value you set"
 
 /** The metadata a create stores: what was given, less the keys whose value is `""`. */
 export function newMetadata(given: Metadata | undefined): Metadata {
-  const out: Metadata = {};
-  for (const [key, value] of Object.entries(given ?? {})) if (value !== "") out[key] = value;
-  return out;
+  return Object.fromEntries(Object.entries(given ?? {}).filter(([, value]) => value !== ""));
 }
 
 /**
@@ -78,16 +77,16 @@ export function newMetadata(given: Metadata | undefined): Metadata {
  * kept. More than 50 keys after it is `parameter_invalid` (`param: "metadata"`) and changes nothing.
  */
 export function applyMetadata(current: Metadata | undefined, changes: Metadata, param = "metadata"): Result<Metadata, ApiError> {
-  const out: Metadata = { ...(current ?? {}) };
+  const out = new Map(Object.entries(current ?? {}));
   for (const [key, value] of Object.entries(changes)) {
-    if (value === "") delete out[key];
-    else out[key] = value;
+    if (value === "") out.delete(key);
+    else out.set(key, value);
   }
-  const count = Object.keys(out).length;
+  const count = out.size;
   if (count > METADATA_MAX_KEYS) {
     return fail("parameter_invalid", `metadata would have ${count} keys; at most ${METADATA_MAX_KEYS} are kept`, { param });
   }
-  return ok(out);
+  return ok(Object.fromEntries(out));
 }
 
 /** A list search on metadata: `metadata[key]:value` matches objects whose `key` is exactly `value`. */
