@@ -164,7 +164,9 @@ export type PagedList<T> = Promise<Result<ListEnvelope<T>, ApiError>> & AsyncIte
 
 /**
  * Makes `fetch(params)` a `PagedList`: the first page is asked at once, the next on demand, in
- * the direction the params ask (with `ending_before`, backwards through `previous_cursor`).
+ * the direction the params ask. With `ending_before` it walks backwards through
+ * `previous_cursor`, nearest first (each page's items in reverse, as stripe-node does), so the
+ * walk is one order: oldest to newest from the cursor.
  */
 export function pagedList<T, P extends { starting_after?: string; ending_before?: string }>(
   params: P,
@@ -176,7 +178,7 @@ export function pagedList<T, P extends { starting_after?: string; ending_before?
     let page = await first;
     for (;;) {
       if (page.isErr()) throw page.error;
-      yield* page.value.data;
+      yield* backward ? [...page.value.data].reverse() : page.value.data;
       const cursor = backward ? page.value.previous_cursor : page.value.next_cursor;
       if (!page.value.has_more || cursor === null) return;
       page = await fetch(backward ? { ...params, ending_before: cursor } : { ...params, starting_after: cursor });

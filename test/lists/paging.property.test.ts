@@ -1,7 +1,8 @@
 import fc from "fast-check";
+import { ok } from "neverthrow";
 import { afterAll, describe, expect, it } from "vitest";
 import { CursorCodec } from "../../src/lists/cursor-codec";
-import { type ListEnvelope, listPage } from "../../src/lists/list-page";
+import { type ListEnvelope, listPage, pagedList } from "../../src/lists/list-page";
 import type { ListParams } from "../../src/lists/list-params";
 import type { ResourceRecord } from "../../src/ports/storage";
 import { closeSharedStorage, storageKinds } from "../support/storage";
@@ -101,6 +102,19 @@ for (const kind of storageKinds()) {
             expect(backward.map((p) => p.data)).toEqual(forward.map((p) => p.data).reverse());
             // has_more speaks of the direction asked: more newer rows, except on the first page
             backward.slice(1).forEach((p, i) => expect(p.has_more).toBe(i < backward.length - 2));
+            // iterating a list call walks every row the way it was asked: forward newest first,
+            // backward from the last page's start oldest first
+            const walk = async (cursors: Pick<ListParams, "starting_after" | "ending_before">) => {
+              const seen: string[] = [];
+              for await (const id of pagedList(cursors, async (c) => ok(await page(c)))) seen.push(id);
+              return seen;
+            };
+            expect(await walk({})).toEqual(expected);
+            const last = forward[forward.length - 1]!;
+            if (last.previous_cursor !== null) {
+              const before = forward.slice(0, -1).flatMap((p) => p.data);
+              expect(await walk({ ending_before: last.previous_cursor })).toEqual([...before].reverse());
+            }
             // and a backward page's next_cursor goes forward again to the page it came from
             for (let i = 1; i < backward.length; i++) {
               expect((await page({ starting_after: backward[i]!.next_cursor! })).data).toEqual(backward[i - 1]!.data);
