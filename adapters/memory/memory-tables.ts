@@ -111,7 +111,12 @@ export function frozen<T>(value: T): T {
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) return Object.freeze(value.map(frozen)) as T;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = frozen((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value)) {
+    const copy = frozen((value as Record<string, unknown>)[key]);
+    // a key named __proto__ (JSON may hold one, e.g. in metadata) is data, not the prototype
+    if (key === "__proto__") Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+    else out[key] = copy;
+  }
   return Object.freeze(out) as T;
 }
 

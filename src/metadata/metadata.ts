@@ -67,6 +67,15 @@ export const metadataObject = o.record(o.string({ description: "A value you set"
   description: "Your own key-value pairs, as you set them ({} when none)",
 });
 
+/**
+ * `metadata` as an object answers it: `{}` when none, keys in one order (UTF-16 code units) on
+ * every storage, since PostgreSQL's jsonb keeps keys in an order of its own.
+ */
+export function presentMetadata(metadata: Metadata | undefined): Metadata {
+  if (!metadata) return {};
+  return Object.fromEntries(Object.entries(metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
 /** The metadata a create stores: what was given, less the keys whose value is `""`. */
 export function newMetadata(given: Metadata | undefined): Metadata {
   return Object.fromEntries(Object.entries(given ?? {}).filter(([, value]) => value !== ""));

@@ -51,6 +51,23 @@ for (const kind of storageKinds()) {
       expect((await get("/v1/recipients")).data).toEqual([]);
     });
 
+    it("keeps any key as data, __proto__ included, in every storage", async () => {
+      const res = await w.request("POST", "/v1/recipients", {
+        body: '{"name":"Ada","chain_addresses":{"base":"0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed"},"metadata":{"__proto__":"x","constructor":"y"}}',
+      });
+      expect(res.status).toBe(200);
+      const created = await json(res);
+      expect(Object.entries(created.metadata)).toEqual([
+        ["__proto__", "x"],
+        ["constructor", "y"],
+      ]);
+      expect(Object.entries((await get(`/v1/recipients/${created.id}`)).metadata)).toEqual(Object.entries(created.metadata));
+      // keys answer in one order on every storage (PostgreSQL's jsonb keeps its own)
+      const ordered = await json(await recipient({ zz: "1", b: "2", aaa: "3", A: "4" }));
+      expect(Object.keys(ordered.metadata)).toEqual(["A", "aaa", "b", "zz"]);
+      expect(Object.keys((await get(`/v1/recipients/${ordered.id}`)).metadata)).toEqual(["A", "aaa", "b", "zz"]);
+    });
+
     it("takes the limits exactly: 50 keys of 40 characters, values of 500", async () => {
       const metadata = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`${String(i).padStart(2, "0")}${"k".repeat(38)}`, "v".repeat(500)]));
       const res = await recipient(metadata);

@@ -64,7 +64,7 @@ export type SettlementStatus = "pending" | "credited" | "reversed" | "not_credit
 export type SettlementObject = Out<typeof Settlement>;
 
 import type { PaymentIntentObject } from "./payment-intent-objects";
-import type { Metadata } from "../../metadata/metadata";
+import { type Metadata, presentMetadata } from "../../metadata/metadata";
 export type { PaymentIntentObject };
 
 /** Σ of the credited deposits in one ledger state. */
@@ -119,7 +119,7 @@ export function presentPaymentIntent(assets: AssetRegistry, doc: PaymentIntentDo
     settlements: doc.settlements.map((s) => s.id),
     ledger_entries: doc.ledgerEntries,
     expires_at: isoTime(doc.expiresAt),
-    metadata: doc.metadata ?? {},
+    metadata: presentMetadata(doc.metadata),
     created: isoTime(doc.created),
   };
 }

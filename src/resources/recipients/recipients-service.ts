@@ -10,7 +10,7 @@ import { isoTime } from "../../validation/timestamp";
 import { defineWork, type JobHandler } from "../../workers/due-work";
 import { jobContext, type ModuleDeps, type RequestContext } from "../../engine/context";
 import { DocStore } from "../../engine/doc-store";
-import { applyMetadata, type Metadata, newMetadata } from "../../metadata/metadata";
+import { applyMetadata, type Metadata, newMetadata, presentMetadata } from "../../metadata/metadata";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import {
   type CreateRecipientInput,
@@ -63,7 +63,7 @@ export function presentRecipient(doc: RecipientDoc): RecipientObject {
     chain_addresses: doc.chainAddresses,
     screening: doc.screening,
     screening_status: doc.screeningStatus,
-    metadata: doc.metadata ?? {},
+    metadata: presentMetadata(doc.metadata),
     created: isoTime(doc.created),
   };
 }

@@ -8,7 +8,7 @@ import { formatRate } from "../../quoting/quote-metrics";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
 import type { HeldReservation } from "../conversion";
 import type { SwapStatus } from "./swap-machine";
-import type { Metadata } from "../../metadata/metadata";
+import { type Metadata, presentMetadata } from "../../metadata/metadata";
 
 /**
  * A swap as stored: the pricing it executes (its amounts and rate follow from it), the
@@ -93,7 +93,7 @@ export function presentSwap(assets: AssetRegistry, s: SwapDoc): SwapObject {
     executed_rate: s.status === "failed" ? null : formatRate(netOut, amountIn, from, to),
     refreshed: s.refreshed,
     failure_code: s.failureCode,
-    metadata: s.metadata ?? {},
+    metadata: presentMetadata(s.metadata),
     created: isoTime(s.created),
     settled: s.settledAt === null ? null : isoTime(s.settledAt),
   };

@@ -10,7 +10,7 @@ import type { StorageTx } from "../../ports/storage";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
 import type { ModuleDeps, ReadTx, RequestContext } from "../../engine/context";
 import { DocStore, type Stored } from "../../engine/doc-store";
-import { applyMetadata, type Metadata, newMetadata } from "../../metadata/metadata";
+import { applyMetadata, type Metadata, newMetadata, presentMetadata } from "../../metadata/metadata";
 import {
   type CreateWebhookEndpointInput,
   type ListWebhookEndpointsParams,
@@ -104,7 +104,7 @@ function present(doc: WebhookEndpointDoc, secret?: string): WebhookEndpointObjec
     enabled_events: doc.enabledEvents as WebhookEndpointObject["enabled_events"],
     description: doc.description,
     livemode: doc.livemode,
-    metadata: doc.metadata ?? {},
+    metadata: presentMetadata(doc.metadata),
     created: isoTime(doc.created),
   };
   return secret === undefined ? object : { ...object, secret };
