@@ -230,7 +230,7 @@ export function idempotency(engine: Engine, route: EngineRoute): HttpMiddleware 
  */
 export function rateLimit(engine: Engine, route: EngineRoute): HttpMiddleware {
   return async (c, next) => {
-    if (!route.rateLimit) return next();
+    if (!route.rateLimit || route.rateLimitExempt?.({ query: c.get("query"), body: c.get("body") })) return next();
     const limited = await engine.rateLimits.hit(c.get("principal").keyHash, route.rateLimit);
     if (limited.isErr()) return errorResponse(c, limited.error);
     await next();

@@ -32,7 +32,7 @@ export interface MemoryTables {
   /** Dedupe key → id of the work item holding it (the unique index of `due_work.dedupe_key`). */
   workByDedupeKey: Map<string, string>;
   meta: Map<string, string>;
-  rateLimits: Map<string, { key: string; windowStart: number; count: number }>;
+  rateLimits: Map<string, { key: string; at: number; count: number }>;
   deliveries: Map<string, DeliveryLogRecord>;
   depositAddresses: Map<string, DepositAddressRecord>;
   /** What adapters keep through the adapter-state seam: namespace → key → JSON value (`stores/adapter-state.ts`). */
@@ -111,7 +111,12 @@ export function frozen<T>(value: T): T {
   if (value === null || typeof value !== "object") return value;
   if (Array.isArray(value)) return Object.freeze(value.map(frozen)) as T;
   const out: Record<string, unknown> = {};
-  for (const key of Object.keys(value)) out[key] = frozen((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value)) {
+    const copy = frozen((value as Record<string, unknown>)[key]);
+    // a key named __proto__ (JSON may hold one, e.g. in metadata) is data, not the prototype
+    if (key === "__proto__") Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
+    else out[key] = copy;
+  }
   return Object.freeze(out) as T;
 }
 
@@ -126,13 +131,16 @@ export function pruneMap<V>(m: MemoryTx, map: Map<string, V>, old: (row: V) => b
   return keys.length;
 }
 
-/** The keyset page of `KeysetQuery` over rows in memory (newest first by created, then id). */
+/** The keyset page of `KeysetQuery` over rows in memory (by created, then id: newest first, or oldest first with `order: "asc"`). */
 export function keysetPage<R extends { accountId: string; id: string; created: number }>(
   rows: R[],
   q: KeysetQuery,
   status: (r: R) => string | null,
   reference: (r: R) => string | null,
+  metadata: (r: R) => unknown = () => undefined,
 ): R[] {
+  // 1: newest first (a row comes after `after` when it is older); -1: oldest first
+  const sign = q.order === "asc" ? -1 : 1;
   return rows
     .filter(
       (r) =>
@@ -141,8 +149,9 @@ export function keysetPage<R extends { accountId: string; id: string; created: n
         (q.createdGte === undefined || r.created >= q.createdGte) &&
         (q.createdLt === undefined || r.created < q.createdLt) &&
         (q.search === undefined || r.id === q.search || (reference(r)?.startsWith(q.search) ?? false)) &&
-        (q.after === undefined || r.created < q.after.created || (r.created === q.after.created && r.id < q.after.id)),
+        (q.metadata === undefined || (metadata(r) as Record<string, unknown> | undefined)?.[q.metadata.key] === q.metadata.value) &&
+        (q.after === undefined || sign * (q.after.created - r.created || (q.after.id < r.id ? -1 : q.after.id > r.id ? 1 : 0)) > 0),
     )
-    .sort((a, b) => b.created - a.created || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    .sort((a, b) => sign * (b.created - a.created || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)))
     .slice(0, q.limit);
 }

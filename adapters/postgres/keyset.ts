@@ -1,15 +1,16 @@
 import type { KeysetQuery } from "../../src/ports/public";
 
 /**
- * The keyset page statement of `KeysetQuery` over `table` (newest first; the row comparison
- * uses the `(…, created DESC, id DESC)` index). `filters` are exact matches on further columns;
+ * The keyset page statement of `KeysetQuery` over `table` (newest first, or oldest first with
+ * `order: "asc"`; the row comparison uses the `(…, created DESC, id DESC)` index, read either way). `filters` are exact matches on further columns;
  * `statusColumn` is what `query.status` matches; with `reference`, `search` also matches a
- * prefix of the `reference` column.
+ * prefix of the `reference` column; with `metadata`, `query.metadata` matches the `data` column's
+ * `metadata` (a table without it matches nothing).
  */
 export function keysetSql(
   table: string,
   q: KeysetQuery,
-  opts: { filters?: Record<string, unknown>; statusColumn?: string; reference?: boolean },
+  opts: { filters?: Record<string, unknown>; statusColumn?: string; reference?: boolean; metadata?: boolean },
 ): { text: string; params: unknown[] } {
   const params: unknown[] = [q.accountId];
   const where = ["account_id = $1"];
@@ -24,9 +25,15 @@ export function keysetSql(
   if (q.search !== undefined) {
     where.push(opts.reference ? `(id = ${p(q.search)} OR reference LIKE ${p(likePrefix(q.search))} ESCAPE '\\')` : `id = ${p(q.search)}`);
   }
-  if (q.after !== undefined) where.push(`(created, id) < (${p(q.after.created)}, ${p(q.after.id)})`);
+  if (q.metadata !== undefined) {
+    // the predicate of the partial index resources_metadata (migration 16), then containment it serves
+    if (!opts.metadata) where.push("false");
+    else where.push(`data->'metadata' <> '{}'::jsonb AND data->'metadata' @> ${p(JSON.stringify({ [q.metadata.key]: q.metadata.value }))}::jsonb`);
+  }
+  const [cmp, dir] = q.order === "asc" ? [">", "ASC"] : ["<", "DESC"];
+  if (q.after !== undefined) where.push(`(created, id) ${cmp} (${p(q.after.created)}, ${p(q.after.id)})`);
   return {
-    text: `SELECT * FROM ${table} WHERE ${where.join(" AND ")} ORDER BY created DESC, id DESC LIMIT ${p(q.limit)}`,
+    text: `SELECT * FROM ${table} WHERE ${where.join(" AND ")} ORDER BY created ${dir}, id ${dir} LIMIT ${p(q.limit)}`,
     params,
   };
 }

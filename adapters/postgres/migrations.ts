@@ -489,6 +489,28 @@ DROP TABLE {s}.chain_sequences, {s}.chain_transactions, {s}.chain_transaction_ha
 `,
   },
   {
+    version: 15,
+    name: "sliding rate-limit windows",
+    sql: `
+-- Rate limits hold a sliding window (docs/decisions.md): a row counts a key's accepted hits at
+-- one millisecond, and a take counts the rows of the last window. The fixed windows' counts
+-- cannot be read as hits at a moment, so they go (at most a minute of counting is forgotten).
+DELETE FROM {s}.rate_limits;
+ALTER TABLE {s}.rate_limits RENAME COLUMN window_start TO at;
+`,
+  },
+  {
+    version: 16,
+    name: "metadata search",
+    sql: `
+-- Lists search metadata (search=metadata[key]:value, docs/decisions.md): containment on the
+-- document's metadata, indexed only where there is some, so documents without metadata (most
+-- payouts of a batch) cost no index entry.
+CREATE INDEX resources_metadata ON {s}.resources USING gin ((data->'metadata') jsonb_path_ops)
+  WHERE data->'metadata' <> '{}'::jsonb;
+`,
+  },
+  {
     version: 19,
     name: "api key last used",
     sql: `

@@ -70,6 +70,9 @@ export function listOf<T>(name: string, item: NamedSchema<T>) {
         next_cursor: o.nullable(
           o.string({ pattern: "^cur_[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$", description: "Pass as `starting_after` for the next page; null on the last" }),
         ),
+        previous_cursor: o.nullable(
+          o.string({ pattern: "^cur_[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$", description: "Pass as `ending_before` for the page before; null on the first" }),
+        ),
       },
       { description: `A page of ${name} objects, newest first` },
     ),

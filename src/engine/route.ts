@@ -51,6 +51,8 @@ export interface RouteDefinition<Api = unknown> {
   testModeOnly?: boolean;
   /** Counted per API key before anything else happens; over it: 429 `rate_limited`. */
   rateLimit?: RateLimit;
+  /** Requests of the route the rate limit does not count (a batch dry run: it moves nothing). */
+  rateLimitExempt?: (input: Pick<RouteInput, "query" | "body">) => boolean;
   /** Status of success (default 200). */
   successStatus?: number;
   /** Schema of the object a success answers (the resource's `*-objects.ts`), for the document. */

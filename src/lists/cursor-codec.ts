@@ -13,7 +13,7 @@ export interface CursorBinding {
   accountId: string;
   /** The list's name, e.g. `events`, `payouts`. */
   list: string;
-  /** Canonical text of the list's filters (everything but `limit` and `starting_after`). */
+  /** Canonical text of the list's filters (everything but `limit` and the cursors, `starting_after` and `ending_before`). */
   filters: string;
 }
 

@@ -33,6 +33,8 @@ export { StaleResourceError } from "./storage/resources";
  * the store methods that only read from those that may write.
  */
 export { StorageUnavailableError, isReadOnlyStoreMethod, type StorageUnavailableReason } from "./storage/unavailable";
+/** The decision of `RateLimitStore.take` over a key's hits in its sliding window, for storage adapters. */
+export { slidingWindowTake } from "./storage/rate-limits";
 /** The observer that observes nothing, the list of its members, and several observers as one. */
 export { NO_OBSERVER, OBSERVER_MEMBERS, combineObservers } from "./observer";
 

@@ -56,15 +56,21 @@ export async function csvAttachment(response: Response, filename: string): Promi
   return parseCsv(await response.text());
 }
 
-/** A ledger entry object as a row of a `ledger_entries` report. */
-export function ledgerRow(e: {
-  id: string;
-  created: string;
-  asset: string;
-  chain: string;
-  balance_type: string;
-  amount: string;
-  resource: string | null;
-}): string[] {
-  return [e.id, e.created, e.asset, e.chain, e.balance_type, e.amount, e.resource ?? ""];
+/**
+ * A ledger entry object as a row of a `ledger_entries` report, its resource's metadata `metadata`
+ * (a resource without any: `{}`; no resource: an empty cell).
+ */
+export function ledgerRow(
+  e: {
+    id: string;
+    created: string;
+    asset: string;
+    chain: string;
+    balance_type: string;
+    amount: string;
+    resource: string | null;
+  },
+  metadata: Record<string, string> = {},
+): string[] {
+  return [e.id, e.created, e.asset, e.chain, e.balance_type, e.amount, e.resource ?? "", e.resource ? JSON.stringify(metadata) : ""];
 }

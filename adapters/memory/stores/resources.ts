@@ -45,6 +45,7 @@ export function resourceStore(m: MemoryTx): ResourceStore {
         query,
         (r) => r.status,
         (r) => r.reference,
+        (r) => (r.data as { metadata?: unknown } | null)?.metadata,
       );
     },
   };

@@ -49,7 +49,7 @@ export function resourceStore(tx: PgTxContext): ResourceStore {
       await tx.bufferUpdates(resourceUpdate(s), records);
     },
     async list(query) {
-      const { text, params } = keysetSql(`${s}.resources`, query, { filters: { kind: query.kind }, reference: true });
+      const { text, params } = keysetSql(`${s}.resources`, query, { filters: { kind: query.kind }, reference: true, metadata: true });
       return (await tx.read(text, params)).rows.map(RESOURCES.fromRow);
     },
   };

@@ -126,6 +126,25 @@ export function resourceSuite(s: SuiteContext): void {
       expect((await list({ search: rows[4]!.id })).map((r) => r.id)).toEqual([rows[4]!.id]);
       expect(await list({ search: "po_01aaaa" })).toEqual([]); // ids match exactly, not by prefix
       expect(await list({ search: "%" })).toEqual([]); // LIKE wildcards are literal
+
+      // read backwards (order asc, for ending_before): oldest first, strictly after `after` in that order
+      const backwards: string[] = [];
+      let from: { created: number; id: string } | undefined;
+      for (;;) {
+        const page = await list({ order: "asc", limit: 5, ...(from ? { after: from } : {}) });
+        backwards.push(...page.map((r) => r.id));
+        if (page.length < 5) break;
+        from = { created: page[4]!.created, id: page[4]!.id };
+      }
+      expect(backwards).toEqual([...expected].reverse());
+      const pivot = rows[10]!;
+      expect((await list({ order: "asc", limit: 4, after: { created: pivot.created, id: pivot.id }, status: "settled" })).map((r) => r.id)).toEqual(
+        [...expected]
+          .reverse()
+          .slice([...expected].reverse().indexOf(pivot.id) + 1)
+          .filter((id) => rows.find((r) => r.id === id)!.status === "settled")
+          .slice(0, 4),
+      );
     });
   });
 }

@@ -21,6 +21,7 @@ export type * from "./json";
 export type * from "./ledger";
 export type * from "./meta";
 export type * from "./rate-limits";
+export { slidingWindowTake } from "./rate-limits";
 export type * from "./resources";
 export { StaleResourceError } from "./resources";
 export { StorageUnavailableError, isReadOnlyStoreMethod, type StorageUnavailableReason } from "./unavailable";

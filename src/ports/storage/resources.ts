@@ -57,8 +57,9 @@ export interface ResourceStore {
 }
 
 /**
- * A keyset page over (created, id), newest first: rows strictly after `after` in that order,
- * at most `limit` of them. The cost of a page does not depend on how deep it is.
+ * A keyset page over (created, id), newest first (`order` `desc`, the default) or oldest first
+ * (`asc`: a list read backwards, for `ending_before`): rows strictly after `after` in that
+ * order, at most `limit` of them. The cost of a page does not depend on how deep it is.
  */
 export interface KeysetQuery {
   accountId: string;
@@ -68,7 +69,11 @@ export interface KeysetQuery {
   createdLt?: number;
   /** Matches a prefix of `reference` or exactly the id. */
   search?: string;
+  /** Resources only: the rows whose document's `metadata` has `key` set to exactly `value`. */
+  metadata?: { key: string; value: string };
   after?: { created: number; id: string };
+  /** The order of the page (default `desc`, newest first). */
+  order?: "asc" | "desc";
   limit: number;
 }
 

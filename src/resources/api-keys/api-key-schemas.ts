@@ -24,6 +24,7 @@ export const rollApiKeySchema = s.object({
 export const listApiKeysSchema = s.object({
   limit: listParamsShape.limit,
   starting_after: listParamsShape.starting_after,
+  ending_before: listParamsShape.ending_before,
 });
 
 export type CreateApiKeyRequest = Input<typeof createApiKeySchema>;

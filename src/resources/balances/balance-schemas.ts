@@ -6,6 +6,7 @@ import { s, type Input } from "../../validation/schema";
 export const listBalancesSchema = s.object({
   limit: listParamsShape.limit,
   starting_after: listParamsShape.starting_after,
+  ending_before: listParamsShape.ending_before,
 });
 
 export type ListBalancesParams = Input<typeof listBalancesSchema>;

@@ -1,7 +1,7 @@
 import { err, ok, type Result } from "neverthrow";
 import type { ApiError } from "../../errors";
 import { balanceObjects, type BalanceObject } from "../../ledger/balances";
-import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-page";
+import { type ListEnvelope, type PagedList, cursorBinding, pageStart, pageWindow, pagedList } from "../../lists/list-page";
 import { DEFAULT_LIMIT } from "../../lists/list-params";
 import type { ModuleDeps, RequestContext } from "../../engine/context";
 import { type ListBalancesParams, listBalancesSchema } from "./balance-schemas";
@@ -17,23 +17,22 @@ export class BalancesService {
   private async page(ctx: RequestContext, query: ListBalancesParams): Promise<Result<ListEnvelope<BalanceObject>, ApiError>> {
     const parsed = listBalancesSchema.parse(query, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
-    const binding = { accountId: ctx.accountId, list: "balances", filters: "[]" };
-    let after: string | null = null;
-    if (parsed.value.starting_after !== undefined) {
-      const position = this.deps.cursors.decode(parsed.value.starting_after, binding);
-      if (position.isErr()) return err(position.error);
-      after = position.value.id;
-    }
+    const binding = cursorBinding(ctx.accountId, "balances", []);
+    const start = pageStart(this.deps.cursors, parsed.value, binding);
+    if (start.isErr()) return err(start.error);
     const rows = await this.deps.storage.read((tx) => tx.ledger.listBalances(ctx.accountId));
-    const all = balanceObjects(this.deps.assets, rows, this.deps.clock.now()).filter((b) => after === null || b.asset > after);
-    const limit = parsed.value.limit ?? DEFAULT_LIMIT;
-    const data = all.slice(0, limit);
-    const hasMore = all.length > limit;
-    return ok({
-      object: "list",
-      data,
-      has_more: hasMore,
-      next_cursor: hasMore ? this.deps.cursors.encode({ created: 0, id: data[data.length - 1]!.asset }, binding) : null,
-    });
+    // in the order of asset codes, from the cursor's code in the direction asked, nearest first
+    const all = balanceObjects(this.deps.assets, rows, this.deps.clock.now());
+    const from = start.value.position?.id;
+    const fetched =
+      start.value.direction === "forward" ? all.filter((b) => from === undefined || b.asset > from) : all.filter((b) => b.asset < from!).reverse();
+    const window = pageWindow(
+      fetched,
+      parsed.value.limit ?? DEFAULT_LIMIT,
+      start.value,
+      (b) => this.deps.cursors.encode({ created: 0, id: b.asset }, binding),
+      (position) => this.deps.cursors.encode(position, binding),
+    );
+    return ok({ object: "list", data: window.rows, has_more: window.hasMore, next_cursor: window.next, previous_cursor: window.previous });
   }
 }

@@ -41,7 +41,7 @@ export class LedgerEntriesService {
         this.deps.storage.read((tx) =>
           tx.ledger.pageEntries({
             accountId: q.accountId,
-            order: "desc",
+            order: q.order ?? "desc",
             limit: q.limit,
             ...(q.createdGte !== undefined ? { createdGte: q.createdGte } : {}),
             ...(q.createdLt !== undefined ? { createdLt: q.createdLt } : {}),

@@ -8,6 +8,7 @@ import { formatRate } from "../../quoting/quote-metrics";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
 import type { HeldReservation } from "../conversion";
 import type { CancellationReason, LimitOrderStatus } from "./limit-order-machine";
+import { type Metadata, presentMetadata } from "../../metadata/metadata";
 
 /** A fill as stored: base units of each side and fee, and the impact the venues showed then. */
 export interface FillDoc {
@@ -51,6 +52,8 @@ export interface LimitOrderDoc {
   reservations: HeldReservation[];
   pending: PendingFill | null;
   expiresAt: number;
+  /** Absent on documents written before metadata existed: none. */
+  metadata?: Metadata;
   created: number;
 }
 
@@ -167,6 +170,7 @@ export function presentLimitOrder(assets: AssetRegistry, o: LimitOrderDoc): Limi
       created: isoTime(f.created),
     })),
     expires_at: isoTime(o.expiresAt),
+    metadata: presentMetadata(o.metadata),
     created: isoTime(o.created),
   };
 }

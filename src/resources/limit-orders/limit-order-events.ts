@@ -23,6 +23,7 @@ function sampleOrder({ ids, now }: SampleContext, status: OrderStatus): LimitOrd
     max_slippage: null,
     filled: { from_amount: filledFrom, to_amount: filledTo },
     reserved_amount: status === "working" ? "100" : status === "partially_filled" ? "50" : "0",
+    metadata: {},
     fills:
       filledFrom === "0"
         ? []

@@ -1,6 +1,7 @@
 import { asset, chain, conversionSide, listOf, money } from "../../api/common-objects";
 import { o } from "../../api/response-schema";
 import { CANCELLATION_REASONS, LIMIT_ORDER_STATUSES } from "./limit-order-machine";
+import { metadataObject } from "../../metadata/metadata";
 
 export const LimitOrderFill = o.named(
   "LimitOrderFill",
@@ -34,6 +35,7 @@ export const LimitOrder = o.named(
       reserved_amount: money("What the order still holds reserved, in `from.asset`"),
       fills: o.array(LimitOrderFill),
       expires_at: o.time(),
+      metadata: metadataObject,
       created: o.time(),
     },
     { description: "A conversion that waits for a target rate (DECISIONS.md §4)" },

@@ -1,6 +1,7 @@
 import { listParamsShape } from "../../lists/list-params";
 import { s, type Input } from "../../validation/schema";
 import { LIMIT_ORDER_STATUSES } from "./limit-order-machine";
+import { metadataParam } from "../../metadata/metadata";
 
 /** Request schemas of limit orders: validation, the typed inputs below, and the OpenAPI document. */
 
@@ -8,6 +9,7 @@ import { LIMIT_ORDER_STATUSES } from "./limit-order-machine";
 export const EXPIRES_IN = { min: 60, max: 2_592_000, default: 86_400 } as const;
 
 export const createLimitOrderSchema = s.object({
+  metadata: metadataParam().optional(),
   from: s.object({ asset: s.asset(), amount: s.amount().describe("Amount of `from.asset` to sell") }),
   to: s.object({ asset: s.asset() }),
   target_rate: s.decimal().describe("Least `to` per `from` (whole units) accepted after all fees, > 0"),

@@ -12,6 +12,7 @@ import { distinctAssets } from "../conversion";
 import { type CreateLimitOrderInput, EXPIRES_IN, type ListLimitOrdersParams, createLimitOrderSchema, listLimitOrdersSchema } from "./limit-order-schemas";
 import { isOpen, type LimitOrderTransitions } from "./limit-order-transitions";
 import { LIMIT_ORDERS, type LimitOrderDoc, type LimitOrderObject } from "./limit-order-doc";
+import { newMetadata } from "../../metadata/metadata";
 
 /**
  * `POST/GET/DELETE /v1/limit_orders` and the due work that matches and expires them
@@ -76,6 +77,7 @@ export class LimitOrdersService {
         reservations: reserved.value.map((r) => ({ id: r.id, chain: r.chain, amount: r.amount.toString() })),
         pending: null,
         expiresAt,
+        metadata: newMetadata(p.metadata),
         created: uow.now,
       };
       await LIMIT_ORDERS.insert(uow.tx, ctx.accountId, uow.now, [doc]);

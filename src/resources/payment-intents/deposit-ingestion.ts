@@ -201,4 +201,5 @@ const EVENT_OF: Record<ActionOf<typeof paymentIntentMachine>["type"], `payment_i
   emitExpired: "payment_intent.expired",
   emitReverted: "payment_intent.reverted",
   emitUnsupported: "payment_intent.unsupported_chain",
+  emitRequiresPayment: "payment_intent.requires_payment",
 };

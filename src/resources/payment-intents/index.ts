@@ -22,7 +22,7 @@ export const paymentIntentsModule = defineModule({
     const watchers = new ChainWatchers(deps, deposits);
     const paymentIntents = new PaymentIntentsService(deps, deposits, watchers);
     return {
-      api: { paymentIntents: operations(paymentIntents, ["create", "retrieve", "list"]) },
+      api: { paymentIntents: operations(paymentIntents, ["create", "retrieve", "update", "list"]) },
       // the test helpers pay intents and poll the chains; tests feed deposits in directly
       provides: { watchers, deposits },
       work: [work(CHAIN_WATCH, watchers.handler()), work(CHAIN_SWEEP, watchers.sweepHandler()), work(PAYMENT_INTENT_EXPIRE, paymentIntents.expiryHandler())],

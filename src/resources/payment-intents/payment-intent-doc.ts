@@ -47,6 +47,8 @@ export interface PaymentIntentDoc {
   settlements: SettlementDoc[];
   ledgerEntries: string[];
   expiresAt: number;
+  /** Absent on documents written before metadata existed: none. */
+  metadata?: Metadata;
   created: number;
 }
 
@@ -62,6 +64,7 @@ export type SettlementStatus = "pending" | "credited" | "reversed" | "not_credit
 export type SettlementObject = Out<typeof Settlement>;
 
 import type { PaymentIntentObject } from "./payment-intent-objects";
+import { type Metadata, presentMetadata } from "../../metadata/metadata";
 export type { PaymentIntentObject };
 
 /** Σ of the credited deposits in one ledger state. */
@@ -116,6 +119,7 @@ export function presentPaymentIntent(assets: AssetRegistry, doc: PaymentIntentDo
     settlements: doc.settlements.map((s) => s.id),
     ledger_entries: doc.ledgerEntries,
     expires_at: isoTime(doc.expiresAt),
+    metadata: presentMetadata(doc.metadata),
     created: isoTime(doc.created),
   };
 }

@@ -22,7 +22,8 @@ function sampleIntent({ ids, assets, now }: SampleContext, status: PaymentIntent
     ...extra,
   });
   const settlements: Record<PaymentIntentStatus, () => SettlementDoc[]> = {
-    requires_payment: () => [],
+    // the event follows a reorganisation: the deposit it had counted is reverted
+    requires_payment: () => [deposit("60000000", "reverted", "reversed")],
     processing: () => [deposit("100000000", "included", "pending")],
     succeeded: () => [deposit("100000000", "final", "available")],
     partially_paid: () => [deposit("60000000", "final", "available")],
@@ -58,4 +59,8 @@ export const PAYMENT_INTENT_EVENTS = [
   intentEvent("expired", "The intent expired with nothing received or pending"),
   intentEvent("reverted", "A reorganisation removed deposits a succeeded intent had counted; their credit was taken back"),
   intentEvent("unsupported_chain", "A deposit arrived on a chain or in an asset the intent does not accept"),
+  intentEvent(
+    "requires_payment",
+    "A reorganisation removed every deposit a processing or partially paid intent had counted: it waits for payment again (what was credited was taken back)",
+  ),
 ] as const;

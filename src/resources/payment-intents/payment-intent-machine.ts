@@ -36,7 +36,7 @@ type OpenState = "requires_payment" | "unsupported_chain" | "processing" | "part
  * | any open state                    | reconcile: something pending        | processing       | emitProcessing  |
  * | any open state                    | reconcile: expired, nothing pending | expired          | emitExpired     |
  * | any open state                    | reconcile: some final, short        | partially_paid   | emitPartiallyPaid |
- * | any open state                    | reconcile: nothing                  | requires_payment | (none)          |
+ * | processing, partially_paid        | reconcile: nothing (a reorg)        | requires_payment | emitRequiresPayment |
  * | requires_payment                  | unsupported (wrong chain or asset)  | unsupported_chain| emitUnsupported |
  * | succeeded                         | reconcile: final < minimum (reorg)  | reverted         | emitReverted    |
  * Open states: requires_payment, processing, partially_paid, unsupported_chain, reverted.
@@ -54,6 +54,7 @@ export const paymentIntentMachine = setup({
     emitExpired: () => undefined,
     emitReverted: () => undefined,
     emitUnsupported: () => undefined,
+    emitRequiresPayment: () => undefined,
   },
   guards: {
     paid: ({ event }) => event.type === "reconcile" && paid(event),
@@ -91,15 +92,16 @@ export const paymentIntentMachine = setup({
  * something is credited.
  */
 function open(self: OpenState) {
-  const rules: [string, string | null, string][] = [
+  const rules: [string, string, string][] = [
     ["succeeded", "emitSucceeded", "paid"],
     ["processing", "emitProcessing", "pending"],
     ["expired", "emitExpired", "expired"],
     ["partially_paid", "emitPartiallyPaid", "short"],
-    [self === "unsupported_chain" || self === "reverted" ? self : "requires_payment", null, "nothing"],
+    // back to requires_payment only when a reorganisation removed every deposit it had counted
+    [self === "unsupported_chain" || self === "reverted" ? self : "requires_payment", "emitRequiresPayment", "nothing"],
   ];
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- built rules; xstate's literal types are checked by the tests
-  return rules.map(([target, action, guard]): any => (target === self ? { guard } : action ? { guard, target, actions: action } : { guard, target }));
+  return rules.map(([target, action, guard]): any => (target === self ? { guard } : { guard, target, actions: action }));
 }
 
 /** A payment intent's status: a state of its machine. */

@@ -2,6 +2,7 @@ import { asset, chain, FINALITIES, listOf, money, txHash } from "../../api/commo
 import { o, type NamedSchema, type Out, type ResponseSchema } from "../../api/response-schema";
 import { ledgerEntries } from "../../ledger/ledger-objects";
 import { PAYMENT_INTENT_STATUSES } from "./payment-intent-machine";
+import { metadataObject } from "../../metadata/metadata";
 
 /** The settlement's `payment_intent` refers back to its intent; declared lazily (the two are mutually recursive). */
 const paymentIntentRef: ResponseSchema<PaymentIntentObject> = { json: { $ref: "#/components/schemas/PaymentIntent" } };
@@ -47,6 +48,7 @@ const paymentIntentShape = o.object(
     settlements: o.anyOf(o.array(o.id("stl")), o.array(Settlement), { description: "Settlement ids; the settlements with `expand[]=settlements`" }),
     ledger_entries: ledgerEntries,
     expires_at: o.time(),
+    metadata: metadataObject,
     created: o.time(),
   },
   { description: "A request to be paid an amount on chain (DECISIONS.md §4)" },

@@ -3,6 +3,7 @@ import { PAYMENT_INTENT_EXPAND_PATHS } from "./payment-intent-expansions";
 import { listParamsShape, searchParamShape } from "../../lists/list-params";
 import { s, type Input } from "../../validation/schema";
 import { PAYMENT_INTENT_STATUSES } from "./payment-intent-machine";
+import { metadataParam } from "../../metadata/metadata";
 
 /** Request schemas of payment intents: validation, the typed inputs below, and the OpenAPI document. */
 
@@ -10,6 +11,7 @@ import { PAYMENT_INTENT_STATUSES } from "./payment-intent-machine";
 export const DEFAULT_EXPIRES_IN = 3_600;
 
 export const createPaymentIntentSchema = s.object({
+  metadata: metadataParam().optional(),
   amount: s.amount(),
   asset: s.asset(),
   chains: s
@@ -19,6 +21,10 @@ export const createPaymentIntentSchema = s.object({
   reference: s.string({ min: 1, max: 255 }).optional(),
   expires_in: s.integer({ min: 60, max: 2_592_000 }).optional().describe("Seconds, default 3600"),
   tolerance: s.decimal().optional().describe('Fraction of the amount a payment may fall short by, "0" to below "1"; default "0"'),
+});
+
+export const updatePaymentIntentSchema = s.object({
+  metadata: metadataParam().optional().describe('Keys to set; a key set to "" is removed, others are kept'),
 });
 
 export const retrievePaymentIntentSchema = s.object({
@@ -36,5 +42,6 @@ export const listPaymentIntentsSchema = s.object({
 });
 
 export type CreatePaymentIntentInput = Input<typeof createPaymentIntentSchema>;
+export type UpdatePaymentIntentInput = Input<typeof updatePaymentIntentSchema>;
 export type RetrievePaymentIntentParams = Input<typeof retrievePaymentIntentSchema>;
 export type ListPaymentIntentsParams = Input<typeof listPaymentIntentsSchema>;

@@ -19,9 +19,13 @@ import {
   createPaymentIntentSchema,
   listPaymentIntentsSchema,
   retrievePaymentIntentSchema,
+  type UpdatePaymentIntentInput,
+  updatePaymentIntentSchema,
 } from "./payment-intent-schemas";
 import { startMachine } from "../../engine/machine-step";
 import { paymentIntentMachine } from "./payment-intent-machine";
+import { newMetadata } from "../../metadata/metadata";
+import { updateMetadataOf } from "../../metadata/metadata-update";
 
 /** At `expires_at`: the intent expires unless paid or paying. */
 export const PAYMENT_INTENT_EXPIRE = defineWork("payment_intents.expire", s.object({ intent: s.string({ min: 1 }) }));
@@ -79,6 +83,7 @@ export class PaymentIntentsService {
         settlements: [],
         ledgerEntries: [],
         expiresAt: uow.now + (parsed.value.expires_in ?? DEFAULT_EXPIRES_IN) * 1000,
+        metadata: newMetadata(parsed.value.metadata),
         created: uow.now,
       };
       await PAYMENT_INTENTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
@@ -89,6 +94,13 @@ export class PaymentIntentsService {
       for (const chain of chains) await this.watchers.watch(uow, chain, doc.expiresAt);
       return ok(presentPaymentIntent(this.deps.assets, doc));
     });
+  }
+
+  /** Stripe's update of a payment intent: its metadata only (keys set, `""` removes one). */
+  async update(ctx: RequestContext, id: string, input: UpdatePaymentIntentInput): Promise<Result<PaymentIntentObject, ApiError>> {
+    const parsed = updatePaymentIntentSchema.parse(input, "", this.deps.parse);
+    if (parsed.isErr()) return err(parsed.error);
+    return updateMetadataOf(this.deps, ctx, PAYMENT_INTENTS, id, parsed.value.metadata, (doc) => presentPaymentIntent(this.deps.assets, doc), missing);
   }
 
   async retrieve(ctx: RequestContext, id: string, query: RetrievePaymentIntentParams = {}): Promise<Result<PaymentIntentObject, ApiError>> {

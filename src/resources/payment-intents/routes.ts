@@ -1,11 +1,11 @@
 import { PaymentIntent, PaymentIntentList } from "./payment-intent-objects";
 import type { RouteDefinition } from "../../engine/route";
-import { createPaymentIntentSchema, listPaymentIntentsSchema, retrievePaymentIntentSchema } from "./payment-intent-schemas";
+import { createPaymentIntentSchema, listPaymentIntentsSchema, retrievePaymentIntentSchema, updatePaymentIntentSchema } from "./payment-intent-schemas";
 import type { PaymentIntentsService } from "./payment-intents-service";
 
 /** The host API of the module: its API operations (members of the engine, and what its routes call). */
 export interface PaymentIntentsApi {
-  paymentIntents: Pick<PaymentIntentsService, "create" | "retrieve" | "list">;
+  paymentIntents: Pick<PaymentIntentsService, "create" | "retrieve" | "update" | "list">;
 }
 
 export const paymentIntentRoutes: RouteDefinition<PaymentIntentsApi>[] = [
@@ -38,5 +38,15 @@ export const paymentIntentRoutes: RouteDefinition<PaymentIntentsApi>[] = [
     query: retrievePaymentIntentSchema,
     returns: PaymentIntent,
     handler: ({ api, ctx, params, query }) => api.paymentIntents.retrieve(ctx, params.id!, query),
+  },
+  {
+    method: "post",
+    path: "/v1/payment_intents/:id",
+    summary: 'Update a payment intent\'s metadata (keys set; a key set to "" is removed)',
+    tag: "Payment intents",
+    scope: "payment_intents:write",
+    body: updatePaymentIntentSchema,
+    returns: PaymentIntent,
+    handler: ({ api, ctx, params, body }) => api.paymentIntents.update(ctx, params.id!, body),
   },
 ];

@@ -6,6 +6,7 @@ import type { AssetRegistry } from "../../money/assets";
 import { formatAmount } from "../../money/amount";
 import { isoTime } from "../../validation/timestamp";
 import { DocStore } from "../../engine/doc-store";
+import { type Metadata, presentMetadata } from "../../metadata/metadata";
 
 /** A batch as stored. */
 export interface BatchDoc {
@@ -18,6 +19,8 @@ export interface BatchDoc {
   totalAmount: string;
   /** How many of its payouts are in each status. */
   counts: Partial<Record<PayoutStatus, number>>;
+  /** Absent on documents written before metadata existed. */
+  metadata?: Metadata;
   created: number;
   completedAt: number | null;
 }
@@ -42,6 +45,7 @@ export function presentBatch(assets: AssetRegistry, doc: BatchDoc): BatchObject 
     leg_count: doc.legCount,
     total_amount: formatAmount(BigInt(doc.totalAmount), assets.get(doc.funding.asset)!),
     counts: doc.counts,
+    metadata: presentMetadata(doc.metadata),
     created: isoTime(doc.created),
     completed_at: doc.completedAt === null ? null : isoTime(doc.completedAt),
   };

@@ -13,9 +13,20 @@ import { PAYOUTS } from "./payout-doc";
 import { PayoutPlanner, type PayoutPlan } from "./payout-planner";
 import { availableByChain, checkPayable, type PayoutsService } from "./payouts-service";
 import type { PayoutTransitions } from "./payout-transitions";
-import { type CreateBatchInput, type CreateBatchParams, MAX_BATCH_LEGS, batchHeadSchema, batchLegSchema, batchQuerySchema } from "./payout-schemas";
+import {
+  type CreateBatchInput,
+  type CreateBatchParams,
+  type ListBatchesParams,
+  MAX_BATCH_LEGS,
+  batchHeadSchema,
+  batchLegSchema,
+  batchQuerySchema,
+  listBatchesSchema,
+} from "./payout-schemas";
+import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-page";
 import { startMachine } from "../../engine/machine-step";
 import { batchMachine } from "./batch-machine";
+import { type Metadata, newMetadata } from "../../metadata/metadata";
 
 /** Payouts per broadcast item (see `EngineConfig.batchChunk`): a batch moves in chunks, not one transaction per payout. */
 function batchChunk(deps: Pick<ModuleDeps, "config" | "storage">): number {
@@ -29,6 +40,7 @@ interface ValidRow {
   amount: bigint;
   recipient: RecipientDoc;
   reference: string | null;
+  metadata: Metadata;
   requiresApproval: boolean;
 }
 
@@ -40,7 +52,7 @@ interface ValidRow {
  */
 export class BatchesService {
   constructor(
-    private readonly deps: Pick<ModuleDeps, "assets" | "chains" | "config" | "ids" | "parse" | "storage">,
+    private readonly deps: Pick<ModuleDeps, "assets" | "chains" | "config" | "cursors" | "ids" | "parse" | "storage">,
     private readonly payouts: PayoutsService,
     private readonly transitions: PayoutTransitions,
   ) {}
@@ -90,7 +102,7 @@ export class BatchesService {
         if (plan.error.code === "insufficient_funds") {
           return fail("insufficient_funds", `Insufficient available ${asset.code} for this batch and its network fees (first short at row ${row.row})`);
         }
-        errors.push(rowError(row.row, "recipient", plan.error));
+        errors.push({ row: row.row, param: `legs[${row.row}].recipient`, code: plan.error.code, message: plan.error.message });
       } else plans.push(plan.value);
     }
     if (errors.length) return batchInvalid(errors);
@@ -109,6 +121,7 @@ export class BatchesService {
           amount: row.amount,
           recipient: row.recipient.id,
           reference: row.reference,
+          metadata: row.metadata,
           batch: batchId,
           row: row.row,
           routing: null,
@@ -132,6 +145,7 @@ export class BatchesService {
         legCount: rows.length,
         totalAmount: total.toString(),
         counts,
+        metadata: newMetadata(parsedHead.value.metadata),
         created: uow.now,
         completedAt: null,
       };
@@ -149,6 +163,17 @@ export class BatchesService {
   async retrieve(ctx: RequestContext, id: string): Promise<Result<BatchObject, ApiError>> {
     const stored = await this.deps.storage.read((tx) => BATCHES.get(tx, ctx.accountId, id));
     return stored ? ok(presentBatch(this.deps.assets, stored.doc)) : fail("resource_missing", `No such payout batch: ${id}`, { param: "id" });
+  }
+
+  /** The account's batches, newest first (the list contract): `status`, created range, `search` (reference prefix or id). */
+  list(ctx: RequestContext, params: ListBatchesParams = {}): PagedList<BatchObject> {
+    return pagedList(params, (p) => this.page(ctx, p));
+  }
+
+  private async page(ctx: RequestContext, params: ListBatchesParams): Promise<Result<ListEnvelope<BatchObject>, ApiError>> {
+    const parsed = listBatchesSchema.parse(params, "", this.deps.parse);
+    if (parsed.isErr()) return err(parsed.error);
+    return BATCHES.list(this.deps, ctx, parsed.value, (doc) => presentBatch(this.deps.assets, doc));
   }
 
   private validateRow(
@@ -172,7 +197,7 @@ export class BatchesService {
     if (!recipient) {
       errors.push(rowError(index, `${path}.recipient`, new ApiError("resource_missing", `No such recipient: ${leg.recipient}`)));
     } else {
-      const payable = checkPayable(recipient);
+      const payable = checkPayable(recipient, `${path}.recipient`);
       if (payable.isErr()) errors.push(rowError(index, `${path}.recipient`, payable.error));
       else if (!asset.chains.some((c) => recipient.chainAddresses[c] !== undefined)) {
         errors.push(
@@ -191,7 +216,7 @@ export class BatchesService {
       else requiresApproval = approval.value.requiresApproval;
     }
     if (errors.length || amount.isErr() || !recipient) return { errors };
-    return { row: index, amount: amount.value, recipient, reference: leg.reference ?? null, requiresApproval };
+    return { row: index, amount: amount.value, recipient, reference: leg.reference ?? null, metadata: newMetadata(leg.metadata), requiresApproval };
   }
 }
 

@@ -30,8 +30,8 @@ export const payoutsModule = defineModule({
     const batches = new BatchesService(deps, payouts, transitions);
     return {
       api: {
-        payouts: operations(payouts, ["create", "retrieve", "list", "approve", "cancel"]),
-        batches: operations(batches, ["create", "retrieve"]),
+        payouts: operations(payouts, ["create", "retrieve", "update", "list", "approve", "cancel"]),
+        batches: operations(batches, ["create", "retrieve", "list"]),
       },
       work: [work(PAYOUT_BROADCAST, workers.broadcastHandler()), work(PAYOUT_TRACK, workers.trackHandler())],
     };

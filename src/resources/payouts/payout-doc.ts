@@ -8,6 +8,7 @@ import { isCustomerBook } from "../../ledger/postings";
 import type { LedgerEntryRecord } from "../../ports/storage";
 import { isoTime } from "../../validation/timestamp";
 import { DocStore } from "../../engine/doc-store";
+import { type Metadata, presentMetadata } from "../../metadata/metadata";
 
 /** A leg as stored: amounts in base units (decimal text), and its machine's state. */
 export interface LegDoc {
@@ -68,6 +69,8 @@ export interface PayoutDoc {
   legs: LegDoc[];
   /** Ids of the account's ledger entries for this payout, oldest first. */
   ledgerEntries: string[];
+  /** Absent on documents written before metadata existed, and when there is none. */
+  metadata?: Metadata;
   created: number;
   canceledAt: number | null;
   settledAt: number | null;
@@ -116,6 +119,7 @@ export function presentPayout(assets: AssetRegistry, doc: PayoutDoc): PayoutObje
     fee: formatAmount(BigInt(doc.fee), asset),
     legs: doc.legs.map((leg) => presentLeg(asset, leg)),
     ledger_entries: doc.ledgerEntries,
+    metadata: presentMetadata(doc.metadata),
     created: isoTime(doc.created),
     canceled_at: doc.canceledAt === null ? null : isoTime(doc.canceledAt),
     settled_at: doc.settledAt === null ? null : isoTime(doc.settledAt),

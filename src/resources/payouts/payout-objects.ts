@@ -1,4 +1,5 @@
 import { asset, chain, FINALITIES, listOf, money, txHash } from "../../api/common-objects";
+import { metadataObject } from "../../metadata/metadata";
 import { o, type ResponseSchema } from "../../api/response-schema";
 import { ledgerEntries } from "../../ledger/ledger-objects";
 import { Recipient } from "../recipients/recipient-objects";
@@ -23,6 +24,7 @@ export const PayoutBatch = o.named(
         },
         { description: "Payouts of the batch per status" },
       ),
+      metadata: metadataObject,
       created: o.time(),
       completed_at: o.nullable(o.time()),
     },
@@ -79,6 +81,7 @@ export const Payout = o.named(
       fee: money("Total network fee, charged on top of the amount"),
       legs: o.array(PayoutLeg),
       ledger_entries: ledgerEntries,
+      metadata: metadataObject,
       created: o.time(),
       canceled_at: o.nullable(o.time()),
       settled_at: o.nullable(o.time()),
@@ -88,6 +91,7 @@ export const Payout = o.named(
 );
 
 export const PayoutList = listOf("Payout", Payout);
+export const PayoutBatchList = listOf("PayoutBatch", PayoutBatch);
 
 /** A batch submission's answer: the batch, or with `dry_run=true` its validation. */
 export const PayoutBatchOrValidation = o.named("PayoutBatchOrValidation", o.anyOf(PayoutBatch, PayoutBatchValidation));

@@ -3,6 +3,8 @@ import { listParamsShape, searchParamShape } from "../../lists/list-params";
 import { PAYOUT_EXPAND_PATHS } from "./payout-expansions";
 import { s, type Input } from "../../validation/schema";
 import { PAYOUT_STATUSES } from "./payout-machine";
+import { BATCH_STATUSES } from "./batch-machine";
+import { metadataParam } from "../../metadata/metadata";
 
 /** Request schemas of payouts and batches: validation, the typed inputs below, and the OpenAPI document. */
 
@@ -20,6 +22,11 @@ export const createPayoutSchema = s.object({
   recipient: s.string({ min: 1, max: 64 }),
   reference: s.string({ min: 1, max: 255 }).optional(),
   routing: routingSchema.optional(),
+  metadata: metadataParam().optional(),
+});
+
+export const updatePayoutSchema = s.object({
+  metadata: metadataParam().optional().describe('Keys to set; a key set to "" is removed, others are kept'),
 });
 
 export const retrievePayoutSchema = s.object({
@@ -44,10 +51,12 @@ export const batchLegSchema = s.object({
   amount: s.amount(),
   recipient: s.string({ min: 1, max: 64 }),
   reference: s.string({ min: 1, max: 255 }).optional(),
+  metadata: metadataParam().optional().describe("The metadata of the leg's payout"),
 });
 
 export const batchHeadSchema = s.object({
   reference: s.string({ min: 1, max: 255 }).optional(),
+  metadata: metadataParam().optional().describe("The batch's own metadata (its payouts take their leg's)"),
   funding: s.object({ asset: s.asset(), source: s.enum(["auto"] as const) }),
 });
 
@@ -57,12 +66,27 @@ export const createBatchSchema = s.object({
   legs: s.array(batchLegSchema, { min: 1, max: MAX_BATCH_LEGS, tooLarge: "batch_too_large" }),
 });
 
+const dryRunParam = s.boolean({ coerce: true });
+
 export const batchQuerySchema = s.object({
-  dry_run: s.boolean({ coerce: true }).optional().describe("Validate without moving value"),
+  dry_run: dryRunParam.optional().describe("Validate without moving value (not counted against the rate limit)"),
+});
+
+/** Whether a batch submission's query asks for a dry run (which the rate limit does not count: it moves nothing). */
+export function isDryRun(query: { dry_run?: unknown } | undefined): boolean {
+  return query?.dry_run !== undefined && dryRunParam.parse(query.dry_run, "dry_run").unwrapOr(false);
+}
+
+export const listBatchesSchema = s.object({
+  ...listParamsShape,
+  ...searchParamShape,
+  status: s.enum(BATCH_STATUSES).optional(),
 });
 
 export type CreatePayoutInput = Input<typeof createPayoutSchema>;
+export type UpdatePayoutInput = Input<typeof updatePayoutSchema>;
 export type RetrievePayoutParams = Input<typeof retrievePayoutSchema>;
 export type ListPayoutsParams = Input<typeof listPayoutsSchema>;
 export type CreateBatchInput = Input<typeof createBatchSchema>;
 export type CreateBatchParams = Input<typeof batchQuerySchema>;
+export type ListBatchesParams = Input<typeof listBatchesSchema>;

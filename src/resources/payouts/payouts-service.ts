@@ -23,10 +23,14 @@ import {
   type CreatePayoutInput,
   type ListPayoutsParams,
   type RetrievePayoutParams,
+  type UpdatePayoutInput,
   createPayoutSchema,
   listPayoutsSchema,
   retrievePayoutSchema,
+  updatePayoutSchema,
 } from "./payout-schemas";
+import { type Metadata, newMetadata } from "../../metadata/metadata";
+import { updateMetadataOf } from "../../metadata/metadata-update";
 import { newLeg } from "./leg-machine";
 
 /**
@@ -45,7 +49,7 @@ export class PayoutsService {
   async create(ctx: RequestContext, input: CreatePayoutInput): Promise<Result<PayoutObject, ApiError>> {
     const parsed = createPayoutSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
-    const { asset, recipient: recipientId, reference, routing } = parsed.value;
+    const { asset, recipient: recipientId, reference, routing, metadata } = parsed.value;
     const amount = parseAmount(parsed.value.amount, asset, "amount");
     if (amount.isErr()) return err(amount.error);
     const options = routingOptions(asset, routing, (v) => parseAmount(v, asset, "routing.max_network_fee", { allowZero: true }));
@@ -77,6 +81,7 @@ export class PayoutsService {
           amount: amount.value,
           recipient: recipientId,
           reference: reference ?? null,
+          metadata: newMetadata(metadata),
           batch: null,
           row: null,
           routing: routing ? { prefer_chains: options.value.preferChains, max_network_fee: routing.max_network_fee ?? null } : null,
@@ -180,6 +185,7 @@ export class PayoutsService {
           fee: p.plan.fee.toString(),
           recipient: p.recipient,
           reference: p.reference,
+          ...(Object.keys(p.metadata).length ? { metadata: p.metadata } : {}),
           batch: p.batch,
           row: p.row,
           routing: p.routing,
@@ -226,6 +232,13 @@ export class PayoutsService {
     return page;
   }
 
+  /** Stripe's update of a payout: its metadata only (keys set, `""` removes one); nothing else of a payout changes on request. */
+  async update(ctx: RequestContext, id: string, input: UpdatePayoutInput): Promise<Result<PayoutObject, ApiError>> {
+    const parsed = updatePayoutSchema.parse(input, "", this.deps.parse);
+    if (parsed.isErr()) return err(parsed.error);
+    return updateMetadataOf(this.deps, ctx, PAYOUTS, id, parsed.value.metadata, (doc) => presentPayout(this.deps.assets, doc), missing);
+  }
+
   approve(ctx: RequestContext, id: string): Promise<Result<PayoutObject, ApiError>> {
     return this.act(ctx, id, "approve", (status) =>
       fail("payout_not_approvable", `Only payouts awaiting approval (created) can be approved; this one is ${status}`, { param: "id" }),
@@ -262,6 +275,7 @@ export interface OpenPayout {
   amount: bigint;
   recipient: string;
   reference: string | null;
+  metadata: Metadata;
   batch: string | null;
   row: number | null;
   routing: PayoutDoc["routing"];

@@ -1,14 +1,23 @@
-import { Payout, PayoutBatch, PayoutBatchOrValidation, PayoutList } from "./payout-objects";
+import { Payout, PayoutBatch, PayoutBatchList, PayoutBatchOrValidation, PayoutList } from "./payout-objects";
 import { BATCH_SUBMISSIONS } from "../../engine/rate-limits";
 import type { RouteDefinition } from "../../engine/route";
-import { batchQuerySchema, createBatchSchema, createPayoutSchema, listPayoutsSchema, retrievePayoutSchema } from "./payout-schemas";
+import {
+  batchQuerySchema,
+  createBatchSchema,
+  createPayoutSchema,
+  isDryRun,
+  listBatchesSchema,
+  listPayoutsSchema,
+  retrievePayoutSchema,
+  updatePayoutSchema,
+} from "./payout-schemas";
 import type { PayoutsService } from "./payouts-service";
 import type { BatchesService } from "./batches-service";
 
 /** The host API of the module: its API operations (members of the engine, and what its routes call). */
 export interface PayoutsApi {
-  payouts: Pick<PayoutsService, "create" | "retrieve" | "list" | "approve" | "cancel">;
-  batches: Pick<BatchesService, "create" | "retrieve">;
+  payouts: Pick<PayoutsService, "create" | "retrieve" | "update" | "list" | "approve" | "cancel">;
+  batches: Pick<BatchesService, "create" | "retrieve" | "list">;
 }
 
 // Batch routes come first: /v1/payouts/batches must not be read as a payout id.
@@ -21,11 +30,22 @@ export const payoutRoutes: RouteDefinition<PayoutsApi>[] = [
     scope: "payouts:write",
     idempotencyRequired: true,
     rateLimit: BATCH_SUBMISSIONS,
+    rateLimitExempt: ({ query }) => isDryRun(query),
     body: createBatchSchema,
     query: batchQuerySchema,
     failures: ["insufficient_funds", "no_route", "insufficient_liquidity", "recipient_blocked", "policy_limit_exceeded"],
     returns: PayoutBatchOrValidation,
     handler: ({ api, ctx, body, query }) => api.batches.create(ctx, body, query),
+  },
+  {
+    method: "get",
+    path: "/v1/payouts/batches",
+    summary: "List payout batches: status, created range, search (reference prefix or id), cursor",
+    tag: "Payouts",
+    scope: "payouts:read",
+    query: listBatchesSchema,
+    returns: PayoutBatchList,
+    handler: ({ api, ctx, query }) => api.batches.list(ctx, query),
   },
   {
     method: "get",
@@ -67,6 +87,16 @@ export const payoutRoutes: RouteDefinition<PayoutsApi>[] = [
     query: retrievePayoutSchema,
     returns: Payout,
     handler: ({ api, ctx, params, query }) => api.payouts.retrieve(ctx, params.id!, query),
+  },
+  {
+    method: "post",
+    path: "/v1/payouts/:id",
+    summary: 'Update a payout\'s metadata (keys set; a key set to "" is removed)',
+    tag: "Payouts",
+    scope: "payouts:write",
+    body: updatePayoutSchema,
+    returns: Payout,
+    handler: ({ api, ctx, params, body }) => api.payouts.update(ctx, params.id!, body),
   },
   {
     method: "post",

@@ -7,6 +7,7 @@ import { priceImpact, type Pricing } from "../../quoting/order-pricer";
 import { fromPricingRecord, type PricingRecord } from "../../quoting/pricing-record";
 import { formatFraction, formatRate, venueWeights } from "../../quoting/quote-metrics";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
+import { type Metadata, presentMetadata } from "../../metadata/metadata";
 
 /**
  * A quote as stored: the pricing it commits to (every figure of the quote object follows from
@@ -18,6 +19,8 @@ export interface QuoteDoc {
   from: string;
   to: string;
   pricing: PricingRecord;
+  /** Absent on documents written before metadata existed: none. */
+  metadata?: Metadata;
   created: number;
   expiresAt: number;
   /** The swap that consumed the quote (a quote backs one swap only). */
@@ -74,6 +77,7 @@ export function presentQuote(assets: AssetRegistry, q: QuoteDoc): QuoteObject {
     id: q.id,
     object: "quote",
     ...quoteFigures(fromPricingRecord(q.pricing), assets.get(q.from)!, assets.get(q.to)!),
+    metadata: presentMetadata(q.metadata),
     created: isoTime(q.created),
     expires_at: isoTime(q.expiresAt),
   };

@@ -1,5 +1,6 @@
 import { conversionSide, money } from "../../api/common-objects";
 import { o } from "../../api/response-schema";
+import { metadataObject } from "../../metadata/metadata";
 
 export const Quote = o.named(
   "Quote",
@@ -17,6 +18,7 @@ export const Quote = o.named(
         o.object({ name: o.string({ example: "pool_a" }), weight: o.decimal({ description: "Share of the input, 6 decimals; weights sum to 1" }) }),
       ),
       approximate: o.boolean({ description: "True when a heuristic chose the venues (more than 12 of them with a fixed cost)" }),
+      metadata: metadataObject,
       created: o.time(),
       expires_at: o.time(),
     },

@@ -6,6 +6,7 @@ import type { ModuleDeps, RequestContext } from "../../engine/context";
 import { distinctAssets, priceNow } from "../conversion";
 import { type CreateQuoteInput, QUOTE_TTL, createQuoteSchema } from "./quote-schemas";
 import { QUOTES, type QuoteDoc, type QuoteObject, presentQuote } from "./quote-doc";
+import { newMetadata } from "../../metadata/metadata";
 
 /** `POST /v1/quotes`, `GET /v1/quotes/{id}`: short-lived price commitments (research §3, §4). */
 export class QuotesService {
@@ -31,6 +32,7 @@ export class QuotesService {
         from: from.asset.code,
         to: to.asset.code,
         pricing: toPricingRecord(pricing, pricing.pricedAt),
+        metadata: newMetadata(parsed.value.metadata),
         created: uow.now,
         expiresAt,
         swap: null,

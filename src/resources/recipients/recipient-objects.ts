@@ -1,5 +1,6 @@
 import { listOf } from "../../api/common-objects";
 import { o } from "../../api/response-schema";
+import { metadataObject } from "../../metadata/metadata";
 import { SCREENING_STATUSES } from "./screening-machine";
 
 export const Recipient = o.named(
@@ -16,6 +17,7 @@ export const Recipient = o.named(
       screening_status: o.enum(SCREENING_STATUSES, {
         description: "A flagged recipient cannot be paid (402 recipient_blocked)",
       }),
+      metadata: metadataObject,
       created: o.time(),
     },
     { description: "Someone payouts go to" },

@@ -10,6 +10,7 @@ import { isoTime } from "../../validation/timestamp";
 import { defineWork, type JobHandler } from "../../workers/due-work";
 import { jobContext, type ModuleDeps, type RequestContext } from "../../engine/context";
 import { DocStore } from "../../engine/doc-store";
+import { applyMetadata, type Metadata, newMetadata, presentMetadata } from "../../metadata/metadata";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import {
   type CreateRecipientInput,
@@ -33,6 +34,8 @@ export interface RecipientDoc {
   screeningStatus: ScreeningStatus;
   /** Grows when the addresses change; screening verdicts are for one version. */
   version: number;
+  /** Absent on documents written before metadata existed: none. */
+  metadata?: Metadata;
   created: number;
 }
 
@@ -60,6 +63,7 @@ export function presentRecipient(doc: RecipientDoc): RecipientObject {
     chain_addresses: doc.chainAddresses,
     screening: doc.screening,
     screening_status: doc.screeningStatus,
+    metadata: presentMetadata(doc.metadata),
     created: isoTime(doc.created),
   };
 }
@@ -104,6 +108,7 @@ export class RecipientsService {
         screening,
         screeningStatus: start.value,
         version: 1,
+        metadata: newMetadata(parsed.value.metadata),
         created: uow.now,
       };
       await RECIPIENTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
@@ -131,6 +136,11 @@ export class RecipientsService {
       if (!stored) return missing(id);
       const doc: RecipientDoc = { ...stored.doc };
       if (parsed.value.name !== undefined) doc.name = parsed.value.name;
+      if (parsed.value.metadata !== undefined) {
+        const metadata = applyMetadata(doc.metadata, parsed.value.metadata);
+        if (metadata.isErr()) return err(metadata.error);
+        doc.metadata = metadata.value;
+      }
       const changed =
         (addresses !== undefined && JSON.stringify(addresses) !== JSON.stringify(doc.chainAddresses)) ||
         (parsed.value.name !== undefined && parsed.value.name !== stored.doc.name);

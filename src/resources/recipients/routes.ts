@@ -41,7 +41,7 @@ export const recipientRoutes: RouteDefinition<RecipientsApi>[] = [
   {
     method: "post",
     path: "/v1/recipients/:id",
-    summary: "Update a recipient's name or addresses (screened again when screening is on)",
+    summary: "Update a recipient's name, addresses (screened again when screening is on) or metadata",
     tag: "Recipients",
     scope: "recipients:write",
     body: updateRecipientSchema,

@@ -3,6 +3,7 @@ import type { Out } from "../../api/response-schema";
 import { DocStore } from "../../engine/doc-store";
 import { isoTime } from "../../validation/timestamp";
 import type { ReportStatus } from "./report-machine";
+import { type Metadata, presentMetadata } from "../../metadata/metadata";
 
 export const REPORT_TYPES = ["ledger_entries", "payout_ledger"] as const;
 export type ReportType = (typeof REPORT_TYPES)[number];
@@ -31,6 +32,8 @@ export interface ReportDoc {
   rowCount: number | null;
   size: number | null;
   failureReason: string | null;
+  /** Absent on documents written before metadata existed: none. */
+  metadata?: Metadata;
   created: number;
   completedAt: number | null;
 }
@@ -57,6 +60,7 @@ export function presentReport(doc: ReportDoc, link: { url: string; expiresAt: st
     url: link?.url ?? null,
     url_expires_at: link?.expiresAt ?? null,
     failure_reason: doc.failureReason,
+    metadata: presentMetadata(doc.metadata),
     created: isoTime(doc.created),
     completed_at: doc.completedAt === null ? null : isoTime(doc.completedAt),
   };

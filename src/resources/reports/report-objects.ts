@@ -2,6 +2,7 @@ import { listOf } from "../../api/common-objects";
 import { o } from "../../api/response-schema";
 import { REPORT_TYPES } from "./report-doc";
 import { REPORT_STATUSES } from "./report-machine";
+import { metadataObject } from "../../metadata/metadata";
 
 export const Report = o.named(
   "Report",
@@ -20,6 +21,7 @@ export const Report = o.named(
       url: o.nullable(o.string({ format: "uri", description: "A download link minted for this answer, valid one hour; null unless ready" })),
       url_expires_at: o.nullable(o.time()),
       failure_reason: o.nullable(o.string()),
+      metadata: metadataObject,
       created: o.time(),
       completed_at: o.nullable(o.time()),
     },

@@ -5,6 +5,7 @@ import type { LedgerEntryRecord, LedgerPageQuery } from "../../ports/storage";
 import { isoTime } from "../../validation/timestamp";
 import { PAYOUTS, type LegDoc } from "../payouts/payout-doc";
 import { csvRecord } from "./report-csv";
+import type { Metadata } from "../../metadata/metadata";
 import type { ReportDoc, ReportType } from "./report-doc";
 
 /** What building a report's rows takes: reads, and the asset registry to format amounts. */
@@ -46,12 +47,33 @@ function pageFormats(assets: AssetRegistry) {
   };
 }
 
-/** Every entry of the account's own books: the ledger entry object, one column per field. */
+/** A `metadata` cell: the object's metadata as compact JSON (`{}` when none), or empty when there is no object. */
+function metadataCell(metadata: unknown, found: boolean): string | null {
+  return found ? JSON.stringify(metadata ?? {}) : null;
+}
+
+/**
+ * Every entry of the account's own books: the ledger entry object, one column per field, and the
+ * metadata of its resource (the page's resources are read in one statement).
+ */
 const LEDGER_ENTRIES: ReportKind = {
-  columns: ["id", "created", "asset", "chain", "balance_type", "amount", "resource"],
-  async rows(deps, _accountId, page) {
+  columns: ["id", "created", "asset", "chain", "balance_type", "amount", "resource", "resource_metadata"],
+  async rows(deps, accountId, page) {
+    const ids = [...new Set(page.flatMap((e) => (e.resource ? [e.resource] : [])))];
+    const records = ids.length ? await deps.storage.read((tx) => tx.resources.getMany(accountId, ids)) : [];
+    // every kind keeps its metadata under the same key of its document, in every shape
+    const metadataOf = new Map(records.map((r) => [r.id, (r.data as { metadata?: Metadata } | null)?.metadata]));
     const f = pageFormats(deps.assets);
-    return page.map((e) => [e.id, f.time(e.created), e.asset, e.chain, e.book, f.amount(e.amount, e.asset), e.resource]);
+    return page.map((e) => [
+      e.id,
+      f.time(e.created),
+      e.asset,
+      e.chain,
+      e.book,
+      f.amount(e.amount, e.asset),
+      e.resource,
+      metadataCell(e.resource ? metadataOf.get(e.resource) : undefined, e.resource !== null && metadataOf.has(e.resource)),
+    ]);
   },
 };
 
@@ -60,7 +82,7 @@ const LEDGER_ENTRIES: ReportKind = {
  * (`LegDoc.entries`). The page's payouts are read in one statement.
  */
 const PAYOUT_LEDGER: ReportKind = {
-  columns: ["payout", "leg", "chain", "asset", "amount", "fee", "balance_type", "ledger_entry", "created"],
+  columns: ["payout", "leg", "chain", "asset", "amount", "fee", "balance_type", "ledger_entry", "created", "metadata"],
   resourcePrefix: "po_",
   async rows(deps, accountId, page) {
     const ids = [...new Set(page.map((e) => e.resource!))];
@@ -82,6 +104,7 @@ const PAYOUT_LEDGER: ReportKind = {
         e.book,
         e.id,
         f.time(e.created),
+        metadataCell(payouts.get(e.resource!)?.metadata, payouts.has(e.resource!)),
       ];
     });
   },

@@ -12,6 +12,7 @@ import { reportCsv } from "./report-rows";
 import { createReportSchema, listReportsSchema, type CreateReportInput, type ListReportsParams } from "./report-schemas";
 import { canStep, startMachine, stepMachine } from "../../engine/machine-step";
 import { reportMachine, type ReportEvent } from "./report-machine";
+import { newMetadata } from "../../metadata/metadata";
 
 /** Where every report starts: the machine's initial state and context. */
 const REPORT_START = startMachine(reportMachine);
@@ -75,6 +76,7 @@ export class ReportsService {
         createdLt,
         blobKey: reportBlobKey(ctx.accountId, id, format),
         ...REPORT_START.context,
+        metadata: newMetadata(parsed.value.metadata),
         created: uow.now,
         completedAt: null,
       };

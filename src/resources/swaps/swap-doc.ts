@@ -8,6 +8,7 @@ import { formatRate } from "../../quoting/quote-metrics";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
 import type { HeldReservation } from "../conversion";
 import type { SwapStatus } from "./swap-machine";
+import { type Metadata, presentMetadata } from "../../metadata/metadata";
 
 /**
  * A swap as stored: the pricing it executes (its amounts and rate follow from it), the
@@ -28,6 +29,8 @@ export interface SwapDoc {
   /** `venue_rejected` when failed, with the venue's reason. */
   failureCode: string | null;
   failureReason: string | null;
+  /** Absent on documents written before metadata existed: none. */
+  metadata?: Metadata;
   created: number;
   settledAt: number | null;
 }
@@ -87,9 +90,10 @@ export function presentSwap(assets: AssetRegistry, s: SwapDoc): SwapObject {
     from: { asset: s.from, amount: formatAmount(amountIn, from) },
     to: { asset: s.to, amount: formatAmount(netOut, to) },
     destination_chain: s.destinationChain,
-    executed_rate: formatRate(netOut, amountIn, from, to),
+    executed_rate: s.status === "failed" ? null : formatRate(netOut, amountIn, from, to),
     refreshed: s.refreshed,
     failure_code: s.failureCode,
+    metadata: presentMetadata(s.metadata),
     created: isoTime(s.created),
     settled: s.settledAt === null ? null : isoTime(s.settledAt),
   };

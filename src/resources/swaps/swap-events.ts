@@ -15,9 +15,10 @@ function sampleSwap({ ids, now }: SampleContext, status: SwapStatus): SwapObject
     from: { asset: "USDC", amount: "100" },
     to: { asset: "ETH", amount: "0.03" },
     destination_chain: "base",
-    executed_rate: "0.0003",
+    executed_rate: status === "failed" ? null : "0.0003",
     refreshed: false,
     failure_code: status === "failed" ? "venue_rejected" : null,
+    metadata: {},
     created,
     settled: status === "settled" ? created : null,
   };

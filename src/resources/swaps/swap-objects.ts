@@ -2,6 +2,7 @@ import { chain, conversionSide, listOf } from "../../api/common-objects";
 import { o } from "../../api/response-schema";
 import { Quote } from "../quotes/quote-objects";
 import { SWAP_STATUSES } from "./swap-machine";
+import { metadataObject } from "../../metadata/metadata";
 
 export const Swap = o.named(
   "Swap",
@@ -14,9 +15,12 @@ export const Swap = o.named(
       from: conversionSide,
       to: conversionSide,
       destination_chain: chain(),
-      executed_rate: o.decimal({ description: "The quote's rate, or the refreshed quote's when `refreshed`" }),
+      executed_rate: o.nullable(
+        o.decimal({ description: "The quote's rate, or the refreshed quote's when `refreshed`; null when the swap failed (nothing was executed)" }),
+      ),
       refreshed: o.boolean(),
       failure_code: o.nullable(o.string({ description: "`venue_rejected` when failed", example: "venue_rejected" })),
+      metadata: metadataObject,
       created: o.time(),
       settled: o.nullable(o.time()),
     },

@@ -2,10 +2,12 @@ import { listPaths } from "../../lists/expansion";
 import { listParamsShape } from "../../lists/list-params";
 import { s, type Input } from "../../validation/schema";
 import { SWAP_STATUSES } from "./swap-machine";
+import { metadataParam } from "../../metadata/metadata";
 
 /** Request schemas of swaps: validation, the typed inputs below, and the OpenAPI document. */
 
 export const createSwapSchema = s.object({
+  metadata: metadataParam().optional(),
   quote: s.string({ min: 1, max: 64 }).describe("The quote id (qt_…) this swap consumes"),
   destination_chain: s.chain().describe("Chain the output asset is credited on"),
   refresh: s

@@ -18,6 +18,7 @@ import { type CreateSwapInput, type ListSwapsParams, type RetrieveSwapParams, cr
 import { SWAPS, type SwapDoc, type SwapObject, presentSwap } from "./swap-doc";
 import { QUOTES, presentQuote } from "../quotes/quote-doc";
 import { docField, expandObjects, itemPaths, type Expandable } from "../../lists/expansion";
+import { newMetadata } from "../../metadata/metadata";
 
 /** What `expand[]` replaces in a swap: its quote. */
 const SWAP_EXPANDABLE: Expandable = { fields: { quote: docField("quote", QUOTES, (doc, deps) => presentQuote(deps.assets, doc)) } };
@@ -90,6 +91,7 @@ export class SwapsService {
         reservations: reserved.value.map((r) => ({ id: r.id, chain: r.chain, amount: r.amount.toString() })),
         failureCode: null,
         failureReason: null,
+        metadata: newMetadata(parsed.value.metadata),
         created: uow.now,
         settledAt: null,
       };

@@ -1,6 +1,7 @@
 import { eventType, listOf } from "../../api/common-objects";
 import { o } from "../../api/response-schema";
 import { Event } from "../../events/event-object";
+import { metadataObject } from "../../metadata/metadata";
 import { DISABLED_REASONS, ENDPOINT_STATUSES } from "./webhook-endpoint-machine";
 
 export const WebhookEndpoint = o.named(
@@ -15,6 +16,7 @@ export const WebhookEndpoint = o.named(
       enabled_events: o.array(o.anyOf(eventType(), o.literal("*")), { description: "Event types sent to the endpoint; `*`: all" }),
       description: o.nullable(o.string()),
       livemode: o.boolean(),
+      metadata: metadataObject,
       created: o.time(),
       secret: o.optional(
         o.string({

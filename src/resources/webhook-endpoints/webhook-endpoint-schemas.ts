@@ -1,6 +1,7 @@
 import { listPaths } from "../../lists/expansion";
 import { listParamsShape } from "../../lists/list-params";
 import { s, type Input } from "../../validation/schema";
+import { metadataParam } from "../../metadata/metadata";
 import { ENDPOINT_STATUSES } from "./webhook-endpoint-machine";
 
 /** Request schemas of webhook endpoints, their delivery log and replay. */
@@ -18,6 +19,7 @@ export const createEndpointSchema = s.object({
   url: urlField,
   enabled_events: eventsField,
   description: descriptionField,
+  metadata: metadataParam().optional(),
 });
 
 export const updateEndpointSchema = s.object({
@@ -25,6 +27,7 @@ export const updateEndpointSchema = s.object({
   enabled_events: eventsField.optional(),
   description: descriptionField,
   status: s.enum(ENDPOINT_STATUSES).optional().describe("disabled stops deliveries until enabled again"),
+  metadata: metadataParam().optional().describe('Keys to set; a key set to "" is removed, others are kept'),
 });
 
 export const listEndpointsSchema = s.object({

@@ -13,6 +13,7 @@ import { type AuditAction, changesBetween, recordAudit } from "../audit-log/audi
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
 import { systemContext, type ModuleDeps, type ReadTx, type RequestContext } from "../../engine/context";
 import { DocStore, type Stored } from "../../engine/doc-store";
+import { applyMetadata, type Metadata, newMetadata, presentMetadata } from "../../metadata/metadata";
 import {
   type CreateWebhookEndpointInput,
   type ListWebhookEndpointsParams,
@@ -37,6 +38,8 @@ export interface WebhookEndpointDoc {
   enabledEvents: string[];
   description: string | null;
   livemode: boolean;
+  /** Absent on documents written before metadata existed: none. */
+  metadata?: Metadata;
   created: number;
   /** Newest first. */
   secrets: EndpointSecret[];
@@ -99,6 +102,7 @@ export function presentEndpoint(doc: WebhookEndpointDoc, secret?: string): Webho
     enabled_events: doc.enabledEvents as WebhookEndpointObject["enabled_events"],
     description: doc.description,
     livemode: doc.livemode,
+    metadata: presentMetadata(doc.metadata),
     created: isoTime(doc.created),
   };
   return secret === undefined ? object : { ...object, secret };
@@ -163,6 +167,7 @@ export class WebhookEndpointsService {
           enabledEvents: events.value,
           description: parsed.value.description ?? null,
           livemode: ctx.livemode,
+          metadata: newMetadata(parsed.value.metadata),
           created: uow.now,
           secrets: [{ secret, expiresAt: null }],
         };
@@ -207,6 +212,9 @@ export class WebhookEndpointsService {
         if (url.value !== undefined) doc.url = url.value;
         if (events.value !== undefined) doc.enabledEvents = events.value;
         if (change.description !== undefined) doc.description = change.description;
+        const metadata = change.metadata === undefined ? ok(doc.metadata) : applyMetadata(doc.metadata, change.metadata);
+        if (metadata.isErr()) return err(metadata.error);
+        if (metadata.value !== undefined) doc.metadata = metadata.value;
         if (change.status !== undefined && change.status !== endpointStatus(doc.state).status) {
           const moved = transition(doc, change.status === "enabled" ? "enable" : "disable");
           if (!moved) {
@@ -319,6 +327,7 @@ function audited(doc: WebhookEndpointDoc): Record<string, Json> {
     url: doc.url,
     enabled_events: doc.enabledEvents,
     description: doc.description,
+    metadata: presentMetadata(doc.metadata),
     ...endpointStatus(doc.state),
     secret: current === undefined ? null : `sha256:${createHash("sha256").update(current).digest("hex").slice(0, 8)}`,
   };

@@ -187,6 +187,14 @@ for (const kind of storageKinds()) {
         const rest = await json(await w.request("GET", `/v1/balances?limit=200&starting_after=${first.next_cursor}`));
         expect(rest.data.map((b: any) => b.asset)).toEqual(["EURC", "SOL", "USDC", "USDT"]);
         expect(rest).toMatchObject({ has_more: false, next_cursor: null });
+        expect(first.previous_cursor).toBeNull();
+        // and back: two codes before SOL, then the first page
+        const third = await json(await w.request("GET", `/v1/balances?limit=2&starting_after=${first.next_cursor}`));
+        expect(third.data.map((b: any) => b.asset)).toEqual(["EURC", "SOL"]);
+        const back = await json(await w.request("GET", `/v1/balances?limit=1&ending_before=${third.previous_cursor}`));
+        expect(back).toMatchObject({ has_more: true, data: [expect.objectContaining({ asset: "ETH" })] });
+        const start = await json(await w.request("GET", `/v1/balances?limit=5&ending_before=${back.previous_cursor}`));
+        expect(start).toMatchObject({ has_more: false, previous_cursor: null, data: [expect.objectContaining({ asset: "BTC" })] });
         for (const path of ["/v1/balances?limit=0", "/v1/balances?foo=1", "/v1/events/evt_x?foo=1"]) {
           const res = await w.request("GET", path);
           expect(res.status).toBe(400);

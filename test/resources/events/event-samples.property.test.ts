@@ -42,6 +42,8 @@ function problems(type: EventType, o: any): string[] {
         expired: received === 0n && pending === 0n,
         reverted: received === 0n && pending === 0n && o.settlements.length > 0,
         unsupported_chain: received === 0n && pending === 0n && o.settlements.length > 0,
+        // announced only after a reorganisation removed what the intent had counted
+        requires_payment: received === 0n && pending === 0n && o.settlements.length > 0,
       };
       check(rules[status] === true, `amounts and settlements fit ${status}`);
       break;

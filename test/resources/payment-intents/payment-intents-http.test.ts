@@ -153,6 +153,27 @@ for (const kind of storageKinds()) {
       await post("/v1/test_helpers/chains/base/reorg", { depth: 3 });
       expect(await get(`/v1/payment_intents/${pi.id}`)).toMatchObject({ status: "requires_payment", amount_pending: "0" });
       expect(await usdc()).toMatchObject({ available: "0", pending: "0" });
+      const back = await events("payment_intent.requires_payment");
+      expect(back.map((e: any) => e.data.object)).toEqual([expect.objectContaining({ id: pi.id, status: "requires_payment" })]);
+    });
+
+    it("announces payment_intent.requires_payment when a reorganisation takes a partially paid intent's deposits away", async () => {
+      const pi = await create({ amount: "5" });
+      await pay(pi.id, { chain: "base", amount: "3" });
+      await mine("base", 6);
+      expect(await get(`/v1/payment_intents/${pi.id}`)).toMatchObject({ status: "partially_paid", amount_received: "3" });
+      expect(await usdc()).toMatchObject({ available: "3" });
+      await post("/v1/test_helpers/chains/base/reorg", { depth: 10 });
+      const now = await get(`/v1/payment_intents/${pi.id}`);
+      expect(now).toMatchObject({ status: "requires_payment", amount_received: "0" });
+      const [event, ...more] = await events("payment_intent.requires_payment");
+      expect(more).toEqual([]);
+      expect(event.data.object).toEqual(now);
+      expect(await usdc()).toMatchObject({ available: "0", pending: "0" });
+      // and it can still be paid in full
+      await pay(pi.id, { chain: "base", amount: "5" });
+      await mine("base", 6);
+      expect((await get(`/v1/payment_intents/${pi.id}`)).status).toBe("succeeded");
     });
 
     it("validates, lists and searches", async () => {

@@ -62,6 +62,9 @@ for (const kind of storageKinds()) {
 
     it("lists every bad row, creates nothing, and dry_run answers the same", async () => {
       const a = await recipient();
+      const flagged = (await json(await post("/v1/recipients", { name: "Acme flagged Ltd", chain_addresses: { base: BASE }, screening: true }))).id;
+      await post("/v1/test_helpers/clock/advance", { seconds: 2 });
+      expect((await json(await get(`/v1/recipients/${flagged}`))).screening_status).toBe("flagged");
       await post("/v1/test_helpers/balances/fund", { asset: "USDC", chain: "base", amount: "100" });
       const legs = [
         { row: 0, amount: "1", recipient: a },
@@ -69,6 +72,7 @@ for (const kind of storageKinds()) {
         { row: 2, amount: "1", recipient: "rcp_nobody" },
         { row: 7, amount: "1", recipient: a },
         { row: 4, amount: "1", recipient: a, colour: "red" },
+        { row: 5, amount: "1", recipient: flagged },
       ];
       const real = await batch(legs);
       expect(real.status).toBe(400);
@@ -79,6 +83,7 @@ for (const kind of storageKinds()) {
         { row: 2, param: "legs[2].recipient", code: "resource_missing", message: expect.any(String) },
         { row: 3, param: "legs[3].row", code: "parameter_invalid", message: expect.any(String) },
         { row: 4, param: "legs[4].colour", code: "parameter_invalid", message: expect.any(String) },
+        { row: 5, param: "legs[5].recipient", code: "recipient_blocked", message: expect.any(String) },
       ]);
       const dry = await batch(legs, "?dry_run=true");
       expect(dry.status).toBe(400);
@@ -121,31 +126,97 @@ for (const kind of storageKinds()) {
       expect((await json(await get("/v1/payouts"))).data).toEqual([]);
     });
 
-    it("allows 20 batch submissions a minute per API key, then 429 with Retry-After", async () => {
+    it("allows 20 batch submissions in any rolling minute per API key, then 429 with Retry-After; dry runs and replays are not counted", async () => {
       const a = await recipient();
       await post("/v1/test_helpers/balances/fund", { asset: "USDC", chain: "base", amount: "100" });
       const legs = [{ row: 0, amount: "1", recipient: a }];
       const body = { funding: { asset: "USDC", source: "auto" }, legs };
+      // dry runs move nothing: 25 of them leave every slot free
+      for (let i = 0; i < 25; i++) expect((await batch(legs, "?dry_run=1")).status).toBe(200);
       const accepted = await w.request("POST", "/v1/payouts/batches", { body, headers: { "Idempotency-Key": "first" } });
       expect(accepted.status).toBe(200);
-      for (let i = 0; i < 19; i++) expect((await batch(legs, "?dry_run=1")).status).toBe(200);
+      for (let i = 0; i < 19; i++) expect((await batch(legs)).status).toBe(200);
       const limited = await batch(legs);
       expect(limited.status).toBe(429);
-      expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(limited.headers.get("retry-after")).toBe("60");
       expect((await json(limited)).error).toMatchObject({ type: "rate_limit_error", code: "rate_limited" });
+      // a dry run is still answered while the real submissions are limited
+      expect((await batch(legs, "?dry_run=true")).status).toBe(200);
       // a replay is answered from the stored response: it is not a new submission
       const replay = await w.request("POST", "/v1/payouts/batches", { body, headers: { "Idempotency-Key": "first" } });
       expect(replay.status).toBe(200);
       expect(replay.headers.get("idempotent-replayed")).toBe("true");
       const otherKey = (await w.engine.accounts.createApiKey(w.accountId))._unsafeUnwrap().key;
-      const other = await w.request("POST", "/v1/payouts/batches?dry_run=true", {
-        key: otherKey,
-        body: { funding: { asset: "USDC", source: "auto" }, legs },
-        headers: { "Idempotency-Key": "other" },
-      });
+      const other = await w.request("POST", "/v1/payouts/batches", { key: otherKey, body, headers: { "Idempotency-Key": "other" } });
       expect(other.status).toBe(200);
-      w.clock.advance(60_000);
+      w.clock.advance(59_999);
+      expect((await batch(legs)).status).toBe(429);
+      w.clock.advance(1);
       expect((await batch(legs)).status).toBe(200);
+    });
+
+    it("holds the limit across a minute boundary: of 25 submissions within 60 s, 20 are accepted and 5 refused until a slot frees", async () => {
+      const a = await recipient();
+      await post("/v1/test_helpers/balances/fund", { asset: "USDC", chain: "base", amount: "100" });
+      const legs = [{ row: 0, amount: "1", recipient: a }];
+      // 12 submissions 5 s before a minute boundary, 13 more 10 s later (in the next minute)
+      w.clock.set(Math.ceil((w.clock.now() + 1) / 60_000) * 60_000 - 5_000);
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) statuses.push((await batch(legs)).status);
+      w.clock.advance(10_000);
+      const refused: Response[] = [];
+      for (let i = 0; i < 13; i++) {
+        const res = await batch(legs);
+        statuses.push(res.status);
+        if (res.status === 429) refused.push(res);
+      }
+      expect(statuses.filter((st) => st === 200)).toHaveLength(20);
+      expect(statuses.slice(20)).toEqual([429, 429, 429, 429, 429]);
+      for (const res of refused) {
+        expect((await json(res)).error).toMatchObject({ type: "rate_limit_error", code: "rate_limited" });
+        // the 12 first leave the window 60 s after they came, 50 s from now
+        expect(res.headers.get("retry-after")).toBe("50");
+      }
+      expect((await json(await get("/v1/payouts/batches?limit=100"))).data).toHaveLength(20);
+      w.clock.advance(50_000);
+      expect((await batch(legs)).status).toBe(200);
+    });
+
+    it("lists batches newest first with the list contract, and /v1/payouts/batches is not read as a payout id", async () => {
+      const a = await recipient();
+      await post("/v1/test_helpers/balances/fund", { asset: "USDC", chain: "base", amount: "100" });
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        const res = await post("/v1/payouts/batches", {
+          reference: `run-${i}`,
+          funding: { asset: "USDC", source: "auto" },
+          legs: [{ row: 0, amount: "1", recipient: a }],
+        });
+        ids.push((await json(res)).id);
+        w.clock.advance(1_000);
+      }
+      const first = await get("/v1/payouts/batches?limit=2");
+      expect(first.status).toBe(200);
+      const page = await json(first);
+      expect(page).toMatchObject({ object: "list", has_more: true, previous_cursor: null });
+      expect(page.data.map((b: any) => b.id)).toEqual([ids[2], ids[1]]);
+      expect(page.data[0]).toMatchObject({ object: "payout_batch", reference: "run-2", leg_count: 1 });
+      const second = await json(await get(`/v1/payouts/batches?limit=2&starting_after=${page.next_cursor}`));
+      expect(second.data.map((b: any) => b.id)).toEqual([ids[0]]);
+      expect(second.has_more).toBe(false);
+      // and back: ending_before the second page's previous_cursor is the first page again
+      const back = await json(await get(`/v1/payouts/batches?limit=2&ending_before=${second.previous_cursor}`));
+      expect(back).toMatchObject({ has_more: false, previous_cursor: null });
+      expect(back.data.map((b: any) => b.id)).toEqual([ids[2], ids[1]]);
+      expect(back.next_cursor).toEqual(expect.stringMatching(/^cur_/));
+      const both = await get(`/v1/payouts/batches?starting_after=${page.next_cursor}&ending_before=${page.next_cursor}`);
+      expect(both.status).toBe(400);
+      expect((await json(both)).error).toMatchObject({ code: "parameter_invalid", param: "ending_before" });
+      expect((await json(await get("/v1/payouts/batches?search=run-1"))).data.map((b: any) => b.id)).toEqual([ids[1]]);
+      expect((await json(await get("/v1/payouts/batches?status=processing"))).data).toHaveLength(3);
+      const bad = await get(`/v1/payouts/batches?status=processing&starting_after=${page.next_cursor}`);
+      expect(bad.status).toBe(400);
+      expect((await json(bad)).error.code).toBe("cursor_invalid");
     });
   });
 }

@@ -14,8 +14,8 @@ import { closeSharedStorage, storageKinds } from "../../support/storage";
 
 const json = (res: Response): Promise<any> => res.json();
 const ADDRESSES = { base: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", solana: "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v" };
-const LEDGER_COLUMNS = ["id", "created", "asset", "chain", "balance_type", "amount", "resource"];
-const PAYOUT_COLUMNS = ["payout", "leg", "chain", "asset", "amount", "fee", "balance_type", "ledger_entry", "created"];
+const LEDGER_COLUMNS = ["id", "created", "asset", "chain", "balance_type", "amount", "resource", "resource_metadata"];
+const PAYOUT_COLUMNS = ["payout", "leg", "chain", "asset", "amount", "fee", "balance_type", "ledger_entry", "created", "metadata"];
 
 /** Base units of a USDC decimal string (6 decimals), signed. */
 const micro = (v: string) => {
@@ -149,7 +149,7 @@ for (const kind of storageKinds()) {
 
       // Row for row the API's entries of the window (the API lists newest first).
       const listed = (await all(`/v1/ledger_entries?created_gte=${h.gte}&created_lt=${h.lt}`)).reverse();
-      expect(rows).toEqual(listed.map(ledgerRow));
+      expect(rows).toEqual(listed.map((e: any) => ledgerRow(e)));
       expect(rows.length).toBeGreaterThan(10);
       const resources = new Set(rows.map((r) => r[6]));
       for (const p of [h.payouts.settled, h.payouts.split, h.payouts.failed]) expect(resources.has(p.id)).toBe(true);
@@ -206,6 +206,22 @@ for (const kind of storageKinds()) {
       }
       expect(rows.some((r) => r[0] === h.payouts.failed.id && r[6] === "available" && micro(r[4]!) > 0n)).toBe(true);
       expect(rows.some((r) => r[0] === h.payouts.before.id || r[0] === h.payouts.after.id)).toBe(false);
+      expect(rows.every((r) => r[9] === "{}")).toBe(true);
+
+      // metadata set on a payout afterwards is the payout's column in both kinds of report
+      const tagged = h.payouts.settled.id;
+      const set = await post(`/v1/payouts/${tagged}`, { metadata: { order_id: "A-1", "note, with comma": 'say "hi"' } });
+      expect((await json(set)).metadata).toEqual({ order_id: "A-1", "note, with comma": 'say "hi"' });
+      const meta = JSON.stringify({ order_id: "A-1", "note, with comma": 'say "hi"' });
+      const again = await ready(
+        (await json(await post("/v1/reports", { type: "payout_ledger", created_gte: h.gte, created_lt: h.lt, metadata: { run: "2" } }))).id,
+      );
+      expect(again.metadata).toEqual({ run: "2" });
+      const [, ...tag] = parseCsv(await (await download(again.url)).text());
+      expect(tag.map((r) => r[9])).toEqual(tag.map((r) => (r[0] === tagged ? meta : "{}")));
+      const ledger = await ready((await json(await post("/v1/reports", { type: "ledger_entries", created_gte: h.gte, created_lt: h.lt }))).id);
+      const [, ...lrows] = parseCsv(await (await download(ledger.url)).text());
+      expect(lrows.map((r) => r[7])).toEqual(lrows.map((r) => (r[6] === tagged ? meta : r[6] === "" ? "" : "{}")));
     });
 
     it("mints a fresh link on every read; the link needs no key, and a tampered or expired one is 403", async () => {
@@ -406,7 +422,13 @@ describe("reports in the OpenAPI document", () => {
       expect(doc.paths["/v1/reports"].get.parameters.map((p: any) => p.name)).toEqual(
         expect.arrayContaining(["limit", "starting_after", "created_gte", "created_lt", "status"]),
       );
-      expect(doc.paths["/v1/ledger_entries"].get.parameters.map((p: any) => p.name)).toEqual(["limit", "starting_after", "created_gte", "created_lt"]);
+      expect(doc.paths["/v1/ledger_entries"].get.parameters.map((p: any) => p.name)).toEqual([
+        "limit",
+        "starting_after",
+        "ending_before",
+        "created_gte",
+        "created_lt",
+      ]);
       const download = doc.paths["/v1/files/{key}"].get;
       expect(download.security).toEqual([]);
       expect(download.parameters.map((p: any) => p.name)).toEqual(["key", "expires", "signature"]);
@@ -448,7 +470,7 @@ describe("reports through the S3 adapter (s3rver on loopback)", () => {
     const [header, ...rows] = await csvAttachment(await fetch(report.url), `${id}.csv`);
     expect(header).toEqual(LEDGER_COLUMNS);
     const listed = (await (await w.request("GET", "/v1/ledger_entries")).json()).data.reverse();
-    expect(rows).toEqual(listed.map(ledgerRow));
+    expect(rows).toEqual(listed.map((e: any) => ledgerRow(e)));
     expect(rows.map((r) => r[5])).toEqual(["1.5", "2", "0.000001"]);
   });
 });

@@ -135,7 +135,7 @@ for (const kind of storageKinds()) {
               }
               listed.reverse();
               const rows = await file(entries.id);
-              expect(rows).toEqual(listed.map(ledgerRow));
+              expect(rows).toEqual(listed.map((e: any) => ledgerRow(e)));
 
               // Both are what storage holds (its own read path), in (created, id) order.
               const expected = stored

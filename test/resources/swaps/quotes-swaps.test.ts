@@ -184,7 +184,7 @@ for (const kind of storageKinds()) {
       const s = await json(await swap({ quote: q.id, destination_chain: "base" }));
       await w.engine.worker.runDue();
       const failed = await json(await w.request("GET", `/v1/swaps/${s.id}`));
-      expect(failed).toMatchObject({ status: "failed", failure_code: "venue_rejected", settled: null });
+      expect(failed).toMatchObject({ status: "failed", failure_code: "venue_rejected", settled: null, executed_rate: null });
       expect(await balance("ETH")).toMatchObject({ available: "2", reserved: "0" });
       expect(await balance("USDC")).toMatchObject({ available: "0" });
       const [event] = (await json(await w.request("GET", "/v1/events?type=swap.failed"))).data;
