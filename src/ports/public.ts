@@ -27,6 +27,8 @@ export { isBlobKey, assertBlobKey } from "./blobs";
 export { IdempotencyKeyLostError } from "./storage/idempotency";
 /** Thrown by `ResourceStore.update` when the document changed since the version it was read at. */
 export { StaleResourceError } from "./storage/resources";
+
+export { ownerDead } from "./storage/owners";
 /** The observer that observes nothing, the list of its members, and several observers as one. */
 export { NO_OBSERVER, OBSERVER_MEMBERS, combineObservers } from "./observer";
 
