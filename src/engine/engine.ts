@@ -11,6 +11,7 @@ import { FileLinks } from "../files/file-links";
 import { newDueWork } from "../workers/due-work";
 import { MAINTENANCE, maintenanceHandler } from "../workers/maintenance";
 import { WorkerRunner, type WorkerOptions } from "../workers/runner";
+import { DEFAULT_HEARTBEAT, ProcessLease } from "../workers/process-lease";
 import { moduleDeps } from "./command";
 import { DEFAULT_CONFIG, type EngineDeps, type ModuleDeps } from "./context";
 import { IdempotencyService } from "./idempotency";
@@ -86,8 +87,9 @@ export class Engine {
     modules: readonly AnyModule[],
     workerOptions: WorkerOptions,
     private readonly storageInitialized: () => boolean,
+    process: ProcessLease,
   ) {
-    const worker = new WorkerRunner(deps.storage, deps.clock, deps.ids, deps.random, workerOptions, deps.parse, deps.observer);
+    const worker = new WorkerRunner(deps.storage, deps.clock, deps.ids, deps.random, workerOptions, deps.parse, deps.observer, process);
     this.worker = worker;
     this.catalogue = deps.catalogue;
     const committed: (() => void)[] = [];
@@ -173,6 +175,13 @@ export class Engine {
     const startedAt = clock.now();
     if (options.exclusiveStorage) await storage.transaction((tx) => tx.work.releaseAllLeases(startedAt));
     const assets = AssetRegistry.withDefaults(options.assets, options.chains);
+    const heartbeat = options.worker?.heartbeat;
+    const beats = heartbeat === false || options.exclusiveStorage || (heartbeat === undefined && !storage.capabilities.concurrentTransactions);
+    let wake = () => undefined as void;
+    const process = new ProcessLease(storage, clock, ids, beats ? null : { ...DEFAULT_HEARTBEAT, ...heartbeat }, {
+      onError: options.worker?.onError,
+      onReaped: () => wake(),
+    });
     const deps: EngineDeps = {
       storage,
       house,
@@ -192,10 +201,12 @@ export class Engine {
       publicUrl: options.publicUrl ?? null,
       observer,
       claimsValidFrom: options.exclusiveStorage ? startedAt : Number.NEGATIVE_INFINITY,
+      process,
       catalogue,
       parse: { assets, catalogue },
     };
-    const engine = new Engine(deps, modules, options.worker ?? {}, () => storage.initialized);
+    const engine = new Engine(deps, modules, options.worker ?? {}, () => storage.initialized, process);
+    wake = () => engine.worker.wake(); // an owner declared dead: its items are claimable now
     const now = clock.now();
     await storage.transaction((tx) => tx.work.enqueue([newDueWork(ids, now, MAINTENANCE, {}, null, { dedupeKey: MAINTENANCE.kind })]));
     return engine as EngineOf<M>;

@@ -31,8 +31,6 @@ export type WorkHandler = (job: DueWorkRecord) => Promise<WorkOutcome | void>;
 export interface Settler {
   readonly storage: StorageAdapter;
   readonly clock: Clock;
-  /** The runner's lease owner: only its own leases are settled. */
-  readonly owner: string;
   /** After this many failed attempts in a row the item is marked dead (`WorkerOptions.maxAttempts`). */
   readonly maxAttempts: number;
   /** The wait before a failed item runs again, after `attempts` failed attempts. */
@@ -70,10 +68,10 @@ export async function runAndSettle(
   try {
     if (outcome.kind === "settled") return outcome.next ? { observed: "settled", next: outcome.next } : { observed: "settled" };
     if (outcome.kind === "done") {
-      await settler.storage.transaction((tx) => tx.work.complete(job.id, settler.owner));
+      await settler.storage.transaction((tx) => tx.work.complete(job.id, job.leaseOwner!));
     } else {
       await settler.storage.transaction((tx) =>
-        tx.work.release(job.id, settler.owner, {
+        tx.work.release(job.id, job.leaseOwner!, {
           runAt: outcome.at,
           lastError: outcome.kind === "retry" ? outcome.error : null,
           dead,
