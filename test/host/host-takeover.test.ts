@@ -96,18 +96,30 @@ describe.skipIf(!admin)("two hosts on one PostgreSQL database, one killed with S
       );
       const heldAtKill = Number((await q("SELECT count(*) AS n FROM payrail.due_work WHERE lease_owner = $1", [killedOwner]))[0].n);
       await stopChild(a.child, "SIGKILL");
-      const killedAt = Date.now();
+      const within10s = Date.now() + 10_000;
 
-      // within 10 s: declared dead, its leases ended, its key free
+      // within 10 s: declared dead, its leases ended, the legs it was sending taken over, its key free
       await until(
         "the killed host declared dead",
         async () => {
           const rows = await q("SELECT dead_at FROM payrail.owners WHERE owner = $1 AND dead_at IS NOT NULL", [killedOwner]);
           return rows.length ? rows : null;
         },
-        10_000,
+        within10s - Date.now(),
       );
       expect(Number((await q("SELECT count(*) AS n FROM payrail.due_work WHERE lease_owner = $1", [killedOwner]))[0].n)).toBe(0);
+      await until(
+        "no leg left claimed by the killed host",
+        async () => {
+          const rows = await q(
+            `SELECT count(*) AS n FROM payrail.resources r, jsonb_array_elements(r.data->'legs') l
+           WHERE r.kind = 'payout' AND l->>'status' = 'pending' AND l->>'sendingBy' = $1`,
+            [killedOwner],
+          );
+          return Number(rows[0].n) === 0 ? true : null;
+        },
+        within10s - Date.now(),
+      );
       const retried = await call(b.url, "POST", "/v1/payouts/batches", second, keyed);
       expect(retried.status).toBe(200);
       expect(retried.body.object).toBe("payout_batch");
