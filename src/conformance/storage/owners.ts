@@ -74,6 +74,27 @@ export function ownerSuite(s: SuiteContext): void {
       ).toEqual([job(2), job(3)]);
     });
 
+    it("never leaves a lease with an owner declared dead, when its claims race the reap", async () => {
+      // concurrent on a server; one after the other elsewhere, in whichever order they come
+      for (let round = 0; round < 12; round++) {
+        const owner = `racer-${round}`;
+        const at = T0 + round * 10_000;
+        await run((tx) => tx.work.enqueue([work(`job_01aaaaaaaaaaaaaaaaaaaar${round.toString(36).padStart(2, "0")}`, at)]));
+        await run((tx) => tx.owners.heartbeat(owner, at - 5000, at));
+        // the owner claims at the last moment of its life by its clock, while another reaps it by its own
+        const [claimed, reaped] = await Promise.all([
+          s.storage.claimDueWork({ now: at - 1, limit: 10, leaseMs: 600_000, owner }),
+          run((tx) => tx.owners.reap(at)),
+        ]);
+        expect(reaped).toEqual([owner]);
+        expect(claimed.length).toBeLessThanOrEqual(1);
+        expect((await s.inspect.work()).filter((w) => w.leaseOwner === owner)).toEqual([]);
+        for (const w of await s.inspect.work()) await run((tx) => tx.work.complete(w.id, w.leaseOwner ?? ""));
+        const left = await s.storage.claimDueWork({ now: at, limit: 10, leaseMs: 1000, owner: "sweeper" });
+        for (const w of left) await run((tx) => tx.work.complete(w.id, "sweeper"));
+      }
+    });
+
     it("keeps the owner of an idempotency key's lock", async () => {
       const rec: IdempotencyRecord = {
         accountId: "acct_a",
