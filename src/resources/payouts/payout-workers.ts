@@ -15,8 +15,8 @@ import { PAYOUTS, type LegDoc, type PayoutDoc } from "./payout-doc";
 import { sendTransfers, transferOf, transferStatuses, type SendResult } from "./payout-chain-calls";
 import type { PayoutTransitions, StatusChange } from "./payout-transitions";
 import type { PAYOUT_BROADCAST } from "./payout-work";
-import { ownersAfterReap } from "../../workers/process-lease";
 import type { OwnerRecord } from "../../ports/storage";
+import { claimedBy, claimEnds, holdersOf } from "./leg-claims";
 
 type PayoutIds = Infer<typeof PAYOUT_BROADCAST.payload>;
 
@@ -159,17 +159,10 @@ export class PayoutWorkers {
     let holders = new Map<string, OwnerRecord>();
     const prepare = async (uow: UnitOfWork, docs: PayoutDoc[]) => {
       recipients = await RECIPIENTS.getMany(uow.tx, accountId, [...new Set(docs.map((d) => d.recipient))]);
-      const sending = docs.flatMap((d) => d.legs.filter((l) => l.status === "pending" && l.sendingSince != null).map((l) => l.sendingBy));
-      holders = await ownersAfterReap(uow.tx, sending, uow.now);
+      holders = await holdersOf(uow, docs);
     };
-    /** When another run's claim on `leg` may be taken over, or null if it may be now. */
-    const claimEnds = (leg: LegDoc, now: number): number | null => {
-      const since = leg.sendingSince ?? null;
-      if (since === null || since < this.deps.claimsValidFrom || now - since >= this.deps.config.sendClaimMs) return null;
-      const holder = leg.sendingBy ? holders.get(leg.sendingBy) : undefined;
-      if (holder?.deadAt != null) return null; // its process was declared dead
-      return Math.min(since + this.deps.config.sendClaimMs, holder ? Math.max(holder.aliveUntil, now + 1) : Number.POSITIVE_INFINITY);
-    };
+    const { sendClaimMs } = this.deps.config;
+    const { claimsValidFrom } = this.deps;
     await this.apply(
       ctx,
       payouts,
@@ -181,7 +174,7 @@ export class PayoutWorkers {
         const transfers: OutboundTransfer[] = [];
         for (const leg of doc.legs) {
           const since = leg.sendingSince ?? null;
-          const ends = leg.status === "pending" ? claimEnds(leg, uow.now) : null;
+          const ends = leg.status === "pending" ? claimEnds(leg, uow.now, { sendClaimMs, claimsValidFrom, holders }) : null;
           if (leg.status !== "pending") {
             legs.push(leg);
           } else if (ends !== null) {
@@ -220,7 +213,7 @@ export class PayoutWorkers {
         const events = new Map<string, LegEvent>();
         const legs = doc.legs.map((leg) => {
           const outcome = outcomes.get(leg.id);
-          if (!outcome || leg.status !== "pending" || (leg.sendingSince ?? null) === null || ![null, me].includes(leg.sendingBy ?? null)) return leg;
+          if (!outcome || !claimedBy(leg, me)) return leg;
           if ("event" in outcome) events.set(leg.id, outcome.event);
           return { ...leg, sendingSince: null, sendingBy: null };
         });
