@@ -87,9 +87,9 @@ export class Engine {
     modules: readonly AnyModule[],
     workerOptions: WorkerOptions,
     private readonly storageInitialized: () => boolean,
-    process: ProcessLease,
+    lease: ProcessLease,
   ) {
-    const worker = new WorkerRunner(deps.storage, deps.clock, deps.ids, deps.random, workerOptions, deps.parse, deps.observer, process);
+    const worker = new WorkerRunner(deps.storage, deps.clock, deps.ids, deps.random, workerOptions, deps.parse, deps.observer, lease);
     this.worker = worker;
     this.catalogue = deps.catalogue;
     const committed: (() => void)[] = [];
@@ -176,9 +176,10 @@ export class Engine {
     if (options.exclusiveStorage) await storage.transaction((tx) => tx.work.releaseAllLeases(startedAt));
     const assets = AssetRegistry.withDefaults(options.assets, options.chains);
     const heartbeat = options.worker?.heartbeat;
-    const beats = heartbeat === false || options.exclusiveStorage || (heartbeat === undefined && !storage.capabilities.concurrentTransactions);
+    // one process per store (memory, PGlite, an exclusive database): nobody to take over from
+    const alone = heartbeat === false || options.exclusiveStorage || (heartbeat === undefined && !storage.capabilities.concurrentTransactions);
     let wake = () => undefined as void;
-    const process = new ProcessLease(storage, clock, ids, beats ? null : { ...DEFAULT_HEARTBEAT, ...heartbeat }, {
+    const lease = new ProcessLease(storage, clock, ids, alone ? null : { ...DEFAULT_HEARTBEAT, ...heartbeat }, {
       onError: options.worker?.onError,
       onReaped: () => wake(),
     });
@@ -201,11 +202,11 @@ export class Engine {
       publicUrl: options.publicUrl ?? null,
       observer,
       claimsValidFrom: options.exclusiveStorage ? startedAt : Number.NEGATIVE_INFINITY,
-      process,
+      process: lease,
       catalogue,
       parse: { assets, catalogue },
     };
-    const engine = new Engine(deps, modules, options.worker ?? {}, () => storage.initialized, process);
+    const engine = new Engine(deps, modules, options.worker ?? {}, () => storage.initialized, lease);
     wake = () => engine.worker.wake(); // an owner declared dead: its items are claimable now
     const now = clock.now();
     await storage.transaction((tx) => tx.work.enqueue([newDueWork(ids, now, MAINTENANCE, {}, null, { dedupeKey: MAINTENANCE.kind })]));

@@ -48,6 +48,7 @@ export class ProcessLease implements ProcessIdentity {
   /** The end of the life of this name by its last accepted heartbeat; -Infinity before one. */
   private aliveUntil = Number.NEGATIVE_INFINITY;
   private loop: Promise<void> | null = null;
+  private starting: Promise<void> | null = null;
   private stopping: AbortController | null = null;
 
   constructor(
@@ -103,10 +104,15 @@ export class ProcessLease implements ProcessIdentity {
   /** Starts heartbeating (idempotent; nothing without options). The first heartbeat is sent before it resolves. */
   async start(): Promise<void> {
     const options = this.options;
-    if (!options || this.loop) return;
+    if (!options || this.stopping) return;
     const stopping = new AbortController();
     this.stopping = stopping;
-    await this.beat().catch((e: unknown) => this.hooks.onError?.(e));
+    this.starting = this.beat().then(
+      () => undefined,
+      (e: unknown) => this.hooks.onError?.(e),
+    );
+    await this.starting;
+    if (stopping.signal.aborted) return;
     this.loop = (async () => {
       while (!stopping.signal.aborted) {
         await this.clock.sleep(options.intervalMs, stopping.signal).catch(() => undefined);
@@ -120,12 +126,15 @@ export class ProcessLease implements ProcessIdentity {
   async stop(): Promise<void> {
     if (!this.stopping) return;
     this.stopping.abort();
+    await this.starting;
     await this.loop;
     this.loop = null;
+    this.starting = null;
     this.stopping = null;
     if (this.claimant() === null) return;
     const name = this.name;
     this.aliveUntil = Number.NEGATIVE_INFINITY;
+    this.name = this.ids.next("wrk"); // what runs after the stop claims under a name of its own, alive
     await this.storage.transaction((tx) => tx.owners.retire(name, this.clock.now())).catch((e: unknown) => this.hooks.onError?.(e));
   }
 }
