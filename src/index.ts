@@ -79,3 +79,4 @@ export type { AssetDefinition, ChainDefinition } from "./money/assets";
 // The ports, as types: what an adapter implements (`payrail/conformance` proves it).
 export type * from "./ports";
 export type { WorkerOptions } from "./workers/runner";
+export type { HeartbeatOptions } from "./workers/process-lease";

@@ -11,6 +11,7 @@ import { combineObservers } from "../../src/ports/observer";
 import { type PayrailEngine as Engine, createEngine } from "../../src/modules";
 import type { Clock } from "../../src/ports/clock";
 import type { StorageAdapter } from "../../src/ports/storage";
+import type { HeartbeatOptions } from "../../src/workers/process-lease";
 import { systemContext } from "../../src/engine/context";
 import { createHttpApp } from "../http/app";
 import { answerClientErrors } from "../http/node-server";
@@ -66,6 +67,12 @@ export interface HostOptions {
   liveApiKey?: string;
   /** How long a leg being sent belongs to the process sending it (`PAYRAIL_SEND_CLAIM_SECONDS`; default 60 s). */
   sendClaimMs?: number;
+  /**
+   * The heartbeat of this process on a PostgreSQL server (`PAYRAIL_HEARTBEAT_SECONDS`, default
+   * 1 s; `PAYRAIL_OWNER_LIFETIME_SECONDS`, default 5 s): another process takes over its work, leg
+   * claims and Idempotency-Keys once it has not been heard from for the lifetime.
+   */
+  heartbeat?: Partial<HeartbeatOptions>;
 }
 
 export interface RunningHost {
@@ -138,6 +145,7 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
     observer: metrics ? combineObservers(metrics.observer, logObserver(logger)) : logObserver(logger),
     worker: {
+      ...(options.heartbeat ? { heartbeat: options.heartbeat } : {}),
       onError: (e, job) => logger.warn({ err: e, ...(job ? { job: job.id, kind: job.kind, attempt: job.attempts } : {}) }, "due work failed"),
     },
   });

@@ -20,6 +20,7 @@ import { eventStore } from "./stores/events";
 import { idempotencyStore } from "./stores/idempotency";
 import { ledgerStore } from "./stores/ledger";
 import { metaStore } from "./stores/meta";
+import { ownerAlive, ownerStore } from "./stores/owners";
 import { rateLimitStore } from "./stores/rate-limits";
 import { resourceStore } from "./stores/resources";
 
@@ -83,6 +84,7 @@ export class MemoryStorage implements StorageAdapter {
   claimDueWork(request: ClaimRequest): Promise<DueWorkRecord[]> {
     return this.mutex.run(async () => {
       const { now, onlyKinds, exceptKinds, groupLimit } = request;
+      if (!ownerAlive(memoryTx(this.t, []), request.owner, now)) return [];
       const leasedPerGroup = new Map<string, number>();
       if (groupLimit !== undefined) {
         for (const w of this.t.work.values()) {
@@ -122,6 +124,7 @@ function view(m: MemoryTx): StorageTx {
     events: eventStore(m),
     idempotency: idempotencyStore(m),
     work: workStore(m),
+    owners: ownerStore(m),
     rateLimits: rateLimitStore(m),
     deliveries: deliveryLogStore(m),
     meta: metaStore(m),

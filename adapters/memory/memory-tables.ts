@@ -10,6 +10,7 @@ import type {
   IdempotencyRecord,
   KeysetQuery,
   LedgerEntryRecord,
+  OwnerRecord,
   ReservationRecord,
   ResourceRecord,
   Json,
@@ -29,6 +30,8 @@ export interface MemoryTables {
   events: Map<string, EventRecord>;
   idempotency: Map<string, IdempotencyRecord>;
   work: Map<string, DueWorkRecord>;
+  /** Processes that heartbeat, by owner (`stores/owners.ts`). */
+  owners: Map<string, OwnerRecord>;
   /** Dedupe key → id of the work item holding it (the unique index of `due_work.dedupe_key`). */
   workByDedupeKey: Map<string, string>;
   meta: Map<string, string>;
@@ -53,6 +56,7 @@ export function emptyTables(): MemoryTables {
     events: new Map(),
     idempotency: new Map(),
     work: new Map(),
+    owners: new Map(),
     workByDedupeKey: new Map(),
     meta: new Map(),
     rateLimits: new Map(),

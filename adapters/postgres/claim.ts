@@ -1,6 +1,7 @@
 import type { ClaimRequest, DueWorkRecord } from "../../src/ports/public";
 import type { PostgresDriver } from "./driver";
 import type { Row } from "./pg-tx";
+import { ownerAliveSql } from "./stores/owners";
 import { DUE_WORK } from "./tables";
 
 /**
@@ -15,6 +16,7 @@ export async function claimDueWork(driver: PostgresDriver, s: string, schema: st
     `WITH due AS (
        SELECT id FROM ${s}.due_work
        WHERE status = 'ready' AND run_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)${kinds}
+         AND ${ownerAliveSql(s, "$3", "$1")}
        ORDER BY run_at, id
        LIMIT $2
        FOR UPDATE SKIP LOCKED
@@ -38,6 +40,8 @@ export async function claimDueWork(driver: PostgresDriver, s: string, schema: st
  */
 function claimGrouped(driver: PostgresDriver, s: string, schema: string, request: ClaimRequest, groupLimit: number): Promise<DueWorkRecord[]> {
   return driver.transaction(async (c) => {
+    const alive = await c.query<Row>(`SELECT 1 AS alive WHERE ${ownerAliveSql(s, "$1", "$2")}`, [request.owner, request.now]);
+    if (!alive.rows.length) return [];
     const params: unknown[] = [request.now, request.limit * 2, groupLimit];
     const kinds = kindFilter(request, params);
     const candidates = (

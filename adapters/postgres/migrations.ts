@@ -489,6 +489,24 @@ DROP TABLE {s}.chain_sequences, {s}.chain_transactions, {s}.chain_transaction_ha
 `,
   },
   {
+    version: 14,
+    name: "owners",
+    sql: `
+-- Processes that heartbeat (OwnerStore): alive until alive_until unless renewed; dead for good
+-- once dead_at is set. What a dead owner holds is taken over at once.
+CREATE TABLE {s}.owners (
+  owner text PRIMARY KEY,
+  alive_until bigint NOT NULL,
+  dead_at bigint
+);
+CREATE INDEX owners_alive ON {s}.owners (alive_until) WHERE dead_at IS NULL;
+-- the process whose request holds a key: free as soon as that owner is dead
+ALTER TABLE {s}.idempotency_keys ADD COLUMN owner text;
+-- a reap ends the leases of the owners it declares dead
+CREATE INDEX due_work_lease_owner ON {s}.due_work (lease_owner) WHERE lease_owner IS NOT NULL;
+`,
+  },
+  {
     version: 15,
     name: "sliding rate-limit windows",
     sql: `

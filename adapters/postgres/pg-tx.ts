@@ -6,6 +6,7 @@ import { depositAddressStore } from "./stores/deposit-addresses";
 import { workStore } from "./stores/due-work";
 import { eventStore } from "./stores/events";
 import { idempotencyStore } from "./stores/idempotency";
+import { ownerStore } from "./stores/owners";
 import { ledgerStore } from "./stores/ledger";
 import { metaStore } from "./stores/meta";
 import { rateLimitStore } from "./stores/rate-limits";
@@ -285,6 +286,7 @@ export class PgTx implements PgTxContext {
       events: eventStore(this),
       idempotency: idempotencyStore(this),
       work: workStore(this),
+      owners: ownerStore(this),
       rateLimits: rateLimitStore(this),
       deliveries: deliveryLogStore(this),
       meta: metaStore(this),

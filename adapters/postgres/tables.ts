@@ -217,6 +217,7 @@ export const IDEMPOTENCY_KEYS = table<IdempotencyRecord>("idempotency_keys", {
   response: "json",
   created: "bigint",
   expiresAt: "bigint",
+  owner: "text",
 });
 
 /** A response saved over a key by `IdempotencyStore.replaceAtCommit`: the new row, and how the row must stand. */
@@ -234,6 +235,7 @@ export const IDEMPOTENCY_SAVES = table<IdempotencySave>("idempotency_keys", {
   response: "json",
   created: "bigint",
   expiresAt: "bigint",
+  owner: "text",
   expectedLockedAt: "bigint",
   expectedResponded: "boolean",
 });

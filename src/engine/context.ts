@@ -14,6 +14,7 @@ import type { ApiError } from "../errors";
 import type { VenueSet } from "../quoting/venue-set";
 import type { ParseContext } from "../validation/schema";
 import type { Job } from "../workers/due-work";
+import type { ProcessIdentity } from "../workers/process-lease";
 import type { EngineCatalogue } from "./catalogue";
 import type { CommandOptions } from "./command";
 import type { UnitOfWork } from "./unit-of-work";
@@ -47,6 +48,8 @@ export interface IdempotencyClaim {
   key: string;
   fingerprint: string;
   lockedAt: number;
+  /** The process holding the key (`EngineDeps.process`), or null when it does not heartbeat. */
+  owner: string | null;
   created: number;
   expiresAt: number;
 }
@@ -137,6 +140,11 @@ export interface EngineDeps {
    * before then is sent again at once (`-Infinity` otherwise: a claim holds until it runs out).
    */
   claimsValidFrom: number;
+  /**
+   * This process as an owner of claims (its heartbeat): payout legs claimed for sending and
+   * Idempotency-Keys in flight record it, and are taken over as soon as it is known dead.
+   */
+  process: ProcessIdentity;
   /** Sends webhook attempts (guarded; the engine closes it). */
   delivery: DeliveryAdapter;
   /** The venue adapters, guarded; empty when the host gave none (quotes are then `no_route`). */

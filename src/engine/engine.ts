@@ -11,6 +11,7 @@ import { FileLinks } from "../files/file-links";
 import { newDueWork } from "../workers/due-work";
 import { MAINTENANCE, maintenanceHandler } from "../workers/maintenance";
 import { WorkerRunner, type WorkerOptions } from "../workers/runner";
+import { DEFAULT_HEARTBEAT, ProcessLease } from "../workers/process-lease";
 import { moduleDeps } from "./command";
 import { DEFAULT_CONFIG, type EngineDeps, type ModuleDeps } from "./context";
 import { IdempotencyService } from "./idempotency";
@@ -89,8 +90,9 @@ export class Engine {
     private readonly storageInitialized: () => boolean,
     /** How storage sessions end: its health for `readiness`, a request's effects for idempotency. */
     private readonly storageWatch: StorageWatch,
+    lease: ProcessLease,
   ) {
-    const worker = new WorkerRunner(deps.storage, deps.clock, deps.ids, deps.random, workerOptions, deps.parse, deps.observer);
+    const worker = new WorkerRunner(deps.storage, deps.clock, deps.ids, deps.random, workerOptions, deps.parse, deps.observer, lease);
     this.worker = worker;
     this.catalogue = deps.catalogue;
     const committed: (() => void)[] = [];
@@ -177,6 +179,14 @@ export class Engine {
     const startedAt = clock.now();
     if (options.exclusiveStorage) await storage.transaction((tx) => tx.work.releaseAllLeases(startedAt));
     const assets = AssetRegistry.withDefaults(options.assets, options.chains);
+    const heartbeat = options.worker?.heartbeat;
+    // one process per store (memory, PGlite, an exclusive database): nobody to take over from
+    const alone = heartbeat === false || options.exclusiveStorage || (heartbeat === undefined && !storage.capabilities.concurrentTransactions);
+    let wake = () => undefined as void;
+    const lease = new ProcessLease(storage, clock, ids, alone ? null : { ...DEFAULT_HEARTBEAT, ...heartbeat }, {
+      onError: options.worker?.onError,
+      onReaped: () => wake(),
+    });
     const deps: EngineDeps = {
       storage,
       house,
@@ -196,10 +206,12 @@ export class Engine {
       publicUrl: options.publicUrl ?? null,
       observer,
       claimsValidFrom: options.exclusiveStorage ? startedAt : Number.NEGATIVE_INFINITY,
+      process: lease,
       catalogue,
       parse: { assets, catalogue },
     };
-    const engine = new Engine(deps, modules, options.worker ?? {}, () => storage.initialized, watch);
+    const engine = new Engine(deps, modules, options.worker ?? {}, () => storage.initialized, watch, lease);
+    wake = () => engine.worker.wake(); // an owner declared dead: its items are claimable now
     const now = clock.now();
     await storage.transaction((tx) => tx.work.enqueue([newDueWork(ids, now, MAINTENANCE, {}, null, { dedupeKey: MAINTENANCE.kind })]));
     return engine as EngineOf<M>;

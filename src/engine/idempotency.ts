@@ -3,6 +3,7 @@ import { ok, type Result } from "neverthrow";
 import { type ApiError, fail } from "../errors";
 import type { IdempotencyRecord } from "../ports/storage/idempotency";
 import type { Json, StorageTx } from "../ports/storage";
+import { ownersAfterReap } from "../workers/process-lease";
 import type { EngineDeps, IdempotencyClaim } from "./context";
 import type { StorageWatch } from "./storage-watch";
 
@@ -131,6 +132,7 @@ export class IdempotencyService {
       response: null,
       created: now,
       expiresAt: now + this.deps.config.idempotencyTtlMs,
+      owner: this.deps.process.claimant(),
     };
     // A fresh key, the common case, is one insert that stands alone: nothing follows it. A key
     // that exists makes the insert a no-op, and the transaction below decides about it. It need
@@ -146,14 +148,18 @@ export class IdempotencyService {
             return fail("idempotency_key_reused", "This Idempotency-Key was used with a different method, path or body", { param: "Idempotency-Key" });
           }
           if (existing.response) return ok({ kind: "replay", response: existing.response });
-          if (existing.lockedAt !== null && now - existing.lockedAt < this.deps.config.idempotencyLockMs) {
+          if (existing.lockedAt !== null && now - existing.lockedAt < this.deps.config.idempotencyLockMs && !(await holderDead(tx, existing, now))) {
             return fail("idempotency_key_in_use", "A request with this Idempotency-Key is still in progress", {
               param: "Idempotency-Key",
             });
           }
         }
-        // Expired, or its holder died before saving a response: this request takes it over.
-        await tx.idempotency.put(fresh);
+        // Expired, or its holder died before saving a response (its process is known dead, or its
+        // lock ran out): this request takes it over. Its lock differs from the dead one's even
+        // within one millisecond, so the dead request's late save finds the key lost.
+        const taken = { ...fresh, lockedAt: Math.max(now, (existing.lockedAt ?? now - 1) + 1) };
+        await tx.idempotency.put(taken);
+        return ok({ kind: "proceed", claim: claimOf(taken) });
       }
       return ok({ kind: "proceed", claim: claimOf(fresh) });
     });
@@ -211,6 +217,12 @@ export async function replaceSavedResponse(tx: StorageTx, claim: IdempotencyClai
   await tx.idempotency.replaceAtCommit(recordOf(claim, null, response), { lockedAt: null, responded: true }, { required: false });
 }
 
+/** Whether the process holding `existing` is known dead (it heartbeat, and was declared dead). */
+async function holderDead(tx: StorageTx, existing: IdempotencyRecord, now: number): Promise<boolean> {
+  const owner = existing.owner ?? null;
+  return owner !== null && (await ownersAfterReap(tx, [owner], now)).get(owner)?.deadAt != null;
+}
+
 function stillHeld(existing: IdempotencyRecord, claim: IdempotencyClaim): boolean {
   return existing.lockedAt === claim.lockedAt && existing.fingerprint === claim.fingerprint && existing.response === null;
 }
@@ -221,6 +233,7 @@ function claimOf(record: IdempotencyRecord): IdempotencyClaim {
     key: record.key,
     fingerprint: record.fingerprint,
     lockedAt: record.lockedAt!,
+    owner: record.owner ?? null,
     created: record.created,
     expiresAt: record.expiresAt,
   };
@@ -233,6 +246,7 @@ function recordOf(claim: IdempotencyClaim, lockedAt: number | null, response: St
     fingerprint: claim.fingerprint,
     lockedAt,
     response,
+    owner: claim.owner,
     created: claim.created,
     expiresAt: claim.expiresAt,
   };

@@ -8,10 +8,12 @@ export const MAINTENANCE_EVERY_MS = 3_600_000;
 const PRUNE_BATCH = 5_000;
 /** Rate-limit windows are minutes; an hour of them is more than any window needs. */
 const RATE_WINDOW_KEPT_MS = 3_600_000;
+/** Owners dead this long are forgotten: every claim they could have held ran out long before. */
+const DEAD_OWNERS_KEPT_MS = 24 * 3_600_000;
 
 /**
  * Hourly housekeeping: events past retention (30 days), webhook attempts past the delivery log's
- * retention (7 days), expired idempotency keys and old rate-limit windows are deleted in bounded
+ * retention (7 days), expired idempotency keys, old rate-limit windows and owners dead for a day are deleted in bounded
  * batches. It reschedules itself; one item exists at a time (dedupe key).
  */
 export function maintenanceHandler(deps: EngineDeps): JobHandler<Record<string, never>, "engine"> {
@@ -24,6 +26,7 @@ export function maintenanceHandler(deps: EngineDeps): JobHandler<Record<string, 
         await tx.idempotency.pruneExpired(now, PRUNE_BATCH),
         await tx.deliveries.pruneBefore(now - deps.config.deliveryLogRetentionMs, PRUNE_BATCH),
         await tx.rateLimits.pruneBefore(now - RATE_WINDOW_KEPT_MS, PRUNE_BATCH),
+        await tx.owners.prune(now - DEAD_OWNERS_KEPT_MS, PRUNE_BATCH),
       ]);
       more = pruned.some((n) => n === PRUNE_BATCH);
     }

@@ -33,8 +33,6 @@ export type WorkHandler = (job: DueWorkRecord) => Promise<WorkOutcome | void>;
 export interface Settler {
   readonly storage: StorageAdapter;
   readonly clock: Clock;
-  /** The runner's lease owner: only its own leases are settled. */
-  readonly owner: string;
   /** After this many failed attempts in a row the item is marked dead (`WorkerOptions.maxAttempts`). */
   readonly maxAttempts: number;
   /** The wait before a failed item runs again, after `attempts` failed attempts. */
@@ -74,9 +72,9 @@ export async function runAndSettle(
   if (outcome.kind === "settled") return outcome.next ? { observed: "settled", next: outcome.next } : { observed: "settled" };
   const settle = () =>
     outcome.kind === "done"
-      ? settler.storage.transaction((tx) => tx.work.complete(job.id, settler.owner))
+      ? settler.storage.transaction((tx) => tx.work.complete(job.id, job.leaseOwner!))
       : settler.storage.transaction((tx) =>
-          tx.work.release(job.id, settler.owner, {
+          tx.work.release(job.id, job.leaseOwner!, {
             runAt: outcome.at,
             lastError: outcome.kind === "retry" ? outcome.error : null,
             dead,

@@ -14,7 +14,8 @@ import { FaultyStorage } from "../support/faulty-storage";
  */
 const WRITES: Record<keyof StorageTx, string[]> = {
   accounts: ["insertAccount", "updateAccountSettings", "insertApiKey", "updateApiKey"],
-  rateLimits: ["hit", "pruneBefore"],
+  rateLimits: ["take", "pruneBefore"],
+  owners: ["heartbeat", "reap", "retire", "prune"],
   ledger: ["appendEntries", "insertReservations", "updateReservation"],
   resources: ["insert", "delete", "update", "updateMany"],
   events: ["insert", "pruneBefore"],

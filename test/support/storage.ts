@@ -178,6 +178,7 @@ function sqlInspector(db: SqlClient, schema: string): StorageInspector {
         response: r.response,
         created: Number(r.created),
         expiresAt: Number(r.expires_at),
+        owner: r.owner,
       })),
     work: async () =>
       (await q(`SELECT * FROM $S.due_work ORDER BY run_at, id`)).map((r) => ({

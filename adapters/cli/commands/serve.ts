@@ -39,6 +39,9 @@ Environment:
   PAYRAIL_LIVE_API_KEY make (or find) a live demo account with this sk_live_ key
   PAYRAIL_SEND_CLAIM_SECONDS
                        how long a leg being sent belongs to its process (default 60)
+  PAYRAIL_HEARTBEAT_SECONDS, PAYRAIL_OWNER_LIFETIME_SECONDS
+                       with DATABASE_URL: how often this process says it is alive (default 1),
+                       and after how long without a word others take its work over (default 5)
   LOG_LEVEL            trace, debug, info (default), warn, error, silent; JSON lines on stderr
   PAYRAIL_SHUTDOWN_GRACE_SECONDS
                        how long SIGTERM waits for work in flight (default 10)`,
@@ -58,6 +61,7 @@ Environment:
         if (claimSeconds !== null && !(Number.isInteger(claimSeconds) && claimSeconds >= 1)) {
           throw new CliError(`PAYRAIL_SEND_CLAIM_SECONDS must be a whole number of seconds, got ${claimText}`, 2);
         }
+        const heartbeat = heartbeatOf(env.PAYRAIL_HEARTBEAT_SECONDS, env.PAYRAIL_OWNER_LIFETIME_SECONDS);
         const graceText = env.PAYRAIL_SHUTDOWN_GRACE_SECONDS;
         const grace = graceText === undefined ? 10 : Number(graceText);
         if (!(grace >= 0)) throw new CliError(`PAYRAIL_SHUTDOWN_GRACE_SECONDS must be a number of seconds, got ${graceText}`, 2);
@@ -81,6 +85,7 @@ Environment:
           ...(env.PAYRAIL_CHAINS ? { live: { chains: env.PAYRAIL_CHAINS, ...(mnemonic ? { mnemonic } : {}) } } : {}),
           ...(env.PAYRAIL_LIVE_API_KEY ? { liveApiKey: env.PAYRAIL_LIVE_API_KEY } : {}),
           ...(claimSeconds !== null ? { sendClaimMs: claimSeconds * 1000 } : {}),
+          ...(heartbeat ? { heartbeat } : {}),
           shutdownGraceMs: grace * 1000,
           logger,
         });
@@ -106,3 +111,18 @@ Environment:
       });
   },
 };
+
+/** `PAYRAIL_HEARTBEAT_SECONDS` and `PAYRAIL_OWNER_LIFETIME_SECONDS` as heartbeat options (null: both unset). */
+function heartbeatOf(intervalText: string | undefined, lifetimeText: string | undefined): { intervalMs?: number; lifetimeMs?: number } | null {
+  if (intervalText === undefined && lifetimeText === undefined) return null;
+  const seconds = (name: string, text: string | undefined) => {
+    if (text === undefined) return undefined;
+    const n = Number(text);
+    if (!(n > 0 && Number.isFinite(n))) throw new CliError(`${name} must be a positive number of seconds, got ${text}`, 2);
+    return Math.round(n * 1000);
+  };
+  const intervalMs = seconds("PAYRAIL_HEARTBEAT_SECONDS", intervalText) ?? 1_000;
+  const lifetimeMs = seconds("PAYRAIL_OWNER_LIFETIME_SECONDS", lifetimeText) ?? 5_000;
+  if (lifetimeMs < 2 * intervalMs) throw new CliError("PAYRAIL_OWNER_LIFETIME_SECONDS must be at least twice PAYRAIL_HEARTBEAT_SECONDS", 2);
+  return { intervalMs, lifetimeMs };
+}

@@ -1,5 +1,6 @@
 import type { DueWorkKindStats, DueWorkRecord, WorkStore } from "../../../src/ports/public";
 import { frozen, type MemoryTx } from "../memory-tables";
+import { ownerAlive } from "./owners";
 
 /** Ready, due at `now`, and not leased (or its lease ran out): what a claim may take. */
 export function claimable(w: DueWorkRecord, now: number): boolean {
@@ -86,7 +87,7 @@ export function workStore(m: MemoryTx): WorkStore {
       return released;
     },
     async takeNext({ kind, groups, owner, now, leaseUntil }) {
-      if (!groups.length) return [];
+      if (!groups.length || !ownerAlive(m, owner, now)) return [];
       const wanted = new Map<string, number>();
       for (const g of groups) wanted.set(g, (wanted.get(g) ?? 0) + 1);
       const due = [...t.work.values()].filter((w) => w.kind === kind && w.group != null && wanted.has(w.group) && claimable(w, now)).sort(byRunAt);

@@ -8,11 +8,11 @@ export function idempotencyStore(m: MemoryTx): IdempotencyStore {
       const k = k2(record.accountId, record.key);
       const existing = t.idempotency.get(k);
       if (existing) return { inserted: false, existing };
-      m.put(t.idempotency, k, frozen(record));
+      m.put(t.idempotency, k, frozen({ ...record, owner: record.owner ?? null }));
       return { inserted: true };
     },
     async put(record) {
-      m.put(t.idempotency, k2(record.accountId, record.key), frozen(record));
+      m.put(t.idempotency, k2(record.accountId, record.key), frozen({ ...record, owner: record.owner ?? null }));
     },
     // transactions run one at a time: the row stands now as it will at commit
     async replaceAtCommit(record, expected, options) {
@@ -24,7 +24,7 @@ export function idempotencyStore(m: MemoryTx): IdempotencyStore {
         existing.created === record.created &&
         existing.lockedAt === expected.lockedAt &&
         (existing.response !== null) === expected.responded;
-      if (matches) m.put(t.idempotency, k, frozen(record));
+      if (matches) m.put(t.idempotency, k, frozen({ ...record, owner: record.owner ?? null }));
       else if (options.required) throw new IdempotencyKeyLostError(record.accountId, record.key);
     },
     async delete(accountId, key) {

@@ -1,6 +1,7 @@
 import type { WorkStore } from "../../../src/ports/public";
 import type { PgTxContext } from "../pg-tx";
 import { DUE_WORK } from "../tables";
+import { ownerAliveSql } from "./owners";
 
 export function workStore(tx: PgTxContext): WorkStore {
   const s = tx.s;
@@ -47,7 +48,7 @@ export function workStore(tx: PgTxContext): WorkStore {
     async takeNext({ kind, groups, owner, now, leaseUntil }) {
       if (!groups.length) return [];
       const { rows } = await tx.run(
-        `WITH wanted AS (SELECT g, count(*)::int AS n FROM unnest($1::text[]) AS g GROUP BY g),
+        `WITH wanted AS (SELECT g, count(*)::int AS n FROM unnest($1::text[]) AS g WHERE ${ownerAliveSql(s, "$4", "$3")} GROUP BY g),
          picked AS (
            SELECT next.id FROM wanted CROSS JOIN LATERAL (
              SELECT d.id FROM ${s}.due_work d

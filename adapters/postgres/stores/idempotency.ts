@@ -37,7 +37,7 @@ export function idempotencyStore(tx: PgTxContext): IdempotencyStore {
       await tx.run(
         `${insert} ON CONFLICT (account_id, key) DO UPDATE SET fingerprint = EXCLUDED.fingerprint,
            locked_at = EXCLUDED.locked_at, response = EXCLUDED.response, created = EXCLUDED.created,
-           expires_at = EXCLUDED.expires_at`,
+           expires_at = EXCLUDED.expires_at, owner = EXCLUDED.owner`,
         [IDEMPOTENCY_KEYS.jsonRows([record])],
       );
     },

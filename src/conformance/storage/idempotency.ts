@@ -13,6 +13,7 @@ export function idempotencySuite(s: SuiteContext): void {
         response: null,
         created: T0,
         expiresAt: T0 + 1000,
+        owner: null,
       };
       expect(await s.storage.transaction((tx) => tx.idempotency.claim(rec))).toEqual({ inserted: true });
       expect(await s.storage.transaction((tx) => tx.idempotency.claim({ ...rec, fingerprint: "f2" }))).toEqual({
@@ -33,7 +34,16 @@ export function idempotencySuite(s: SuiteContext): void {
     });
 
     it("replaces a row at commit only while it stands as expected; a required replacement that misses rolls back", async () => {
-      const held: IdempotencyRecord = { accountId: "acct_a", key: "k-2", fingerprint: "f1", lockedAt: T0, response: null, created: T0, expiresAt: T0 + 1000 };
+      const held: IdempotencyRecord = {
+        accountId: "acct_a",
+        key: "k-2",
+        fingerprint: "f1",
+        lockedAt: T0,
+        response: null,
+        created: T0,
+        expiresAt: T0 + 1000,
+        owner: null,
+      };
       const saved = { ...held, lockedAt: null, response: { status: 201, body: { id: "po_1", legs: [{ status: "pending" }] } } };
       const newer = { ...saved, response: { status: 201, body: { id: "po_1", legs: [{ status: "broadcast" }] } } };
       let writes = 0;

@@ -11,6 +11,7 @@ import type { StorageConformanceOptions, StorageHarness } from "./harness";
 import { idempotencySuite } from "./idempotency";
 import { ledgerSuite } from "./ledger";
 import { metaSuite } from "./meta";
+import { ownerSuite } from "./owners";
 import { rateLimitSuite } from "./rate-limits";
 import { resourceSuite } from "./resources";
 import { transactionSuite } from "./transactions";
@@ -52,6 +53,7 @@ export function storageConformance(options: StorageConformanceOptions): void {
     deliveryLogSuite(s);
     idempotencySuite(s);
     dueWorkSuite(s);
+    ownerSuite(s);
     rateLimitSuite(s);
     depositAddressSuite(s);
     metaSuite(s);

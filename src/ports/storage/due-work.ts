@@ -46,6 +46,11 @@ export interface ClaimRequest {
   now: number;
   limit: number;
   leaseMs: number;
+  /**
+   * Who leases the items. An owner that is dead (`OwnerStore`: declared so, or its life ran out
+   * at `now`) claims nothing: its claim returns no items, even when it races the `reap` that
+   * declares it dead (the claim either commits first, and the reap ends its leases, or sees it dead).
+   */
   owner: string;
   /** Claim only items of these kinds (a worker lane that runs only them). */
   onlyKinds?: readonly string[];
@@ -108,7 +113,8 @@ export interface WorkStore {
    * transaction holds, and counts a claim on each (`attempts`, as `claimDueWork` does). Called
    * by a handler in the transaction that completes, for each entry, one item of that group it
    * holds: the group's live leases then never outnumber what a claim's `groupLimit` allowed.
-   * Returns what it leased (fewer when a group has nothing due), oldest `runAt` first.
+   * Returns what it leased (fewer when a group has nothing due), oldest `runAt` first; an owner
+   * dead at `now` (see `ClaimRequest.owner`) takes nothing.
    */
   takeNext(request: TakeNextRequest): Promise<DueWorkRecord[]>;
   get(id: string): Promise<DueWorkRecord | null>;

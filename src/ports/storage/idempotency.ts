@@ -10,6 +10,12 @@ export interface IdempotencyRecord {
   fingerprint: string;
   /** Set while a request holds the key; null once the response is saved. */
   lockedAt: number | null;
+  /**
+   * The process (`OwnerStore` owner) whose request holds the key, when that process heartbeats:
+   * the key is free as soon as that owner is dead. Absent or null: the lock holds until it runs
+   * out. Stored as null when absent.
+   */
+  owner?: string | null;
   /** The saved response, once complete. */
   response: { status: number; body: Json } | null;
   created: number;

@@ -7,6 +7,7 @@ import type { EventStore } from "./events";
 import type { IdempotencyStore } from "./idempotency";
 import type { LedgerStore } from "./ledger";
 import type { MetaStore } from "./meta";
+import type { OwnerStore } from "./owners";
 import type { RateLimitStore } from "./rate-limits";
 import type { ResourceStore } from "./resources";
 
@@ -20,6 +21,8 @@ export { IdempotencyKeyLostError } from "./idempotency";
 export type * from "./json";
 export type * from "./ledger";
 export type * from "./meta";
+export type * from "./owners";
+export { ownerDead } from "./owners";
 export type * from "./rate-limits";
 export { slidingWindowTake } from "./rate-limits";
 export type * from "./resources";
@@ -124,6 +127,7 @@ export interface StorageTx {
   readonly events: EventStore;
   readonly idempotency: IdempotencyStore;
   readonly work: WorkStore;
+  readonly owners: OwnerStore;
   readonly meta: MetaStore;
   readonly deliveries: DeliveryLogStore;
   readonly depositAddresses: DepositAddressStore;

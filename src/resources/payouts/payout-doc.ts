@@ -24,6 +24,12 @@ export interface LegDoc {
   /** Set while a run is sending the leg (see `payout-workers.ts`); null or absent otherwise. */
   sendingSince?: number | null;
   /**
+   * The process that is sending it, when that process heartbeats (`EngineDeps.process`): the
+   * claim is taken over as soon as it is declared dead. Null or absent: the claim holds until it
+   * runs out.
+   */
+  sendingBy?: string | null;
+  /**
    * The account's ledger entries of this leg, oldest first, each with the part of its amount that
    * is network fee (signed base units, as text): what the `payout_ledger` report shows per entry.
    * Absent on legs stored before it was kept.

@@ -15,6 +15,8 @@ import { PAYOUTS, type LegDoc, type PayoutDoc } from "./payout-doc";
 import { sendTransfers, transferOf, transferStatuses, type SendResult } from "./payout-chain-calls";
 import type { PayoutTransitions, StatusChange } from "./payout-transitions";
 import type { PAYOUT_BROADCAST } from "./payout-work";
+import type { OwnerRecord } from "../../ports/storage";
+import { claimedBy, claimEnds, holdersOf } from "./leg-claims";
 
 type PayoutIds = Infer<typeof PAYOUT_BROADCAST.payload>;
 
@@ -33,13 +35,17 @@ const TRANSIENT_RETRY_MAX_MS = 300_000;
  * then one transaction applies the outcomes to the legs still claimed. Two runs over the same
  * payout (payout create sending at once beside its scheduled broadcast, a lease that ran out)
  * therefore never both decide a leg; a run that finds a fresh claim of another comes back when
- * the claim would have run out. Chains answer a repeated transfer id with its first outcome.
+ * the claim runs out, or sooner when the process holding it heartbeats: when its life would end
+ * unless renewed, and takes the claim over once that process is declared dead. A run records
+ * outcomes only on the legs it still holds (fencing: a process declared dead, which took a new
+ * name, finds its old claims are not its own), and sends nothing once its own heartbeat's life
+ * ran out. Chains answer a repeated transfer id with its first outcome.
  */
 export class PayoutWorkers {
   private readonly info = new Map<string, ChainInfo>();
 
   constructor(
-    private readonly deps: Pick<ModuleDeps, "chains" | "claimsValidFrom" | "clock" | "config" | "storage">,
+    private readonly deps: Pick<ModuleDeps, "chains" | "claimsValidFrom" | "clock" | "config" | "storage" | "process">,
     private readonly transitions: PayoutTransitions,
     private readonly batches: BatchCounts,
   ) {}
@@ -48,15 +54,16 @@ export class PayoutWorkers {
     return async (job) => {
       const { transient, waiting } = await this.broadcast(jobContext(job), job.payload.payouts);
       if (transient) return retry(this.deps, job, transient);
-      if (waiting) return { kind: "reschedule", at: this.deps.clock.now() + this.deps.config.sendClaimMs };
+      if (waiting !== null) return { kind: "reschedule", at: waiting };
     };
   }
 
   /**
    * Sends the pending legs of these payouts and applies the outcomes. Reports a transient chain
-   * failure (those legs stay pending, unclaimed) and legs another run is still sending.
+   * failure (those legs stay pending, unclaimed) and, when another run is still sending legs,
+   * the moment the first of those claims may be taken over (`waiting`; null when none).
    */
-  async broadcast(origin: RequestContext, payouts: string[]): Promise<{ transient: string | null; waiting: boolean }> {
+  async broadcast(origin: RequestContext, payouts: string[]): Promise<{ transient: string | null; waiting: number | null }> {
     const ctx = carriedContext(origin);
     const { claimed, waiting } = await this.claim(ctx, payouts);
     const { transient } = await this.sendClaimed(ctx, claimed);
@@ -70,6 +77,10 @@ export class PayoutWorkers {
    */
   async sendClaimed(origin: RequestContext, claimed: Map<string, OutboundTransfer[]>, options: RecordOptions = {}): Promise<{ transient: string | null }> {
     const ctx = carriedContext(origin);
+    if (claimed.size && !this.deps.process.holds(this.deps.clock.now())) {
+      // paused past its heartbeat's life: its claims may be another's now; send nothing
+      return { transient: "this process's heartbeat ran out before it sent the legs it claimed" };
+    }
     const sends = [...claimed].flatMap(([payoutId, transfers]) => transfers.map((transfer) => ({ payoutId, transfer })));
     const outcomes = await sendTransfers(
       this.deps.chains,
@@ -97,7 +108,7 @@ export class PayoutWorkers {
     const legs = doc.legs.map((leg) => {
       if (leg.status !== "pending" || !this.deps.chains.for(leg.chain, livemode)) return leg;
       transfers.push(transferOf(doc, leg));
-      return { ...leg, sendingSince: now };
+      return { ...leg, sendingSince: now, sendingBy: this.deps.process.claimant() };
     });
     return { doc: { ...doc, legs }, transfers };
   }
@@ -140,14 +151,18 @@ export class PayoutWorkers {
   }
 
   /** Claims the legs to send (and cancels legs of flagged recipients) in one transaction. */
-  private async claim(ctx: RequestContext, payouts: string[]): Promise<{ claimed: Map<string, OutboundTransfer[]>; waiting: boolean }> {
+  private async claim(ctx: RequestContext, payouts: string[]): Promise<{ claimed: Map<string, OutboundTransfer[]>; waiting: number | null }> {
     const { accountId, livemode } = ctx;
     const claimed = new Map<string, OutboundTransfer[]>();
-    let waiting = false;
+    let waiting: number | null = null;
     let recipients = new Map<string, RecipientDoc>();
+    let holders = new Map<string, OwnerRecord>();
     const prepare = async (uow: UnitOfWork, docs: PayoutDoc[]) => {
       recipients = await RECIPIENTS.getMany(uow.tx, accountId, [...new Set(docs.map((d) => d.recipient))]);
+      holders = await holdersOf(uow, docs);
     };
+    const { sendClaimMs } = this.deps.config;
+    const { claimsValidFrom } = this.deps;
     await this.apply(
       ctx,
       payouts,
@@ -159,10 +174,11 @@ export class PayoutWorkers {
         const transfers: OutboundTransfer[] = [];
         for (const leg of doc.legs) {
           const since = leg.sendingSince ?? null;
+          const ends = leg.status === "pending" ? claimEnds(leg, uow.now, { sendClaimMs, claimsValidFrom, holders }) : null;
           if (leg.status !== "pending") {
             legs.push(leg);
-          } else if (since !== null && since >= this.deps.claimsValidFrom && uow.now - since < this.deps.config.sendClaimMs) {
-            waiting = true; // another run is sending it
+          } else if (ends !== null) {
+            waiting = Math.min(waiting ?? ends, ends); // another run is sending it
             legs.push(leg);
           } else if (since === null && flagged) {
             events.set(leg.id, { type: "cancel", reason: "recipient_blocked" });
@@ -171,7 +187,7 @@ export class PayoutWorkers {
             events.set(leg.id, { type: "rejected", reason: `no chain adapter serves ${leg.chain}` });
             legs.push(leg);
           } else {
-            legs.push({ ...leg, sendingSince: uow.now });
+            legs.push({ ...leg, sendingSince: uow.now, sendingBy: this.deps.process.claimant() });
             transfers.push(transferOf(doc, leg));
           }
         }
@@ -183,8 +199,12 @@ export class PayoutWorkers {
     return { claimed, waiting };
   }
 
-  /** Applies the outcomes of sends to the legs still claimed; a transient failure unclaims. */
+  /**
+   * Applies the outcomes of sends to the legs this process still holds (claimed, and by its
+   * current name); a transient failure unclaims.
+   */
   private async settleSends(ctx: RequestContext, results: Map<string, Map<string, SendResult>>, options: RecordOptions): Promise<void> {
+    const me = this.deps.process.owner;
     await this.apply(
       ctx,
       [...results.keys()],
@@ -193,9 +213,9 @@ export class PayoutWorkers {
         const events = new Map<string, LegEvent>();
         const legs = doc.legs.map((leg) => {
           const outcome = outcomes.get(leg.id);
-          if (!outcome || leg.status !== "pending" || (leg.sendingSince ?? null) === null) return leg;
+          if (!outcome || !claimedBy(leg, me)) return leg;
           if ("event" in outcome) events.set(leg.id, outcome.event);
-          return { ...leg, sendingSince: null };
+          return { ...leg, sendingSince: null, sendingBy: null };
         });
         return { doc: { ...doc, legs }, events, changed: true };
       },
