@@ -144,7 +144,8 @@ export function authorize(engine: HttpEngine, route: EngineRoute): HttpMiddlewar
  * when it is not JSON; 415 `content_type_unsupported` when a body comes without a JSON content
  * type; an empty body is no parameters, whatever its content type, so bodiless POSTs such as
  * approve need none). Text storage cannot hold (NUL, unpaired surrogates) is refused anywhere
- * in the path, query or body with 400 `parameter_invalid` naming where, before any effect.
+ * in the path, query or body with 400 `parameter_invalid` naming where, before any effect, and so
+ * is a body whose bytes are not UTF-8 (param `body`): nothing is replaced with U+FFFD.
  */
 export function parseRequest(route: EngineRoute): HttpMiddleware {
   return async (c, next) => {
@@ -165,7 +166,11 @@ export function parseRequest(route: EngineRoute): HttpMiddleware {
     let body: unknown = {};
     let rawBody = "";
     if (route.method === "post") {
-      rawBody = await c.req.text();
+      const text = utf8Text(new Uint8Array(await c.req.arrayBuffer()));
+      if (text === null) {
+        return errorResponse(c, new ApiError("parameter_invalid", "The request body is not valid UTF-8", { param: "body" }));
+      }
+      rawBody = text;
       if (rawBody.trim() !== "") {
         if (!isJsonMediaType(c.req.header("content-type"))) {
           return errorResponse(c, new ApiError("content_type_unsupported", "Request bodies must be JSON sent with Content-Type: application/json"));
@@ -313,6 +318,19 @@ function queryObject(c: HttpContext): Record<string, unknown> {
     out[name] = [...rest, ...indexed].map((i) => i.value);
   }
   return out;
+}
+
+/**
+ * The body's bytes as text, or null when they are not UTF-8: an overlong form (`C0 80`), an
+ * encoded surrogate (`ED A0 80`), a byte UTF-8 never uses (`FF`) or a truncated sequence would
+ * otherwise read as U+FFFD and be stored as if the client had sent it. A leading BOM is dropped.
+ */
+function utf8Text(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
 }
 
 /** `application/json` or a `+json` type, parameters (charset) allowed. */
