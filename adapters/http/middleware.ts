@@ -8,6 +8,7 @@ import type { EngineDownloadRoute, EngineRoute } from "../../src/engine/route";
 import { ApiError } from "../../src/errors";
 import type { Principal } from "../../src/resources/accounts/auth";
 import { badTextReason } from "../../src/validation/schema";
+import { parseApiVersion, renderForVersion, upgradeRequest, VERSION_HEADER } from "../../src/versions/api-versions";
 
 /** An engine the binding can serve: any modules, the accounts' among them (keys authenticate through it). */
 export type HttpEngine = Engine & Pick<AccountsApi, "auth">;
@@ -31,16 +32,27 @@ export type HttpEnv = {
     outcome: { status: number; body: unknown };
     /** The template of the route that matched (`/v1/payouts/:id`), for metrics and logs. */
     route: string;
+    /** The API version the request is answered in (`Payrail-Version`, or the account's default; set by `apiVersion`). */
+    apiVersion: string;
   };
 };
 
 export type HttpContext = Context<HttpEnv>;
 export type HttpMiddleware = MiddlewareHandler<HttpEnv>;
 
-/** Answers `body` with `status`, remembering both for the idempotency middleware. */
+/**
+ * Answers `body` (the newest shape) with `status` in the request's API version, remembering
+ * both, as the newest shape, for the idempotency middleware.
+ */
 export function respond(c: HttpContext, status: number, body: unknown, headers: Record<string, string> = {}): Response {
   c.set("outcome", { status, body });
-  return c.json(body as object, status as 200, headers);
+  return c.json(rendered(c, body) as object, status as 200, headers);
+}
+
+/** A body of the newest shape as the request's API version shows it (as is before `apiVersion` ran). */
+function rendered(c: HttpContext, body: unknown): unknown {
+  const version = c.get("apiVersion");
+  return version ? renderForVersion(body, version) : body;
 }
 
 /** Answers an error of the catalogue in its shape (DECISIONS.md §2), with `Retry-After` when it has one. */
@@ -124,6 +136,26 @@ export function authenticate(engine: HttpEngine): HttpMiddleware {
       idempotencyKey: c.req.header("idempotency-key") ?? null,
     });
     await next();
+  };
+}
+
+/**
+ * The API version of the request (docs/versions.md): `Payrail-Version` when sent (an unknown one
+ * is 400 `parameter_invalid`, param `Payrail-Version`), else the account's default. Answers
+ * are rendered in it (`respond`) and state it in `Payrail-Version`. Runs after `authenticate`.
+ */
+export function apiVersion(): HttpMiddleware {
+  return async (c, next) => {
+    const asked = c.req.header(VERSION_HEADER);
+    let version = c.get("principal").apiVersion;
+    if (asked !== undefined) {
+      const parsed = parseApiVersion(asked);
+      if (parsed.isErr()) return errorResponse(c, parsed.error);
+      version = parsed.value;
+    }
+    c.set("apiVersion", version);
+    await next();
+    c.res.headers.set(VERSION_HEADER, version);
   };
 }
 
@@ -214,7 +246,7 @@ export function idempotency(engine: Engine, route: EngineRoute): HttpMiddleware 
     if (begun.isErr()) return errorResponse(c, begun.error);
     if (begun.value.kind === "replay") {
       const { status, body } = begun.value.response;
-      return c.json(body as object, status as 200, { "Idempotent-Replayed": "true" });
+      return c.json(rendered(c, body) as object, status as 200, { "Idempotent-Replayed": "true" });
     }
     const claim = begun.value.claim;
     c.set("ctx", { ...ctx, idempotency: claim });
@@ -247,7 +279,7 @@ export function handle(route: EngineRoute, onInternalError?: (error: unknown, re
         ctx: c.get("ctx"),
         params: c.req.param() as Record<string, string>,
         query: c.get("query"),
-        body: c.get("body"),
+        body: upgraded(c, route),
         origin: new URL(c.req.url).origin,
       });
       return result.isOk() ? respond(c, route.successStatus ?? 200, result.value) : errorResponse(c, result.error);
@@ -256,6 +288,12 @@ export function handle(route: EngineRoute, onInternalError?: (error: unknown, re
       return errorResponse(c, new ApiError("internal_error", "An internal error occurred; it has been logged"));
     }
   };
+}
+
+/** The request's body in the newest shape: the dated changes after its version upgrade it. */
+function upgraded(c: HttpContext, route: EngineRoute): unknown {
+  const version = c.get("apiVersion");
+  return version ? upgradeRequest(`${route.method.toUpperCase()} ${route.path}`, c.get("body"), version) : c.get("body");
 }
 
 /**

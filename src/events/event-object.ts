@@ -10,6 +10,10 @@ export const Event = o.named(
       type: eventType(),
       created: o.time(),
       livemode: o.boolean(),
+      api_version: o.string({
+        description: "The API version `data.object` is rendered in (since 2026-11-27; a webhook's: its account's default version)",
+        example: "2026-11-27",
+      }),
       data: o.object({ object: o.anyObject({ description: "The object the event is about, as the API answers it at the event's time" }) }),
       request: o.object(
         {

@@ -10,6 +10,10 @@ export const Account = o.named(
       object: o.literal("account"),
       name: o.string({ example: "Demo" }),
       livemode: o.boolean(),
+      api_version: o.string({
+        description: "The account's default API version: requests without `Payrail-Version` and its webhooks use it (since 2026-11-27)",
+        example: "2026-11-27",
+      }),
       policy: o.object(
         {
           max_payout_amount: perAsset("Per asset, the largest payout (above it: 402 policy_limit_exceeded)"),

@@ -8,6 +8,9 @@ import { isApiKeyFormat } from "./auth";
 import { newApiKey } from "../api-keys/api-keys-service";
 import { systemContext, type ModuleDeps, type RequestContext } from "../../engine/context";
 import { type AccountPolicy, type PolicyInput, parsePolicy, policyOf } from "./policy";
+import { LATEST_VERSION, parseApiVersion } from "../../versions/api-versions";
+import { accountApiVersion } from "./account-version";
+import { updateAccountSchema, type UpdateAccountInput } from "./account-schemas";
 
 /** `GET /v1/account`: who the key belongs to and the account's payout policy. */
 export type AccountObject = Out<typeof Account>;
@@ -18,6 +21,7 @@ export function presentAccount(account: AccountRecord): AccountObject {
     object: "account",
     name: account.name,
     livemode: account.livemode,
+    api_version: accountApiVersion(account.settings),
     policy: policyOf(account.settings),
     created: isoTime(account.created),
   };
@@ -26,6 +30,8 @@ export function presentAccount(account: AccountRecord): AccountObject {
 export interface CreateAccountInput {
   name: string;
   livemode?: boolean;
+  /** The account's default API version (default: the newest, pinned now). */
+  api_version?: string;
 }
 
 export interface CreateApiKeyInput {
@@ -50,11 +56,13 @@ export class AccountsService {
   constructor(private readonly deps: Pick<ModuleDeps, "catalogue" | "clock" | "house" | "ids" | "parse" | "random" | "storage">) {}
 
   async create(input: CreateAccountInput): Promise<AccountRecord> {
+    const version = parseApiVersion(input.api_version ?? LATEST_VERSION, "api_version");
+    if (version.isErr()) throw version.error;
     const account: AccountRecord = {
       id: this.deps.ids.next("acct"),
       name: input.name,
       livemode: input.livemode ?? false,
-      settings: {},
+      settings: { api_version: version.value },
       created: this.deps.clock.now(),
     };
     const inserted = await this.deps.storage.command(systemContext(account.id, account.livemode), async (uow) => {
@@ -109,6 +117,25 @@ export class AccountsService {
   async retrieve(ctx: RequestContext): Promise<Result<AccountObject, ApiError>> {
     const account = await this.get(ctx.accountId);
     return account ? ok(presentAccount(account)) : fail("resource_missing", `No such account: ${ctx.accountId}`);
+  }
+
+  /**
+   * `POST /v1/account`: sets the account's default API version (`api_version`, one of the
+   * catalogue's: docs/versions.md). Requests without `Payrail-Version` and webhooks use it from
+   * then on.
+   */
+  async update(ctx: RequestContext, input: UpdateAccountInput): Promise<Result<AccountObject, ApiError>> {
+    const parsed = updateAccountSchema.parse(input, "", this.deps.parse);
+    if (parsed.isErr()) return err(parsed.error);
+    const version = parsed.value.api_version;
+    return this.deps.storage.command(ctx, async ({ tx }) => {
+      const account = await tx.accounts.getAccount(ctx.accountId);
+      if (!account) return fail("resource_missing", `No such account: ${ctx.accountId}`);
+      if (version === undefined) return ok(presentAccount(account));
+      const settings = { ...(account.settings as object), api_version: version };
+      await tx.accounts.updateAccountSettings(ctx.accountId, settings as Json);
+      return ok(presentAccount({ ...account, settings: settings as Json }));
+    });
   }
 
   /**

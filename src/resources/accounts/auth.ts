@@ -4,6 +4,7 @@ import { type ApiError, fail } from "../../errors";
 import type { ModuleDeps } from "../../engine/context";
 import { FULL_ACCESS, scopesAllow, type RouteScope } from "../../engine/scopes";
 import { keyUsable } from "../api-keys/key-usable";
+import { accountApiVersion } from "./account-version";
 
 /** Who an API key says the caller is. */
 export interface Principal {
@@ -12,6 +13,8 @@ export interface Principal {
   /** Empty means full access. */
   scopes: readonly string[];
   keyHash: string;
+  /** The account's default API version (`Payrail-Version` overrides it per request). */
+  apiVersion: string;
 }
 
 const KEY_PATTERN = /^sk_(test|live)_[A-Za-z0-9_-]{16,200}$/;
@@ -41,12 +44,22 @@ export class AuthService {
     const key = match[1]!;
     if (!isApiKeyFormat(key)) return fail("api_key_invalid", "Invalid API key");
     const hash = hashApiKey(key);
-    const record = await this.deps.storage.read((tx) => tx.accounts.findApiKey(hash));
+    // the key and its account's settings (its default API version), in one read
+    const [record, account] = await this.deps.storage.read(async (tx) => {
+      const record = await tx.accounts.findApiKey(hash);
+      return [record, record ? await tx.accounts.getAccount(record.accountId) : null] as const;
+    });
     if (!record || record.livemode !== key.startsWith("sk_live_")) return fail("api_key_invalid", "Invalid API key");
     if (!keyUsable(record, this.deps.clock.now())) {
       return fail("api_key_invalid", record.revokedAt !== null ? "This API key was revoked" : "This API key expired");
     }
-    return ok({ accountId: record.accountId, livemode: record.livemode, scopes: record.scopes, keyHash: hash });
+    return ok({
+      accountId: record.accountId,
+      livemode: record.livemode,
+      scopes: record.scopes,
+      keyHash: hash,
+      apiVersion: accountApiVersion(account?.settings),
+    });
   }
 
   /** `permission_denied` unless the principal has the scope. */
