@@ -149,7 +149,7 @@ export function buildOpenApi(
         "Authenticate with `Authorization: Bearer sk_test_…` (or `sk_live_…`). Every answer carries `Request-Id`; " +
         "every error has the shape of the `Error` schema; every POST takes an `Idempotency-Key`; " +
         "request bodies are JSON (`Content-Type: application/json`). Dated API versions: `Payrail-Version` pins one " +
-        `per request (default: the account's); this document describes the newest, ${LATEST_VERSION}.`,
+        `per request (default: the account's); this document describes every version up to ${LATEST_VERSION}.`,
       license: { name: "UNLICENSED", identifier: "UNLICENSED" },
     },
     servers: [{ url: "/", description: "The host serving this document" }],
@@ -185,7 +185,8 @@ export function buildOpenApi(
           schema: { type: "string", enum: [...API_VERSIONS] },
           description:
             `The API version to answer in (docs/versions.md); default: the account's (\`GET /v1/account\`). This document ` +
-            `describes the newest version, ${LATEST_VERSION}; an unknown version is 400 \`parameter_invalid\`.`,
+            `describes every version up to ${LATEST_VERSION}: a field a version added is optional and says from which version ` +
+            `it is answered. An unknown version is 400 \`parameter_invalid\`.`,
         },
         IdempotencyKey: idempotencyParameter(false),
         IdempotencyKeyRequired: idempotencyParameter(true),
