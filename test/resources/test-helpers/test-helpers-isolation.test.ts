@@ -111,6 +111,31 @@ for (const kind of storageKinds()) {
       expect((await get("/v1/events?type=payout.settled")).data).toHaveLength(1);
     });
 
+    it("every test helper route answers a replay with its first answer's JSON, and acts once", async () => {
+      const pi = await intent();
+      const routes: [string, unknown][] = [
+        ["/v1/test_helpers/balances/fund", { asset: "USDC", chain: "base", amount: "3" }],
+        ["/v1/test_helpers/clock/advance", { seconds: 5 }],
+        ["/v1/test_helpers/chains/base/advance", { blocks: 2 }],
+        ["/v1/test_helpers/chains/base/reorg", { depth: 1 }],
+        [`/v1/test_helpers/payment_intents/${pi.id}/pay`, { chain: "base", amount: "1" }],
+        ["/v1/test_helpers/venues/halt", { venue: "all", seconds: 60 }],
+        ["/v1/test_helpers/events/trigger", { type: "payment_intent.succeeded" }],
+      ];
+      for (const [path, body] of routes) {
+        const first = await post(path, body, undefined, `replay:${path}`);
+        expect(first.status, path).toBe(200);
+        const answer = await json(first);
+        const again = await post(path, body, undefined, `replay:${path}`);
+        expect(again.headers.get("idempotent-replayed"), path).toBe("true");
+        expect(await json(again), path).toEqual(answer);
+      }
+      // each acted once: funded 3, paid 1, one triggered event
+      expect((await usdc()).available).toBe("3");
+      expect((await get(`/v1/payment_intents/${pi.id}`)).amount_pending).toBe("1");
+      expect((await get("/v1/events?type=payment_intent.succeeded")).data).toHaveLength(1);
+    });
+
     it("pays once when the pay helper dies after the deposit and is retried with its key", async () => {
       const pi = await intent();
       const path = `/v1/test_helpers/payment_intents/${pi.id}/pay`;
