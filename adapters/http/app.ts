@@ -1,6 +1,7 @@
 import { Hono } from "hono";
 import { bindRoute, type EngineRoute, type RouteDefinition } from "../../src/engine/route";
 import {
+  apiVersion,
   authenticate,
   authorize,
   download,
@@ -28,7 +29,7 @@ export interface HttpOptions<E extends HttpEngine = HttpEngine> {
   onInternalError?: (error: unknown, requestId: string) => void;
   /**
    * The middleware each route runs before its handler, in order. Default `defaultRouteStack`:
-   * authenticate, authorize, parse the request, idempotency, rate limit. A host may reorder them
+   * authenticate, the API version, authorize, parse the request, idempotency, rate limit. A host may reorder them
    * or put its own between them (all are exported from `payrail/http`).
    */
   routeStack?: (engine: HttpEngine, route: EngineRoute) => HttpMiddleware[];
@@ -40,7 +41,7 @@ export interface HttpOptions<E extends HttpEngine = HttpEngine> {
 
 /** The middleware of a route, in the order the binding runs them by default. */
 export function defaultRouteStack(engine: HttpEngine, route: EngineRoute): HttpMiddleware[] {
-  return [authenticate(engine), authorize(engine, route), parseRequest(route), idempotency(engine, route), rateLimit(engine, route)];
+  return [authenticate(engine), apiVersion(), authorize(engine, route), parseRequest(route), idempotency(engine, route), rateLimit(engine, route)];
 }
 
 /**

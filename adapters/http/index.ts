@@ -8,6 +8,7 @@ export {
   MAX_BODY_BYTES,
   MAX_HEADER_BYTES,
   limitHeaders,
+  apiVersion,
   authenticate,
   authorize,
   download,

@@ -9,6 +9,7 @@ import { ApiError, causeOf } from "../../src/errors";
 import { StorageUnavailableError } from "../../src/ports/storage/unavailable";
 import type { Principal } from "../../src/resources/accounts/auth";
 import { badTextReason } from "../../src/validation/schema";
+import { parseApiVersion, renderForVersion, upgradeRequest, VERSION_HEADER } from "../../src/versions/api-versions";
 
 /** An engine the binding can serve: any modules, the accounts' among them (keys authenticate through it). */
 export type HttpEngine = Engine & Pick<AccountsApi, "auth">;
@@ -32,16 +33,27 @@ export type HttpEnv = {
     outcome: { status: number; body: unknown };
     /** The template of the route that matched (`/v1/payouts/:id`), for metrics and logs. */
     route: string;
+    /** The API version the request is answered in (`Payrail-Version`, or the account's default; set by `apiVersion`). */
+    apiVersion: string;
   };
 };
 
 export type HttpContext = Context<HttpEnv>;
 export type HttpMiddleware = MiddlewareHandler<HttpEnv>;
 
-/** Answers `body` with `status`, remembering both for the idempotency middleware. */
+/**
+ * Answers `body` (the newest shape) with `status` in the request's API version, remembering
+ * both, as the newest shape, for the idempotency middleware.
+ */
 export function respond(c: HttpContext, status: number, body: unknown, headers: Record<string, string> = {}): Response {
   c.set("outcome", { status, body });
-  return c.json(body as object, status as 200, headers);
+  return c.json(rendered(c, body) as object, status as 200, headers);
+}
+
+/** A body of the newest shape as the request's API version shows it (as is before `apiVersion` ran). */
+function rendered(c: HttpContext, body: unknown): unknown {
+  const version = c.get("apiVersion");
+  return version ? renderForVersion(body, version) : body;
 }
 
 /** Answers an error of the catalogue in its shape (DECISIONS.md §2), with `Retry-After` when it has one. */
@@ -129,6 +141,26 @@ export function authenticate(engine: HttpEngine): HttpMiddleware {
   };
 }
 
+/**
+ * The API version of the request (docs/versions.md): `Payrail-Version` when sent (an unknown one
+ * is 400 `parameter_invalid`, param `Payrail-Version`), else the account's default. Answers
+ * are rendered in it (`respond`) and state it in `Payrail-Version`. Runs after `authenticate`.
+ */
+export function apiVersion(): HttpMiddleware {
+  return async (c, next) => {
+    const asked = c.req.header(VERSION_HEADER);
+    let version = c.get("principal").apiVersion;
+    if (asked !== undefined) {
+      const parsed = parseApiVersion(asked);
+      if (parsed.isErr()) return errorResponse(c, parsed.error);
+      version = parsed.value;
+    }
+    c.set("apiVersion", version);
+    await next();
+    c.res.headers.set(VERSION_HEADER, version);
+  };
+}
+
 /** The route's scope (403 without it); test-mode routes are unknown (404) to live keys. */
 export function authorize(engine: HttpEngine, route: EngineRoute): HttpMiddleware {
   return async (c, next) => {
@@ -146,7 +178,8 @@ export function authorize(engine: HttpEngine, route: EngineRoute): HttpMiddlewar
  * when it is not JSON; 415 `content_type_unsupported` when a body comes without a JSON content
  * type; an empty body is no parameters, whatever its content type, so bodiless POSTs such as
  * approve need none). Text storage cannot hold (NUL, unpaired surrogates) is refused anywhere
- * in the path, query or body with 400 `parameter_invalid` naming where, before any effect.
+ * in the path, query or body with 400 `parameter_invalid` naming where, before any effect, and so
+ * is a body whose bytes are not UTF-8 (param `body`): nothing is replaced with U+FFFD.
  */
 export function parseRequest(route: EngineRoute): HttpMiddleware {
   return async (c, next) => {
@@ -167,7 +200,11 @@ export function parseRequest(route: EngineRoute): HttpMiddleware {
     let body: unknown = {};
     let rawBody = "";
     if (route.method === "post") {
-      rawBody = await c.req.text();
+      const text = utf8Text(new Uint8Array(await c.req.arrayBuffer()));
+      if (text === null) {
+        return errorResponse(c, new ApiError("parameter_invalid", "The request body is not valid UTF-8", { param: "body" }));
+      }
+      rawBody = text;
       if (rawBody.trim() !== "") {
         if (!isJsonMediaType(c.req.header("content-type"))) {
           return errorResponse(c, new ApiError("content_type_unsupported", "Request bodies must be JSON sent with Content-Type: application/json"));
@@ -213,7 +250,7 @@ export function idempotency(engine: Engine, route: EngineRoute): HttpMiddleware 
     if (begun.isErr()) return errorResponse(c, begun.error);
     if (begun.value.kind === "replay") {
       const { status, body } = begun.value.response;
-      return c.json(body as object, status as 200, { "Idempotent-Replayed": "true" });
+      return c.json(rendered(c, body) as object, status as 200, { "Idempotent-Replayed": "true" });
     }
     const claim = begun.value.claim;
     c.set("ctx", { ...ctx, idempotency: claim });
@@ -245,7 +282,7 @@ export function handle(route: EngineRoute, onInternalError?: (error: unknown, re
         ctx: c.get("ctx"),
         params: c.req.param() as Record<string, string>,
         query: c.get("query"),
-        body: c.get("body"),
+        body: upgraded(c, route),
         origin: new URL(c.req.url).origin,
       });
       return result.isOk() ? respond(c, route.successStatus ?? 200, result.value) : errorResponse(c, result.error);
@@ -253,6 +290,12 @@ export function handle(route: EngineRoute, onInternalError?: (error: unknown, re
       return thrownResponse(c, e, onInternalError);
     }
   };
+}
+
+/** The request's body in the newest shape: the dated changes after its version upgrade it. */
+function upgraded(c: HttpContext, route: EngineRoute): unknown {
+  const version = c.get("apiVersion");
+  return version ? upgradeRequest(`${route.method.toUpperCase()} ${route.path}`, c.get("body"), version) : c.get("body");
 }
 
 /**
@@ -336,6 +379,19 @@ function queryObject(c: HttpContext): Record<string, unknown> {
     out[name] = [...rest, ...indexed].map((i) => i.value);
   }
   return out;
+}
+
+/**
+ * The body's bytes as text, or null when they are not UTF-8: an overlong form (`C0 80`), an
+ * encoded surrogate (`ED A0 80`), a byte UTF-8 never uses (`FF`) or a truncated sequence would
+ * otherwise read as U+FFFD and be stored as if the client had sent it. A leading BOM is dropped.
+ */
+function utf8Text(bytes: Uint8Array): string | null {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    return null;
+  }
 }
 
 /** `application/json` or a `+json` type, parameters (charset) allowed. */

@@ -1,3 +1,4 @@
+import { API_VERSIONS, LATEST_VERSION, VERSION_HEADER } from "../../src/versions/api-versions";
 import { ERROR_CATALOGUE, type ErrorCode } from "../../src/errors";
 import type { Schema, JsonSchema } from "../../src/validation/schema";
 import type { EngineCatalogue } from "../../src/engine/catalogue";
@@ -55,10 +56,11 @@ export function buildOpenApi(
     usedTags.add(route.tag);
     const parameters: unknown[] = [...route.path.matchAll(/:([A-Za-z_]+)/g)].map((m) => pathParameter(m[1]!));
     if (route.query) parameters.push(...queryParameters(route.query.shape as Record<string, Schema<unknown>>));
+    parameters.push({ $ref: "#/components/parameters/PayrailVersion" });
     if (route.method === "post") {
       parameters.push({ $ref: route.idempotencyRequired ? "#/components/parameters/IdempotencyKeyRequired" : "#/components/parameters/IdempotencyKey" });
     }
-    const successHeaders: Record<string, unknown> = { "Request-Id": REQUEST_ID_HEADER };
+    const successHeaders: Record<string, unknown> = { "Request-Id": REQUEST_ID_HEADER, [VERSION_HEADER]: { $ref: "#/components/headers/PayrailVersion" } };
     if (route.method === "post") successHeaders["Idempotent-Replayed"] = { $ref: "#/components/headers/IdempotentReplayed" };
     const responses: Record<string, unknown> = {
       [String(route.successStatus ?? 200)]: {
@@ -152,7 +154,8 @@ export function buildOpenApi(
         "Payouts, swaps, limit orders, payment intents and signed webhooks over digital assets. " +
         "Authenticate with `Authorization: Bearer sk_test_…` (or `sk_live_…`). Every answer carries `Request-Id`; " +
         "every error has the shape of the `Error` schema; every POST takes an `Idempotency-Key`; " +
-        "request bodies are JSON (`Content-Type: application/json`).",
+        "request bodies are JSON (`Content-Type: application/json`). Dated API versions: `Payrail-Version` pins one " +
+        `per request (default: the account's); this document describes every version up to ${LATEST_VERSION}.`,
       license: { name: "UNLICENSED", identifier: "UNLICENSED" },
     },
     servers: [{ url: "/", description: "The host serving this document" }],
@@ -175,8 +178,22 @@ export function buildOpenApi(
           schema: { type: "string", enum: ["true"] },
         },
         RetryAfter: { description: "Seconds to wait before retrying", schema: { type: "string", pattern: "^[0-9]+$" } },
+        PayrailVersion: {
+          description: "The API version the answer is in: the request's `Payrail-Version`, or the account's default",
+          schema: { type: "string", enum: [...API_VERSIONS] },
+        },
       },
       parameters: {
+        PayrailVersion: {
+          name: VERSION_HEADER,
+          in: "header",
+          required: false,
+          schema: { type: "string", enum: [...API_VERSIONS] },
+          description:
+            `The API version to answer in (docs/versions.md); default: the account's (\`GET /v1/account\`). This document ` +
+            `describes every version up to ${LATEST_VERSION}: a field a version added is optional and says from which version ` +
+            `it is answered. An unknown version is 400 \`parameter_invalid\`.`,
+        },
         IdempotencyKey: idempotencyParameter(false),
         IdempotencyKeyRequired: idempotencyParameter(true),
       },

@@ -54,6 +54,11 @@ export class UnitOfWork {
     return id;
   }
 
+  /** An event this unit emitted, as the outbox will hold it (undefined for an id it did not emit). */
+  emitted(id: string): EventRecord | undefined {
+    return this.events.find((e) => e.id === id);
+  }
+
   /**
    * Schedules due work of `def` (default: run now). Account work is for the context's account
    * and mode unless `options.accountId` names another account of the same mode.

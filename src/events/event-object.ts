@@ -10,6 +10,14 @@ export const Event = o.named(
       type: eventType(),
       created: o.time(),
       livemode: o.boolean(),
+      api_version: o.optional(
+        o.string({
+          description:
+            "The API version the event and its `data.object` are rendered in (a webhook's: its account's default version). " +
+            "Answered from version 2026-11-27 on; absent on 2026-01-01",
+          example: "2026-11-27",
+        }),
+      ),
       data: o.object({ object: o.anyObject({ description: "The object the event is about, as the API answers it at the event's time" }) }),
       request: o.object(
         {

@@ -150,18 +150,27 @@ export interface InboundTransfer {
  * answer 404 without it.
  */
 export interface ChainSimulationControl {
-  /** Mines `blocks` blocks on `chain` at once. */
-  advance(chain: string, blocks: number): Promise<void>;
-  /** Replaces the last `depth` blocks of `chain`; returns how many transfers they held. */
-  reorg(chain: string, depth: number): Promise<number>;
-  /** Current height of `chain`. */
-  height(chain: string): Promise<number>;
+  /**
+   * Mines `blocks` blocks on `chain` at once. With `owner`, only in that owner's view: the
+   * deposits it was paid (`pay` with the same `owner`) gain the confirmations, nothing else.
+   */
+  advance(chain: string, blocks: number, owner?: string): Promise<void>;
+  /**
+   * Replaces the last `depth` blocks of `chain`; returns how many transfers they held. With
+   * `owner`, only that owner's view: its deposits in those blocks are gone, nobody else's
+   * transfer moves.
+   */
+  reorg(chain: string, depth: number, owner?: string): Promise<number>;
+  /** Current height of `chain` (as `owner` sees it, with the blocks mined in its view). */
+  height(chain: string, owner?: string): Promise<number>;
   /**
    * A payer sends `amount` of `asset` to `address` on `chain`: an inbound transfer, included in
    * the next block. Returns it as `inboundTransfers` will report it, once it is kept for good
-   * (a restart of the simulation does not lose it).
+   * (a restart of the simulation does not lose it). `owner` puts it in that owner's view;
+   * `key` makes the payment once: a second call with the same owner and key pays nothing and
+   * answers the transfer of the first.
    */
-  pay(transfer: { chain: string; asset: string; address: string; amount: bigint }): Promise<InboundTransfer>;
+  pay(transfer: { chain: string; asset: string; address: string; amount: bigint; owner?: string; key?: string }): Promise<InboundTransfer>;
 }
 
 export function isChainSimulation(adapter: unknown): adapter is ChainSimulationControl {

@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { getRequestListener } from "@hono/node-server";
 import express from "express";
+import { Hono } from "hono";
 import Fastify from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ManualClock } from "../../adapters/clock";
@@ -80,6 +81,14 @@ describe("embedding the /v1 binding in a host's server", () => {
       void payrail(req, res);
     });
     answerClientErrors(server, engine);
+    await exercise(await listen(server));
+  });
+
+  it("a Hono app of the host's own", async () => {
+    const app = new Hono();
+    app.get("/internal/available", async (c) => c.json(await available()));
+    app.route("/", createHttpApp(engine)); // the binding's routes keep their /v1/… paths
+    const server = createServer(getRequestListener(app.fetch));
     await exercise(await listen(server));
   });
 

@@ -273,26 +273,34 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   async inboundTransfers(chain: string, cursor: string | null): Promise<{ transfers: InboundTransfer[]; cursor: string }> {
     const config = this.chainConfig(chain);
     const since = cursor === null ? 0 : Number(cursor);
-    const [records, tip] = await this.transaction(async (st) => {
+    const [records, tip, owners] = await this.transaction(async (st) => {
       const tip = await this.heightIn(st, chain);
       const filter = { includedFrom: since - config.confirmationsToFinality + 1, droppedSince: since };
-      return [await st.listDeposits(chain, filter), tip] as const;
+      const records = await st.listDeposits(chain, filter);
+      // the blocks mined in the views of the owners of these deposits
+      const scopes = [...new Set(records.flatMap((r) => (r.owner ? [ownerBlocksScope(chain, r.owner)] : [])))];
+      return [records, tip, scopes.length ? (await st.read(scopes)).counters : new Map<string, bigint>()] as const;
     });
-    return { transfers: records.map((t) => this.inbound(t, tip, config)), cursor: String(tip) };
+    const ownerBlocks = (t: SimulatedDepositRecord) => (t.owner ? Number(owners.get(ownerBlocksScope(chain, t.owner)) ?? 0n) : 0);
+    return { transfers: records.map((t) => this.inbound(t, tip, config, ownerBlocks(t))), cursor: String(tip) };
   }
 
   // ---- simulation control (test helpers) ----------------------------------------------------
 
-  async height(chain: string): Promise<number> {
+  async height(chain: string, owner?: string): Promise<number> {
     this.chainConfig(chain);
-    return this.transaction((st) => this.heightIn(st, chain));
+    return this.transaction(async (st) => (await this.heightIn(st, chain)) + (owner ? await this.ownerBlocksIn(st, chain, owner) : 0));
   }
 
-  async advance(chain: string, blocks: number): Promise<void> {
+  /**
+   * Mines `blocks` blocks. With an owner, in that owner's view only (a test account's helper):
+   * its deposits gain the confirmations; every other transfer stays where the chain's clock has it.
+   */
+  async advance(chain: string, blocks: number, owner?: string): Promise<void> {
     this.chainConfig(chain);
     if (!Number.isInteger(blocks) || blocks < 0) throw new RangeError("blocks must be a non-negative integer");
-    await this.transaction((st) => st.addToCounters([[blocksScope(chain), BigInt(blocks)]]));
-    this.views.delete(chain);
+    await this.transaction((st) => st.addToCounters([[owner ? ownerBlocksScope(chain, owner) : blocksScope(chain), BigInt(blocks)]]));
+    if (!owner) this.views.delete(chain);
   }
 
   /**
@@ -300,9 +308,10 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
    * and are included in the next block; deposits in them are gone (the payer's transaction was
    * replaced), so they turn `reverted`.
    */
-  async reorg(chain: string, depth: number): Promise<number> {
+  async reorg(chain: string, depth: number, owner?: string): Promise<number> {
     this.chainConfig(chain);
     if (!Number.isInteger(depth) || depth < 1) throw new RangeError("depth must be a positive integer");
+    if (owner) return this.reorgView(chain, depth, owner);
     const moved = await this.transaction(async (st) => {
       // one reorganisation of a chain at a time, numbered
       const seq = (await st.addToCounters([[reorgsScope(chain), 1n]])).get(reorgsScope(chain))!;
@@ -313,17 +322,42 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
     return moved;
   }
 
-  async pay(transfer: { chain: string; asset: string; address: string; amount: bigint }): Promise<InboundTransfer> {
+  /**
+   * A reorganisation of one owner's view: its deposits included in the last `depth` blocks it
+   * sees are gone. No other owner's deposit and none of the engine's own transfers move.
+   */
+  private async reorgView(chain: string, depth: number, owner: string): Promise<number> {
+    const config = this.chainConfig(chain);
+    return this.transaction(async (st) => {
+      const scope = ownerBlocksScope(chain, owner);
+      const counters = await st.addToCounters([
+        [blocksScope(chain), 0n],
+        [scope, 0n],
+      ]);
+      const tip = this.tipOf(chain, Number(counters.get(blocksScope(chain))!));
+      const mined = Number(counters.get(scope)!);
+      // in the owner's view a deposit is at most `mined` blocks further back than its height says
+      const gone = (await st.depositsFrom(chain, tip - depth + 1)).filter((r) => {
+        if (r.owner !== owner || r.droppedAt !== null) return false;
+        const { confirmations } = this.inbound(r, tip, config, mined);
+        return confirmations >= 1 && confirmations <= depth;
+      });
+      await st.dropDeposits(gone, tip);
+      return gone.length;
+    });
+  }
+
+  async pay(transfer: { chain: string; asset: string; address: string; amount: bigint; owner?: string; key?: string }): Promise<InboundTransfer> {
     const config = this.chainConfig(transfer.chain);
     // zero is allowed: zero-value transfers exist on chains (address-poisoning spam)
     if (transfer.amount < 0n) throw new RangeError("a deposit moves a non-negative amount");
-    const [record, tip] = await this.transaction(async (st) => {
+    const owner = transfer.owner;
+    const [record, tip, mined] = await this.transaction(async (st) => {
       const scope = `deposits:${transfer.chain}`;
+      const view = owner ? ownerBlocksScope(transfer.chain, owner) : null;
       // the deposit's number, and the blocks mined on demand (locked with it: one statement)
-      const counters = await st.addToCounters([
-        [scope, 1n],
-        [blocksScope(transfer.chain), 0n],
-      ]);
+      const counters = await st.addToCounters([[scope, 1n], [blocksScope(transfer.chain), 0n], ...(view ? [[view, 0n] as const] : [])]);
+      const mined = view ? Number(counters.get(view)!) : 0;
       const n = counters.get(scope)!;
       const salt = `in:${transfer.chain}:${transfer.address}:${n - 1n}`;
       const tip = this.tipOf(transfer.chain, Number(counters.get(blocksScope(transfer.chain))!));
@@ -337,12 +371,19 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
         includedAt: tip + 1,
         droppedAt: null,
         created: this.clock.now(),
+        ...(owner ? { owner, ownerBlocks: mined } : {}),
       };
-      // its id is new: the deposit's number is this transaction's alone
-      await st.putDeposits([record]);
-      return [record, tip] as const;
+      // its id is new: the deposit's number is this transaction's alone; a key paid before
+      // answers its first deposit instead
+      if (transfer.key !== undefined) {
+        const first = await st.putKeyedDeposit(record, transfer.key);
+        if (first) return [first, tip, mined] as const;
+      } else {
+        await st.putDeposits([record]);
+      }
+      return [record, tip, mined] as const;
     });
-    return this.inbound(record, tip, config);
+    return this.inbound(record, tip, config, mined);
   }
 
   /**
@@ -367,8 +408,11 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
 
   // ---- internals ------------------------------------------------------------------------------
 
-  private inbound(t: SimulatedDepositRecord, tip: number, config: SimulatedChainConfig): InboundTransfer {
+  /** A deposit as the chain reports it; `mined`: the blocks mined so far in its owner's view. */
+  private inbound(t: SimulatedDepositRecord, chainTip: number, config: SimulatedChainConfig, mined = 0): InboundTransfer {
     const includedAt = t.includedAt;
+    // its owner's view is the chain plus the blocks mined in that view since it was paid
+    const tip = chainTip + (t.owner ? mined - (t.ownerBlocks ?? 0) : 0);
     const confirmations = t.droppedAt !== null || tip < includedAt ? 0 : tip - includedAt + 1;
     const finality =
       t.droppedAt !== null ? "reverted" : confirmations === 0 ? "pending" : confirmations >= config.confirmationsToFinality ? "final" : "included";
@@ -403,6 +447,11 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   private async heightIn(st: SimulatedState, chain: string): Promise<number> {
     const { counters } = await st.read([blocksScope(chain)]);
     return this.tipOf(chain, Number(counters.get(blocksScope(chain))!));
+  }
+
+  private async ownerBlocksIn(st: SimulatedState, chain: string, owner: string): Promise<number> {
+    const scope = ownerBlocksScope(chain, owner);
+    return Number((await st.read([scope])).counters.get(scope)!);
   }
 
   private tipOf(chain: string, extraBlocks: number): number {
@@ -511,6 +560,8 @@ function bech32Address(program: Uint8Array): string {
 const spentScope = (chain: string, asset: string) => `spent:${chain}:${asset}`;
 const blocksScope = (chain: string) => `blocks:${chain}`;
 const reorgsScope = (chain: string) => `reorgs:${chain}`;
+/** Blocks mined in one owner's view only (`advance` with an owner). */
+const ownerBlocksScope = (chain: string, owner: string) => `blocks:${chain}@${owner}`;
 
 /** How long `transferStatus` trusts its view of a chain before reading storage again. */
 const VIEW_TTL_MS = 250;

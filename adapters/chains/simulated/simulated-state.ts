@@ -24,6 +24,12 @@ export interface SimulatedDepositRecord {
   /** Height at which a reorganisation removed it, or null. */
   droppedAt: number | null;
   created: number;
+  /**
+   * Whose view it is in (a test account: `pay` with an owner), and the blocks mined in that
+   * view when it was paid; absent for deposits of the whole chain (and those kept before).
+   */
+  owner?: string;
+  ownerBlocks?: number;
 }
 
 /** What a sent transfer's status depends on beyond its hash (`statusByHash`). */
@@ -58,6 +64,10 @@ export interface ReorgEntry {
  *                                             what is read is a range of heights, never one id
  *   deposit-dropped/<chain>/<h>/<transferId>  → its inclusion height: deposits by the height a
  *                                             reorganisation removed them at
+ *   paid/<chain>/<owner>/<key>                → `{includedAt, transferId}`: the deposit a keyed `pay` made
+ *                                             (a retry with the key finds it and pays nothing)
+ *
+ * An owner's view adds the counter blocks:<chain>@<owner> (blocks mined in that view only).
  */
 const counterKey = (scope: string) => `counter/${scope}`;
 const sentKey = (chain: string, transferId: string) => `sent/${chain}/${transferId}`;
@@ -67,6 +77,7 @@ const reorgPrefix = (chain: string) => `reorg/${chain}/`;
 const depositPrefix = (chain: string) => `deposit/${chain}/`;
 const depositKey = (chain: string, includedAt: number, transferId: string) => `${depositPrefix(chain)}${height(includedAt)}/${transferId}`;
 const depositDroppedPrefix = (chain: string) => `deposit-dropped/${chain}/`;
+const paidKey = (chain: string, owner: string, key: string) => `paid/${chain}/${owner}/${key}`;
 /** Heights as key parts (a bound below zero is zero: no height is negative). */
 const height = (n: number) => encodeSortableUint(Math.max(0, n));
 
@@ -164,6 +175,27 @@ export class SimulatedState {
   }
 
   /**
+   * Records a keyed payment's deposit unless the key has one; answers the deposit the key made
+   * first (null: this one is recorded now, with its index).
+   */
+  async putKeyedDeposit(record: SimulatedDepositRecord, key: string): Promise<SimulatedDepositRecord | null> {
+    const ref = paidKey(record.chain, record.owner ?? "", key);
+    const answer = (await this.state.insert([[ref, { includedAt: record.includedAt, transferId: record.transferId }]])).get(ref)!;
+    if (answer.inserted) {
+      await this.putDeposits([record]);
+      return null;
+    }
+    const first = answer.value as { includedAt: number; transferId: string };
+    const found = await this.state.get([depositKey(record.chain, first.includedAt, first.transferId)]);
+    return decodeDeposit([...found.values()][0]!);
+  }
+
+  /** Deposits of `chain` included at `from` or later (dropped or not), lowest height first. */
+  async depositsFrom(chain: string, from: number): Promise<SimulatedDepositRecord[]> {
+    return (await this.state.list({ prefix: depositPrefix(chain), from: depositPrefix(chain) + height(from) })).map((e) => decodeDeposit(e.value));
+  }
+
+  /**
    * Deposits of `chain` whose story was not over at a height: not dropped and included at
    * `includedFrom` or later, or dropped at `droppedSince` or later. Lowest inclusion height
    * first, then by transfer id.
@@ -208,6 +240,11 @@ export class SimulatedState {
       ...dropped.flatMap(depositEntries),
     ]);
     return Number(moved) + dropped.length;
+  }
+
+  /** Marks deposits dropped (a reorganisation of one owner's view: nothing else moves). */
+  async dropDeposits(records: readonly SimulatedDepositRecord[], droppedAt: number): Promise<void> {
+    if (records.length) await this.state.put(records.flatMap((r) => depositEntries({ ...r, droppedAt })));
   }
 }
 

@@ -156,7 +156,9 @@ export const listenCommand: CliCommand = {
             receiver = null;
             const refusedUrl = e instanceof ApiCallError && e.status === 400 && e.param === "url";
             if (options.mode === "push" || !refusedUrl) throw e;
-            note(`the host refuses to deliver to ${url} (${e.message}); long-polling its events instead`);
+            note(
+              `long-polling the host's events (it delivers webhooks to public HTTPS URLs only; PAYRAIL_ALLOW_PRIVATE_WEBHOOKS=1 on the host lets it push here)`,
+            );
             mode = "poll";
           }
         }
@@ -180,8 +182,9 @@ export const listenCommand: CliCommand = {
         );
 
         let polling: Promise<void> = Promise.resolve();
-        if (mode === "poll") {
-          const startAt = await hostNow(client, io.signal);
+        // Ctrl-C while the starting point is read stops here, like Ctrl-C at any other moment
+        const startAt = mode === "poll" ? await hostNow(client, io.signal).catch((e: unknown) => (io.signal.aborted ? null : Promise.reject(e))) : null;
+        if (startAt !== null) {
           const notice = retryNotice(note, c);
           polling = followEvents(
             client,

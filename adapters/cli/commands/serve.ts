@@ -94,8 +94,9 @@ Environment:
           `${c.bold("payrail")} listening on ${c.cyan(host.url)}\n` +
             `test API key: ${host.apiKey}\n` +
             (host.liveAccountId ? `live account: ${host.liveAccountId} (key from PAYRAIL_LIVE_API_KEY)\n` : "") +
-            `try: curl -H "Authorization: Bearer ${host.apiKey}" ${host.url}/v1/balances\n` +
-            `     PAYRAIL_API_KEY=${host.apiKey} npx payrail listen --forward-to http://localhost:3000/webhooks\n` +
+            `try: export PAYRAIL_URL=${host.url} PAYRAIL_API_KEY=${host.apiKey}\n` +
+            `     curl -H "Authorization: Bearer $PAYRAIL_API_KEY" $PAYRAIL_URL/v1/balances\n` +
+            `     npx payrail listen --forward-to http://localhost:3000/webhooks\n` +
             `health: ${host.url}/healthz ${host.url}/readyz  metrics: ${host.url}/metrics\n`,
         );
         await untilAborted(io.signal);

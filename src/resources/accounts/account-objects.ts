@@ -10,6 +10,14 @@ export const Account = o.named(
       object: o.literal("account"),
       name: o.string({ example: "Demo" }),
       livemode: o.boolean(),
+      api_version: o.optional(
+        o.string({
+          description:
+            "The account's default API version: requests without `Payrail-Version` and its webhooks use it. " +
+            "Answered from version 2026-11-27 on; absent on 2026-01-01",
+          example: "2026-11-27",
+        }),
+      ),
       policy: o.object(
         {
           max_payout_amount: perAsset("Per asset, the largest payout (above it: 402 policy_limit_exceeded)"),

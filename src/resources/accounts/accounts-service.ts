@@ -10,6 +10,9 @@ import { systemContext, type ModuleDeps, type RequestContext } from "../../engin
 import { type AccountPolicy, type PolicyInput, parsePolicy, policyOf } from "./policy";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import { changesBetween, recordAudit } from "../audit-log/audit-doc";
+import { LATEST_VERSION, parseApiVersion } from "../../versions/api-versions";
+import { accountApiVersion } from "./account-version";
+import { updateAccountSchema, type UpdateAccountInput } from "./account-schemas";
 
 /** `GET /v1/account`: who the key belongs to and the account's payout policy. */
 export type AccountObject = Out<typeof Account>;
@@ -20,6 +23,7 @@ export function presentAccount(account: AccountRecord): AccountObject {
     object: "account",
     name: account.name,
     livemode: account.livemode,
+    api_version: accountApiVersion(account.settings),
     policy: policyOf(account.settings),
     created: isoTime(account.created),
   };
@@ -28,6 +32,8 @@ export function presentAccount(account: AccountRecord): AccountObject {
 export interface CreateAccountInput {
   name: string;
   livemode?: boolean;
+  /** The account's default API version (default: the newest, pinned now). */
+  api_version?: string;
 }
 
 export interface CreateApiKeyInput {
@@ -52,11 +58,13 @@ export class AccountsService {
   constructor(private readonly deps: Pick<ModuleDeps, "catalogue" | "clock" | "house" | "ids" | "parse" | "random" | "storage">) {}
 
   async create(input: CreateAccountInput): Promise<AccountRecord> {
+    const version = parseApiVersion(input.api_version ?? LATEST_VERSION, "api_version");
+    if (version.isErr()) throw version.error;
     const account: AccountRecord = {
       id: this.deps.ids.next("acct"),
       name: input.name,
       livemode: input.livemode ?? false,
-      settings: {},
+      settings: { api_version: version.value },
       created: this.deps.clock.now(),
     };
     const inserted = await this.deps.storage.command(systemContext(account.id, account.livemode), async (uow) => {
@@ -114,6 +122,25 @@ export class AccountsService {
   }
 
   /**
+   * `POST /v1/account`: sets the account's default API version (`api_version`, one of the
+   * catalogue's: docs/versions.md). Requests without `Payrail-Version` and webhooks use it from
+   * then on.
+   */
+  async update(ctx: RequestContext, input: UpdateAccountInput): Promise<Result<AccountObject, ApiError>> {
+    const parsed = updateAccountSchema.parse(input, "", this.deps.parse);
+    if (parsed.isErr()) return err(parsed.error);
+    const version = parsed.value.api_version;
+    return this.deps.storage.command(ctx, async ({ tx }) => {
+      const account = await tx.accounts.getAccount(ctx.accountId);
+      if (!account) return fail("resource_missing", `No such account: ${ctx.accountId}`);
+      if (version === undefined) return ok(presentAccount(account));
+      const settings = { ...(account.settings as object), api_version: version };
+      await tx.accounts.updateAccountSettings(ctx.accountId, settings as Json);
+      return ok(presentAccount({ ...account, settings: settings as Json }));
+    });
+  }
+
+  /**
    * `POST /v1/account/policy` (DECISIONS.md §10): each field given replaces that part of the
    * policy (`{}` lifts every limit of it); a field left out keeps what it was.
    */
@@ -133,6 +160,11 @@ export class AccountsService {
     });
   }
 
+  /**
+   * A key the host provisions for an account (as `npm start` does for its demo account on every
+   * start): recorded in the audit log as the host's, without an `api_key.created` event (the
+   * host made it; the account's receivers hear of keys made through the API).
+   */
   async createApiKey(accountId: string, input: CreateApiKeyInput = {}): Promise<Result<CreatedApiKey, ApiError>> {
     const account = await this.get(accountId);
     if (!account) return fail("resource_missing", `No such account: ${accountId}`);
@@ -148,7 +180,7 @@ export class AccountsService {
     }
     const made = newApiKey(this.deps, account, { scopes, ...(key !== undefined ? { key } : {}) });
     const inserted = expectOk(
-      await this.deps.storage.command(systemContext(accountId, account.livemode), async (uow) => ok(await insertApiKey(uow, made.record))),
+      await this.deps.storage.command(systemContext(accountId, account.livemode), async (uow) => ok(await insertApiKey(uow, made.record, { event: false }))),
       "an API key inserts or is found taken",
     );
     if (!inserted) {

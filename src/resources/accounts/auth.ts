@@ -5,6 +5,7 @@ import type { ModuleDeps } from "../../engine/context";
 import { FULL_ACCESS, scopesAllow, type RouteScope } from "../../engine/scopes";
 import { keyUsable } from "../api-keys/key-usable";
 import type { ApiKeyRecord } from "../../ports/storage";
+import { accountApiVersion } from "./account-version";
 
 /** Who an API key says the caller is. */
 export interface Principal {
@@ -15,6 +16,8 @@ export interface Principal {
   keyHash: string;
   /** `key_…`: how the audit log and request logs name the key (never the key itself). */
   keyId: string;
+  /** The account's default API version (`Payrail-Version` overrides it per request). */
+  apiVersion: string;
 }
 
 /** How fresh a key's `last_used` is kept: it is written at most once a minute per key. */
@@ -47,24 +50,35 @@ export class AuthService {
     const key = match[1]!;
     if (!isApiKeyFormat(key)) return fail("api_key_invalid", "Invalid API key");
     const hash = hashApiKey(key);
-    const record = await this.deps.storage.read((tx) => tx.accounts.findApiKey(hash));
+    // the key and its account's settings (its default API version), in one read
+    const [record, account] = await this.deps.storage.read(async (tx) => {
+      const record = await tx.accounts.findApiKey(hash);
+      return [record, record ? await tx.accounts.getAccount(record.accountId) : null] as const;
+    });
     if (!record || record.livemode !== key.startsWith("sk_live_")) return fail("api_key_invalid", "Invalid API key");
     if (!keyUsable(record, this.deps.clock.now())) {
       return fail("api_key_invalid", record.revokedAt !== null ? "This API key was revoked" : "This API key expired");
     }
     await this.noteUse(record);
-    return ok({ accountId: record.accountId, livemode: record.livemode, scopes: record.scopes, keyHash: hash, keyId: record.id });
+    return ok({
+      accountId: record.accountId,
+      livemode: record.livemode,
+      scopes: record.scopes,
+      keyHash: hash,
+      keyId: record.id,
+      apiVersion: accountApiVersion(account?.settings),
+    });
   }
 
   /**
    * Keeps the key's `last_used` to the minute: written when the stored one is a minute old or
-   * more, in a small transaction of its own, so a busy key costs one write a minute. A failure
-   * to write it never fails the request (durable or not: the next request writes it again).
+   * more, in a small transaction of its own that is not durable (a crash of the database may lose
+   * a minute of it, which the next request mends), so a busy key costs one write a minute. A
+   * failure to write it never fails the request.
    */
   private async noteUse(record: ApiKeyRecord): Promise<void> {
     const now = this.deps.clock.now();
     if (record.lastUsedAt !== null && now - record.lastUsedAt < LAST_USED_RESOLUTION_MS) return;
-    // not durable: a crash of the database may lose a minute of it, which the next request mends
     await this.deps.storage
       .engineWork((tx) => tx.accounts.updateApiKey(record.accountId, record.id, { lastUsedAt: now }), { durable: false })
       .catch(() => undefined);

@@ -21,7 +21,7 @@ export const accountsModule = defineModule({
     const auth = new AuthService(deps);
     return {
       api: {
-        accounts: operations(accounts, ["create", "get", "house", "context", "setPolicy", "policy", "retrieve", "updatePolicy", "createApiKey"]),
+        accounts: operations(accounts, ["create", "get", "house", "context", "setPolicy", "policy", "retrieve", "update", "updatePolicy", "createApiKey"]),
         auth: operations(auth, ["authenticate", "authorize"]),
       },
     };

@@ -1,12 +1,13 @@
 import { Account } from "./account-objects";
 import type { RouteDefinition } from "../../engine/route";
 import { policySchema } from "./policy";
+import { updateAccountSchema } from "./account-schemas";
 import type { AccountsService } from "./accounts-service";
 import type { AuthService } from "./auth";
 
 /** The host API of the module: its API operations (members of the engine, and what its routes call). */
 export interface AccountsApi {
-  accounts: Pick<AccountsService, "create" | "get" | "house" | "context" | "setPolicy" | "policy" | "retrieve" | "updatePolicy" | "createApiKey">;
+  accounts: Pick<AccountsService, "create" | "get" | "house" | "context" | "setPolicy" | "policy" | "retrieve" | "update" | "updatePolicy" | "createApiKey">;
   auth: Pick<AuthService, "authenticate" | "authorize">;
 }
 
@@ -19,6 +20,16 @@ export const accountRoutes: RouteDefinition<AccountsApi>[] = [
     scope: "account:read",
     returns: Account,
     handler: ({ api, ctx }) => api.accounts.retrieve(ctx),
+  },
+  {
+    method: "post",
+    path: "/v1/account",
+    summary: "Update the account: its default API version (api_version), used by requests without Payrail-Version and by its webhooks",
+    tag: "Account",
+    scope: "account:write",
+    body: updateAccountSchema,
+    returns: Account,
+    handler: ({ api, ctx, body }) => api.accounts.update(ctx, body),
   },
   {
     method: "post",

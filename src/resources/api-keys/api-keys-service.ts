@@ -53,13 +53,14 @@ export function newApiKey(
 }
 
 /**
- * Stores a new key in `uow` and records its creation (an audit record and `api_key.created`,
- * neither with the key); false, with nothing written, when its hash is taken already.
+ * Stores a new key in `uow` and records its creation (an audit record and, unless `event` is
+ * false, `api_key.created`; neither with the key); false, with nothing written, when its hash is
+ * taken already.
  */
-export async function insertApiKey(uow: UnitOfWork, record: ApiKeyRecord): Promise<boolean> {
+export async function insertApiKey(uow: UnitOfWork, record: ApiKeyRecord, options: { event?: boolean } = {}): Promise<boolean> {
   if (!(await uow.tx.accounts.insertApiKey(record))) return false;
   const changes = changesBetween({}, { name: record.name, scopes: record.scopes });
-  await recordAudit(uow, "api_key.created", { type: "api_key", id: record.id }, presentApiKey(record, uow.now), changes);
+  await recordAudit(uow, "api_key.created", { type: "api_key", id: record.id }, presentApiKey(record, uow.now), changes, options);
   return true;
 }
 

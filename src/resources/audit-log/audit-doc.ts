@@ -77,7 +77,8 @@ export function changesBetween(before: Record<string, Json>, after: Record<strin
 /**
  * Records a change in the unit of work that makes it: the audit record (who, from which request,
  * what changed) and the event of the same name about `object`. Both commit with the change or
- * not at all. `object` and `changes` must hold no secret.
+ * not at all. `object` and `changes` must hold no secret. `event: false` records without the
+ * event (a key the host provisions for itself).
  */
 export async function recordAudit(
   uow: UnitOfWork,
@@ -85,6 +86,7 @@ export async function recordAudit(
   resource: AuditDoc["resource"],
   object: Json,
   changes: Record<string, AuditChange>,
+  options: { event?: boolean } = {},
 ): Promise<void> {
   const { ctx } = uow;
   const doc: AuditDoc = {
@@ -98,5 +100,5 @@ export async function recordAudit(
     created: uow.now,
   };
   await AUDIT_RECORDS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
-  uow.emit(action, object);
+  if (options.event !== false) uow.emit(action, object);
 }

@@ -1,5 +1,4 @@
 import { defineModule, operations } from "../../engine/module";
-import { eventsModule } from "../events";
 import { paymentIntentsModule } from "../payment-intents";
 import { testHelperRoutes } from "./routes";
 import { TestHelpersService } from "./test-helpers-service";
@@ -23,7 +22,7 @@ export const testHelpersModule = defineModule({
   tags: [{ name: "Test helpers", description: "Drive the simulated world (test-mode keys only)" }],
   routes: testHelperRoutes,
   setup: ({ deps, worker, use }) => {
-    const helpers = new TestHelpersService(deps, worker, use(paymentIntentsModule).watchers, use(eventsModule).events);
+    const helpers = new TestHelpersService(deps, worker, use(paymentIntentsModule).watchers);
     return {
       api: { testHelpers: operations(helpers, ["fund", "advanceClock", "advanceChain", "reorgChain", "payPaymentIntent", "haltVenues", "triggerEvent"]) },
     };

@@ -3,7 +3,7 @@ import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
 import type { ModuleDeps, RequestContext } from "../../engine/context";
 import { fail, type ApiError } from "../../errors";
-import type { EventEnvelope } from "../../events/envelope";
+import { toEnvelope, type EventEnvelope } from "../../events/envelope";
 import type { BalanceObject } from "../../ledger/balances";
 import { parseAmount } from "../../money/amount";
 import { isChainSimulation, type ChainSimulationControl } from "../../ports/chain";
@@ -14,7 +14,6 @@ import { isoTime } from "../../validation/timestamp";
 import type { WorkerRunner } from "../../workers/runner";
 import { ALL_VENUES, withVenueHalt } from "./venue-halts";
 import { applyOverrides } from "../events/sample-overrides";
-import type { EventsService } from "../events/events-service";
 import type { ChainWatchers } from "../payment-intents/chain-watchers";
 import { PAYMENT_INTENTS, presentPaymentIntent, type PaymentIntentObject } from "../payment-intents/payment-intent-doc";
 import {
@@ -50,7 +49,6 @@ export class TestHelpersService {
     private readonly deps: Pick<ModuleDeps, "assets" | "catalogue" | "chains" | "clock" | "ids" | "parse" | "storage" | "venues">,
     private readonly worker: WorkerRunner,
     private readonly watchers: ChainWatchers,
-    private readonly events: EventsService,
   ) {}
 
   /** Credits `amount` of `asset` on `chain` to the account's available balance. */
@@ -103,28 +101,34 @@ export class TestHelpersService {
   }
 
   /**
-   * Mines `blocks` blocks on a simulated chain now. Deposits to payment intents see the new
-   * chain at once; payout tracking at its next poll (a block time later on the engine's clock).
+   * Mines `blocks` blocks on a simulated chain now, in the calling account's view only
+   * (docs/decisions.md): its deposits gain the confirmations at once; no other account's
+   * transfer moves, and payouts follow the chain's clock (`advanceClock`).
    */
   advanceChain(ctx: RequestContext, chain: string, input: AdvanceChainInput): Promise<Result<TestChainObject, ApiError>> {
     return this.withSimulation(ctx, chain, input, advanceChainSchema, async (sim, { blocks }) => {
-      await sim.advance(chain, blocks);
-      return { object: "test_chain", chain, height: await sim.height(chain) };
+      await sim.advance(chain, blocks, ctx.accountId);
+      return { object: "test_chain", chain, height: await sim.height(chain, ctx.accountId) };
     });
   }
 
-  /** Replaces the last `depth` blocks of a simulated chain: deposits in them are gone. */
+  /**
+   * Replaces the last `depth` blocks of a simulated chain in the calling account's view: its
+   * deposits in them are gone. Another account's deposits and balance are never touched.
+   */
   reorgChain(ctx: RequestContext, chain: string, input: ReorgChainInput): Promise<Result<TestChainObject, ApiError>> {
     return this.withSimulation(ctx, chain, input, reorgChainSchema, async (sim, { depth }) => {
-      const reorganized = await sim.reorg(chain, depth);
-      return { object: "test_chain", chain, height: await sim.height(chain), reorganized };
+      const reorganized = await sim.reorg(chain, depth, ctx.accountId);
+      return { object: "test_chain", chain, height: await sim.height(chain, ctx.accountId), reorganized };
     });
   }
 
   /**
    * A payer sends `amount` to the intent's address on `chain`. A chain the intent does not list
    * receives at the intent's address of the same family (EVM chains share addresses), which is
-   * how a payment on an unsupported chain happens.
+   * how a payment on an unsupported chain happens. The payment is in the account's view of the
+   * chain, and made once per Idempotency-Key (the deposit is keyed by it, so a retry after a
+   * crash finds it and pays nothing); the answer is saved with the watch that follows it.
    */
   async payPaymentIntent(ctx: RequestContext, id: string, input: PayPaymentIntentInput): Promise<Result<PaymentIntentObject, ApiError>> {
     const mode = testModeOnly(ctx);
@@ -148,14 +152,15 @@ export class TestHelpersService {
     }
     const adapter = this.deps.chains.for(chain.name, false);
     if (!adapter || !isChainSimulation(adapter)) return fail("resource_missing", `${chain.name} is not simulated on this engine`, { param: "chain" });
-    await adapter.pay({ chain: chain.name, asset: asset.code, address, amount: amount.value });
-    await this.deps.storage.command(ctx, async (uow) => {
-      await this.watchers.watch(uow, chain.name, uow.now);
-      return ok(null);
-    });
+    const key = ctx.idempotencyKey === null ? {} : { key: `${id}/${ctx.idempotencyKey}` };
+    await adapter.pay({ chain: chain.name, asset: asset.code, address, amount: amount.value, owner: ctx.accountId, ...key });
     await this.watchers.poll(chain.name, false); // the payer's transfer is seen at once
-    const after = await this.deps.storage.read((tx) => PAYMENT_INTENTS.get(tx, ctx.accountId, id));
-    return ok(presentPaymentIntent(this.deps.assets, after?.doc ?? doc));
+    // the intent as it stands is the answer, saved (with the request's key) in the watch's transaction
+    return this.deps.storage.command(ctx, async (uow) => {
+      await this.watchers.watch(uow, chain.name, uow.now);
+      const after = await PAYMENT_INTENTS.get(uow.tx, ctx.accountId, id);
+      return ok(presentPaymentIntent(this.deps.assets, after?.doc ?? doc));
+    });
   }
 
   /**
@@ -204,13 +209,12 @@ export class TestHelpersService {
     const parsed = triggerEventSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const { type, overrides } = parsed.value;
-    const emitted = await this.deps.storage.command(ctx, async (uow) => {
+    // the event is the answer, saved with the request's key in the transaction that emits it
+    return this.deps.storage.command(ctx, async (uow) => {
       const sample = sampleEvent(this.deps, type, uow.now);
       const object = overrides ? applyOverrides(sample, overrides) : ok(sample);
-      return object.map((o) => uow.emit(type, o as Json));
+      return object.map((o) => toEnvelope(uow.emitted(uow.emit(type, o as Json))!));
     });
-    if (emitted.isErr()) return err(emitted.error);
-    return this.events.retrieve(ctx, emitted.value);
   }
 
   private async withSimulation<I>(

@@ -5,6 +5,7 @@ import type { EventRecord } from "../../ports/storage";
 import { PermanentWorkError, type Job } from "../../workers/due-work";
 import { GroupCommit } from "../../workers/group-commit";
 import type { ModuleDeps, ReadTx } from "../../engine/context";
+import { accountApiVersion } from "../accounts/account-version";
 import { WEBHOOK_ENDPOINTS, type WebhookEndpointDoc, type WebhookEndpointsService } from "./webhook-endpoints-service";
 
 /** A claimed delivery item: some events to one endpoint. */
@@ -24,10 +25,15 @@ export interface PreparedDelivery {
   /** When the events were first scheduled: their 24 hours run from there. */
   first: number;
   trigger: DeliveryTrigger;
+  /** The API version the events are sent in: their account's default version (docs/versions.md). */
+  apiVersion: string;
 }
 
-/** An item's endpoint as stored (null when deleted) and its events that are still kept, by id. */
-type Read = readonly [WebhookEndpointDoc | null, Map<string, EventRecord>];
+/**
+ * An item's endpoint as stored (null when deleted), its events that are still kept, by id, and
+ * its account's default API version.
+ */
+type Read = readonly [WebhookEndpointDoc | null, Map<string, EventRecord>, string];
 
 /** Events kept after a read for the other endpoints' items (about a few fan-outs' worth). */
 const RECENT_EVENTS = 4096;
@@ -69,8 +75,8 @@ export class DeliveryReads {
   async prepare(job: DeliveryJob): Promise<PreparedDelivery | null> {
     deliveryOf(job); // a payload without events fails here, alone, not in the shared read
     const revision = this.endpoints.revision(job.payload.endpoint);
-    const [endpoint, found] = await this.reads.submit(job);
-    return prepared(job, revision, endpoint, found);
+    const [endpoint, found, apiVersion] = await this.reads.submit(job);
+    return prepared(job, revision, endpoint, found, apiVersion);
   }
 
   /** `prepare` of `jobs` inside `tx`, with each endpoint's revision as `revisionOf` says it was before. */
@@ -86,7 +92,9 @@ export class DeliveryReads {
   private async read(tx: ReadTx, jobs: readonly DeliveryJob[]): Promise<Read[]> {
     const endpoints = new Map<string, Map<string, WebhookEndpointDoc>>();
     const events = new Map<string, Map<string, EventRecord>>();
+    const versions = new Map<string, string>();
     for (const [accountId, mine] of groupBy(jobs, (job) => job.accountId)) {
+      versions.set(accountId, accountApiVersion((await tx.accounts.getAccount(accountId))?.settings));
       endpoints.set(accountId, await WEBHOOK_ENDPOINTS.getMany(tx, accountId, [...new Set(mine.map((job) => job.payload.endpoint))]));
       const found = new Map<string, EventRecord>();
       const missing: string[] = [];
@@ -101,15 +109,23 @@ export class DeliveryReads {
       }
       events.set(accountId, found);
     }
-    return jobs.map((job) => [endpoints.get(job.accountId)!.get(job.payload.endpoint) ?? null, events.get(job.accountId)!] as const);
+    return jobs.map(
+      (job) => [endpoints.get(job.accountId)!.get(job.payload.endpoint) ?? null, events.get(job.accountId)!, versions.get(job.accountId)!] as const,
+    );
   }
 }
 
 /** The item ready to send, or null when there is nothing to send (see `DeliveryReads.prepare`). */
-function prepared(job: DeliveryJob, revision: number, endpoint: WebhookEndpointDoc | null, found: Map<string, EventRecord>): PreparedDelivery | null {
+function prepared(
+  job: DeliveryJob,
+  revision: number,
+  endpoint: WebhookEndpointDoc | null,
+  found: Map<string, EventRecord>,
+  apiVersion: string,
+): PreparedDelivery | null {
   const { events: ids, attempt, first } = deliveryOf(job);
   if (!endpoint || endpoint.state !== "enabled") return null;
   const events = ids.flatMap((id) => found.get(id) ?? []);
   if (!events.length) return null;
-  return { job, endpoint, revision, events, attempt, first, trigger: job.payload.trigger };
+  return { job, endpoint, revision, events, attempt, first, trigger: job.payload.trigger, apiVersion };
 }

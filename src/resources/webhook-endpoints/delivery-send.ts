@@ -1,5 +1,6 @@
 import type { DeliveryTrigger } from "../../events/delivery-work";
 import { toEnvelope } from "../../events/envelope";
+import { renderForVersion } from "../../versions/api-versions";
 import { honoursRetryAfter, nextAttemptAt } from "../../events/retry-schedule";
 import { signatureHeader } from "../../events/signing";
 import type { DeliveryRequest, DeliveryResult } from "../../ports/delivery";
@@ -72,6 +73,11 @@ function observedOutcome(outcome: AttemptOutcome): DeliveryOutcomeKind {
   return outcome.responseStatus !== null ? "http_error" : "network_error";
 }
 
+/** What a webhook sends of `event`: its envelope as JSON, in the API version `version`. */
+export function eventBody(event: EventRecord, version: string): string {
+  return JSON.stringify(renderForVersion(toEnvelope(event), version));
+}
+
 /**
  * One attempt of `event` in `delivery`, signed afresh now: a new `t` and a new `dlv_` id. `body`
  * is the event's envelope as JSON (the items of one event share it; default: made here).
@@ -84,7 +90,7 @@ export function signedAttempt(
 ): PreparedAttempt {
   const now = deps.clock.now();
   const deliveryId = deps.ids.next("dlv");
-  body ??= JSON.stringify(toEnvelope(event));
+  body ??= eventBody(event, delivery.apiVersion);
   const { endpoint, attempt } = delivery;
   return {
     deliveryId,
@@ -119,7 +125,7 @@ export class DeliverySend {
   /** Endpoints that answered 410 to this process: nothing more is sent to them from here. */
   private readonly gone = new Set<string>();
   /** Events' bodies, made once for all the endpoints an event goes to (reads share the records). */
-  private readonly bodies = new WeakMap<EventRecord, string>();
+  private readonly bodies = new WeakMap<EventRecord, { version: string; body: string }>();
 
   constructor(
     private readonly deps: Pick<ModuleDeps, "clock" | "config" | "delivery" | "ids" | "observer" | "random">,
@@ -144,7 +150,7 @@ export class DeliverySend {
         rest = events.slice(i).map((e) => e.id);
         break;
       }
-      const prepared = signedAttempt(this.deps, delivery, events[i]!, this.body(events[i]!));
+      const prepared = signedAttempt(this.deps, delivery, events[i]!, this.body(events[i]!, delivery.apiVersion));
       const result = await this.deps.delivery.send(prepared.request);
       const at = this.deps.clock.now();
       const outcome = attemptOutcome(result, prepared.attempt, delivery.first, at, this.jitter);
@@ -165,10 +171,10 @@ export class DeliverySend {
     return next ? { kind: "settled", next } : { kind: "settled" };
   }
 
-  private body(event: EventRecord): string {
+  private body(event: EventRecord, version: string): string {
     let body = this.bodies.get(event);
-    if (body === undefined) this.bodies.set(event, (body = JSON.stringify(toEnvelope(event))));
-    return body;
+    if (body?.version !== version) this.bodies.set(event, (body = { version, body: eventBody(event, version) }));
+    return body.body;
   }
 
   /** A uniform draw in [0, 1) from the engine's randomness (seeded in simulations). */

@@ -82,6 +82,32 @@ for (const kind of storageKinds()) {
       expect(created.name).toBe(name);
       expect((await json(await w.request("GET", `/v1/recipients/${created.id}`))).name).toBe(name);
     });
+
+    // Issue 27: bytes that are not UTF-8 were read as U+FFFD and stored as if the client sent it.
+    it.each([
+      ["an overlong NUL (C0 80)", [0xc0, 0x80]],
+      ["an encoded surrogate (ED A0 80)", [0xed, 0xa0, 0x80]],
+      ["a byte UTF-8 never uses (FF)", [0xff]],
+      ["a truncated sequence (E2 82)", [0xe2, 0x82]],
+    ])("refuses a body with %s as 400, and stores nothing", async (_, bytes) => {
+      const head = new TextEncoder().encode('{"name":"a');
+      const tail = new TextEncoder().encode(`b","chain_addresses":${JSON.stringify(ADDRESS)}}`);
+      const body = new Uint8Array([...head, ...bytes, ...tail]);
+      const res = await w.app.request("/v1/recipients", {
+        method: "POST",
+        headers: { authorization: `Bearer ${w.apiKey}`, "content-type": "application/json", "idempotency-key": `utf8-${bytes.join("-")}` },
+        body,
+      });
+      await refusal(res, "body");
+      expect((await json(await w.request("GET", "/v1/recipients"))).data).toEqual([]);
+      // the key was given back: the corrected request runs under it
+      const fixed = await w.request("POST", "/v1/recipients", {
+        body: { name: "ab", chain_addresses: ADDRESS },
+        headers: { "idempotency-key": `utf8-${bytes.join("-")}` },
+      });
+      expect(fixed.status).toBe(200);
+      expect((await json(fixed)).name).toBe("ab");
+    });
   });
 }
 

@@ -18,6 +18,8 @@ import { attemptOutcome, signedAttempt, type SentAttempt } from "../../../src/re
  * makes of one transaction's events. The stages themselves run in the other webhook tests.
  */
 
+import { LATEST_VERSION } from "../../../src/versions/api-versions";
+
 const NOW = Date.UTC(2026, 5, 1, 12);
 const noJitter = () => 0.5;
 const response = (status: number, retryAfterSeconds: number | null = null): DeliveryResult => ({ kind: "response", status, retryAfterSeconds, latencyMs: 7 });
@@ -55,6 +57,7 @@ function delivery(events: EventRecord[], attempt = 1): PreparedDelivery {
     attempt,
     first: NOW - 1_000,
     trigger: "scheduled",
+    apiVersion: LATEST_VERSION,
   };
 }
 
