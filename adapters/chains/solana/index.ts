@@ -11,3 +11,4 @@ export {
   type SolanaWatchRecord,
 } from "./solana-state";
 export { associatedTokenAccount } from "./solana-addresses";
+export { parseSolanaChainConfig, solanaChainFromConfig, type SolanaChainConfigEntry } from "./solana-chains-config";

@@ -131,7 +131,7 @@ export function solanaChainOn(
     clock,
     tokens: { USDC: w.mint },
     finalityConfirmations: w.node.finalityDepth,
-    blockTimeMs: 100,
+    blockTimeMs: 400,
     feeRates: { USDC: "150" },
   });
   return { adapter, storage, clock };
@@ -140,9 +140,10 @@ export function solanaChainOn(
 export const randomSolanaAddress = async () => (await generateKeyPairSigner()).address as string;
 
 /** The chain suite's harness on the Solana adapter against litesvm behind the JSON-RPC server. */
-export async function solanaHarness(): Promise<ChainHarness> {
+export async function solanaHarness(storage?: { storage: StorageAdapter; close(): Promise<void> }): Promise<ChainHarness> {
   const w = await solanaWorld();
-  const { adapter } = solanaChainOn(w);
+  if (storage) await storage.storage.init();
+  const { adapter } = solanaChainOn(w, storage ? { storage: storage.storage } : {});
   let before: ReturnType<SvmNode["snapshot"]> | null = null;
   return {
     adapter,
@@ -164,6 +165,9 @@ export async function solanaHarness(): Promise<ChainHarness> {
       // the hot wallet's token account frozen: the Token program refuses every transfer out of it
       w.node.setTokenAccount(await associatedTokenAccount(w.hot, w.mint), w.mint, w.hot, HOT_USDC, true);
     },
-    close: () => w.close(),
+    async close() {
+      await w.close();
+      await storage?.close();
+    },
   };
 }

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SOLANA_NAMESPACE, SolanaChain, associatedTokenAccount } from "../../../../adapters/chains/solana";
+import { SOLANA_NAMESPACE, type SolanaChain, associatedTokenAccount } from "../../../../adapters/chains/solana";
 import { SolanaState, type SolanaTransactionRecord } from "../../../../adapters/chains/solana/solana-state";
 import { MemoryStorage } from "../../../../adapters/memory";
 import { stepMachine } from "../../../../src/engine/machine-step";
