@@ -159,14 +159,17 @@ export class SvmNode {
 
   /**
    * A fork: every block since `at` is dropped with its transactions, and an empty branch one
-   * block longer than the dropped one is built in its place (new blockhashes).
+   * block longer than the dropped one is built in its place (new blockhashes). Transactions held
+ * for the next block are lost too, unless `keepHeld` (the new leader got them): they land in its
+ * first block if their blockhash is on the new branch and still valid.
    */
-  dropFork(at: Snapshot): void {
+  dropFork(at: Snapshot, options: { keepHeld?: boolean } = {}): void {
     const dropped = this.tip - at.blocks.at(-1)!.slot;
+    const held = options.keepHeld ? this.held : [];
     this.svm = LiteSVM.fromBytes(at.svm).withBlockhashCheck(false).withTransactionHistory(0n);
     this.blocks = at.blocks.map((b) => ({ ...b, signatures: [...b.signatures] }));
     this.landed = new Map(at.landed);
-    this.held = [];
+    this.held = held;
     this.forks++;
     this.mine(dropped + 1);
   }
