@@ -50,7 +50,6 @@ describe("the host on live Solana (litesvm behind JSON-RPC on loopback)", () => 
       },
       ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
     });
-    // biome-ignore lint/suspicious/noExplicitAny: JSON answers of the API
     return { status: res.status, body: (await res.json()) as any };
   };
   const get = async (path: string) => (await call("GET", path)).body;

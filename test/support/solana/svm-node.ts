@@ -160,8 +160,8 @@ export class SvmNode {
   /**
    * A fork: every block since `at` is dropped with its transactions, and an empty branch one
    * block longer than the dropped one is built in its place (new blockhashes). Transactions held
- * for the next block are lost too, unless `keepHeld` (the new leader got them): they land in its
- * first block if their blockhash is on the new branch and still valid.
+   * for the next block are lost too, unless `keepHeld` (the new leader got them): they land in its
+   * first block if their blockhash is on the new branch and still valid.
    */
   dropFork(at: Snapshot, options: { keepHeld?: boolean } = {}): void {
     const dropped = this.tip - at.blocks.at(-1)!.slot;
