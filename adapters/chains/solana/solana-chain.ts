@@ -61,6 +61,8 @@ export class SolanaChain implements ChainAdapter {
     if (!/^https?:\/\/\S+$/.test(options.rpcUrl)) throw new TypeError(`${chainName}: rpc_url must be an http(s) URL`);
     const finality = options.finalityConfirmations ?? SOLANA_DEFAULTS.finalityConfirmations;
     if (!Number.isInteger(finality) || finality < 1) throw new TypeError(`${chainName}: finality_confirmations must be a positive integer`);
+    const perCall = options.signaturesPerCall ?? 1000;
+    if (!Number.isInteger(perCall) || perCall < 1 || perCall > 1000) throw new TypeError(`${chainName}: signaturesPerCall must be an integer from 1 to 1000`);
     const commitment = options.commitment ?? "confirmed";
     if (commitment !== "confirmed" && commitment !== "finalized") throw new TypeError(`${chainName}: commitment must be "confirmed" or "finalized"`);
     const tokens = new Map<string, SolanaToken>();
@@ -88,7 +90,7 @@ export class SolanaChain implements ChainAdapter {
     const state = options.storage.adapterState(SOLANA_NAMESPACE);
     this.ctx = {
       chain: chainName,
-      rpc: new SolanaRpc(options.rpcUrl),
+      rpc: new SolanaRpc(options.rpcUrl, options.signaturesPerCall ?? 1000),
       signer: options.signer,
       clock: options.clock ?? new SystemClock(),
       finalityConfirmations: finality,

@@ -30,6 +30,8 @@ export interface SolanaChainOptions {
   pricer?: GasPricer;
   /** Priority fee floor and cap in micro-lamports per compute unit (default 1000 and 1,000,000). */
   priorityFee?: { min?: bigint; max?: bigint };
+  /** Signatures asked per `getSignaturesForAddress` call (default 1000, the most a node answers; lower for providers that cap it). */
+  signaturesPerCall?: number;
   /** Lamports the hot wallet keeps for fees and rent: not offered as SOL liquidity (default 0.05 SOL). */
   reserveLamports?: bigint;
 }

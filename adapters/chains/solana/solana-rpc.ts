@@ -23,7 +23,11 @@ const INSTRUCTION_ERROR = "InstructionError";
 export class SolanaRpc {
   private readonly rpc: ReturnType<typeof createSolanaRpc>;
 
-  constructor(url: string) {
+  /** `signaturesPerCall`: the page size of `getSignaturesForAddress` (1000, the most a node answers; some providers cap it lower). */
+  constructor(
+    url: string,
+    private readonly signaturesPerCall = 1000,
+  ) {
     this.rpc = createSolanaRpc(url);
   }
 
@@ -103,18 +107,31 @@ export class SolanaRpc {
     return out;
   }
 
-  /** Signatures touching `account` after `until` (exclusive), newest first, at `confirmed` or above. */
+  /** Signatures touching `account` after `until` (exclusive), newest first, at `confirmed` or above, every page of them. */
   async signaturesFor(account: string, until: string | null) {
-    const list = await this.rpc
-      .getSignaturesForAddress(address(account), { commitment: "confirmed", limit: 1000, ...(until ? { until: toSignature(until) } : {}) })
-      .send();
-    return list.map((s) => ({
-      signature: s.signature as string,
-      slot: Number(s.slot),
-      err: s.err,
-      blockTime: s.blockTime === null ? null : Number(s.blockTime),
-      confirmationStatus: s.confirmationStatus ?? null,
-    }));
+    const out: { signature: string; slot: number; err: unknown; blockTime: number | null; confirmationStatus: Commitment | null }[] = [];
+    let before: string | null = null;
+    for (;;) {
+      const page = await this.rpc
+        .getSignaturesForAddress(address(account), {
+          commitment: "confirmed",
+          limit: this.signaturesPerCall,
+          ...(until ? { until: toSignature(until) } : {}),
+          ...(before ? { before: toSignature(before) } : {}),
+        })
+        .send();
+      for (const s of page) {
+        out.push({
+          signature: s.signature as string,
+          slot: Number(s.slot),
+          err: s.err,
+          blockTime: s.blockTime === null ? null : Number(s.blockTime),
+          confirmationStatus: s.confirmationStatus ?? null,
+        });
+      }
+      if (page.length < this.signaturesPerCall) return out;
+      before = out.at(-1)!.signature;
+    }
   }
 
   /** A landed transaction's balance changes: lamports and token amounts before and after, per account. */

@@ -120,7 +120,7 @@ export async function solanaWorld(options: { finalityDepth?: number; blockhashVa
 /** A `SolanaChain` on the world's RPC server, with test settings. */
 export function solanaChainOn(
   w: SolanaWorld,
-  options: { storage?: StorageAdapter; clock?: ManualClock } = {},
+  options: { storage?: StorageAdapter; clock?: ManualClock; signaturesPerCall?: number } = {},
 ): { adapter: SolanaChain; storage: StorageAdapter; clock: ManualClock } {
   const storage = options.storage ?? new MemoryStorage();
   const clock = options.clock ?? new ManualClock(Date.now());
@@ -133,6 +133,7 @@ export function solanaChainOn(
     finalityConfirmations: w.node.finalityDepth,
     blockTimeMs: 400,
     feeRates: { USDC: "150" },
+    ...(options.signaturesPerCall ? { signaturesPerCall: options.signaturesPerCall } : {}),
   });
   return { adapter, storage, clock };
 }

@@ -261,4 +261,14 @@ describe("the Solana chain adapter", () => {
     }
     expect(latest.size).toBe(3);
   });
+
+  it("reads every page of signatures of a busy deposit account", async () => {
+    const { adapter } = solanaChainOn(w, { signaturesPerCall: 3 }); // a provider capping pages at 3
+    const address = await adapter.depositAddress("solana", "USDC", "pi_busy");
+    for (let i = 1; i <= 7; i++) await w.pay(address, BigInt(i));
+    w.node.mine(1);
+    const { transfers } = await adapter.inboundTransfers("solana", null);
+    expect(transfers.map((t) => t.amount).sort((a, b) => Number(a - b))).toEqual([1n, 2n, 3n, 4n, 5n, 6n, 7n]);
+    expect(() => solanaChainOn(w, { signaturesPerCall: 1001 })).toThrow("signaturesPerCall must be an integer from 1 to 1000");
+  });
 });
