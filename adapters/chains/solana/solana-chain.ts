@@ -16,9 +16,9 @@ import { associatedTokenAccount } from "./solana-addresses";
 import { SOLANA_DEFAULTS, type SolanaChainOptions } from "./solana-config";
 import type { SolanaContext, SolanaToken } from "./solana-context";
 import { SolanaDeposits } from "./solana-deposits";
-import { SolanaRpc } from "./solana-rpc";
+import { type SignatureStatus, SolanaRpc } from "./solana-rpc";
 import { type SolanaRequest, SolanaSender } from "./solana-sender";
-import { SOLANA_NAMESPACE, SolanaState, type SolanaWatchRecord } from "./solana-state";
+import { SOLANA_NAMESPACE, SolanaState, type SolanaTransactionRecord, type SolanaWatchRecord } from "./solana-state";
 import { SolanaSweeps } from "./solana-sweeps";
 
 /** One signature's fee, in lamports. */
@@ -142,8 +142,28 @@ export class SolanaChain implements ChainAdapter {
     return { txHash: record.attempts[0]!.signature };
   }
 
-  async transferStatus(_chain: string, txHash: string): Promise<TransferStatus> {
+  async transferStatus(chain: string, txHash: string): Promise<TransferStatus> {
     const record = await this.ctx.transaction((tx) => tx.findTransactionBySignature(txHash));
+    return this.statusOf(chain, txHash, record);
+  }
+
+  /** Many transfers' statuses: their records in one storage transaction, every attempt's status in one RPC call (256 a call). */
+  async transferStatusMany(chain: string, txHashes: readonly string[]): Promise<TransferStatus[]> {
+    const records = await this.ctx.transaction(async (tx) => Promise.all(txHashes.map((h) => tx.findTransactionBySignature(h))));
+    const signatures = [...new Set(records.flatMap((r) => (r ? r.attempts.map((a) => a.signature) : [])))];
+    const statuses = signatures.length > 0 ? await this.ctx.rpc.statuses(signatures) : [];
+    const known = new Map(signatures.map((s, i) => [s, statuses[i]!] as const));
+    const out: TransferStatus[] = [];
+    for (const [i, h] of txHashes.entries()) out.push(await this.statusOf(chain, h, records[i], known));
+    return out;
+  }
+
+  private async statusOf(
+    _chain: string,
+    txHash: string,
+    record: SolanaTransactionRecord | undefined,
+    known?: ReadonlyMap<string, SignatureStatus | null>,
+  ): Promise<TransferStatus> {
     if (!record) {
       // not one of ours (or made before this storage): the node's status alone
       const [s] = await this.ctx.rpc.statuses([txHash]);
@@ -155,7 +175,7 @@ export class SolanaChain implements ChainAdapter {
         failure: final && s.err !== null ? "transaction failed" : null,
       };
     }
-    const { feeLamports, ...status } = await this.sender.status(record);
+    const { feeLamports, ...status } = await this.sender.status(record, known);
     if (feeLamports === undefined || status.failure !== null) return status;
     // what the hot wallet paid (fees, and the rent of an ATA it created), in the payout asset
     const rate = await this.gasRate(record.asset).catch(() => null);

@@ -1,7 +1,7 @@
 import type { Base64EncodedWireTransaction } from "@solana/kit";
 import type { TransferStatus } from "../../../src/ports/public";
 import type { SolanaContext } from "./solana-context";
-import { ProgramRefused, describe } from "./solana-rpc";
+import { ProgramRefused, type SignatureStatus, describe } from "./solana-rpc";
 import type { SolanaAttempt, SolanaPlan, SolanaTransactionRecord } from "./solana-state";
 import { MAX_COMPUTE_UNITS, buildTransaction } from "./solana-transactions";
 
@@ -86,12 +86,14 @@ export class SolanaSender {
    * Where a transfer stands: `processed` and `confirmed` are `included`, `finalized` is `final`
    * (recorded, with what the fee payer paid); a transaction a fork dropped is `pending` again and
    * re-sent while its blockhash lives; one whose blockhash expired unlanded is signed anew.
+   * `known`: statuses already asked (many transfers' in one call), by signature.
    */
-  async status(record: SolanaTransactionRecord): Promise<TransferStatus & { feeLamports?: bigint }> {
+  async status(record: SolanaTransactionRecord, known?: ReadonlyMap<string, SignatureStatus | null>): Promise<TransferStatus & { feeLamports?: bigint }> {
     const ctx = this.ctx;
     if (record.status === "rejected") return { confirmations: 0, finality: "pending", failure: record.reason };
     const first = record.attempts[0]!.signature;
-    const statuses = await ctx.rpc.statuses(record.attempts.map((a) => a.signature));
+    const signatures = record.attempts.map((a) => a.signature);
+    const statuses = known && signatures.every((s) => known.has(s)) ? signatures.map((s) => known.get(s)!) : await ctx.rpc.statuses(signatures);
     const i = statuses.findIndex((s) => s !== null);
     if (i >= 0) {
       const s = statuses[i]!;
