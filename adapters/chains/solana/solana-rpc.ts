@@ -138,7 +138,9 @@ export class SolanaRpc {
   async transaction(sig: string, commitment: "confirmed" | "finalized") {
     const tx = await this.rpc.getTransaction(toSignature(sig) as Signature, { commitment, encoding: "json", maxSupportedTransactionVersion: 0 }).send();
     if (!tx || !tx.meta) return null;
-    const keys = (tx.transaction.message.accountKeys as readonly Address[]).map(String);
+    // a versioned transaction's balances index its static keys, then the keys it loaded from lookup tables
+    const loaded = (tx.meta as { loadedAddresses?: { writable: readonly Address[]; readonly: readonly Address[] } }).loadedAddresses;
+    const keys = [...(tx.transaction.message.accountKeys as readonly Address[]), ...(loaded?.writable ?? []), ...(loaded?.readonly ?? [])].map(String);
     const tokens = (list: typeof tx.meta.preTokenBalances) =>
       new Map((list ?? []).map((b) => [keys[Number(b.accountIndex)]!, { mint: String(b.mint), amount: BigInt(b.uiTokenAmount.amount) }]));
     return {
