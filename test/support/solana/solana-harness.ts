@@ -2,6 +2,7 @@ import {
   type KeyPairSigner,
   address,
   appendTransactionMessageInstructions,
+  compressTransactionMessageUsingAddressLookupTables,
   createTransactionMessage,
   generateKeyPairSigner,
   getBase64Encoder,
@@ -44,8 +45,12 @@ export interface SolanaWorld {
   payer: KeyPairSigner;
   /** Held sends, lost sends: what the server does before it answers (set per test). */
   onRequest: { fn: ((method: string, params: unknown[]) => Promise<void> | void) | null };
-  /** The payer sends `amount` of USDC (or SOL) to `owner`, creating its ATA; lands in a block of its own. */
-  pay(owner: string, amount: bigint, asset?: "USDC" | "SOL"): Promise<string>;
+  /**
+   * The payer sends `amount` of USDC (or SOL) to `owner`, creating its ATA; lands in a block of
+   * its own. `viaLookupTable`: the destination is loaded from an address lookup table (a v0
+   * transaction as aggregators send them), not listed in the message's own keys.
+   */
+  pay(owner: string, amount: bigint, asset?: "USDC" | "SOL", options?: { viaLookupTable?: boolean }): Promise<string>;
   usdcOf(owner: string): Promise<bigint>;
   close(): Promise<void>;
 }
@@ -74,7 +79,7 @@ export async function solanaWorld(options: { finalityDepth?: number; blockhashVa
     hot,
     payer,
     onRequest,
-    async pay(owner, amount, asset = "USDC") {
+    async pay(owner, amount, asset = "USDC", options = {}) {
       const n = world.node;
       const { blockhash, lastValidBlockHeight } = n.latestBlockhash("confirmed");
       const ixs =
@@ -96,12 +101,18 @@ export async function solanaWorld(options: { finalityDepth?: number; blockhashVa
                 decimals: USDC_DECIMALS,
               }),
             ];
-      const message = pipe(
+      let message = pipe(
         createTransactionMessage({ version: 0 }),
         (m) => setTransactionMessageFeePayerSigner(payer, m),
         (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash as never, lastValidBlockHeight: BigInt(lastValidBlockHeight) }, m),
         (m) => appendTransactionMessageInstructions(ixs, m),
       );
+      if (options.viaLookupTable) {
+        const table = (await generateKeyPairSigner()).address;
+        const destination = asset === "SOL" ? owner : await associatedTokenAccount(owner, mint);
+        n.setLookupTable(table, [destination]);
+        message = compressTransactionMessageUsingAddressLookupTables(message, { [table]: [address(destination)] }) as typeof message;
+      }
       const tx = await signTransactionMessageWithSigners(message);
       const wire = new Uint8Array(getBase64Encoder().encode(getBase64EncodedWireTransaction(tx)));
       const sig = n.send(wire);

@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import {
   type Transaction,
   address,
+  getAddressDecoder,
+  getAddressEncoder,
   getBase58Decoder,
   getBase64Encoder,
   getCompiledTransactionMessageDecoder,
@@ -26,7 +28,10 @@ export interface Landed {
   slot: number;
   err: unknown | null;
   fee: number;
+  /** Every key the transaction touched: its static keys, then those it loaded from lookup tables (writable, then readonly). */
   accountKeys: string[];
+  /** The keys loaded from address lookup tables (the tail of `accountKeys`). */
+  loaded: { writable: string[]; readonly: string[] };
   header: { numRequiredSignatures: number; numReadonlySignedAccounts: number; numReadonlyUnsignedAccounts: number };
   recentBlockhash: string;
   preBalances: number[];
@@ -51,6 +56,7 @@ interface Snapshot {
 }
 
 const SIGNATURE_FEE = 5000;
+const LOOKUP_TABLE_HEADER = 56;
 const GENESIS_SECONDS = 1_790_000_000;
 const COMPUTE_BUDGET = "ComputeBudget111111111111111111111111111111";
 
@@ -287,7 +293,8 @@ export class SvmNode {
 
   private execute(tx: Transaction, slot: number): Landed | null {
     const message = getCompiledTransactionMessageDecoder().decode(tx.messageBytes);
-    const keys = message.staticAccounts.map(String);
+    const loaded = this.lookups(message);
+    const keys = [...message.staticAccounts.map(String), ...loaded.writable, ...loaded.readonly];
     const pre = keys.map((k) => this.balance(k));
     const preTokens = this.tokenBalances(keys);
     const out = this.svm.sendTransaction(tx);
@@ -306,6 +313,7 @@ export class SvmNode {
       err,
       fee,
       accountKeys: keys,
+      loaded,
       header: {
         numRequiredSignatures: message.header.numSignerAccounts,
         numReadonlySignedAccounts: message.header.numReadonlySignerAccounts,
@@ -322,6 +330,41 @@ export class SvmNode {
     };
     this.landed.set(landed.signature, landed);
     return landed;
+  }
+
+  /** The addresses a v0 message loads from address lookup tables, read from the tables' accounts. */
+  private lookups(message: ReturnType<ReturnType<typeof getCompiledTransactionMessageDecoder>["decode"]>): { writable: string[]; readonly: string[] } {
+    const out = { writable: [] as string[], readonly: [] as string[] };
+    const lookups = "addressTableLookups" in message ? (message.addressTableLookups ?? []) : [];
+    const decoder = getAddressDecoder();
+    for (const lookup of lookups) {
+      const table = this.svm.getAccount(lookup.lookupTableAddress);
+      if (!table.exists) continue; // the runtime refuses the transaction
+      const at = (i: number) => decoder.decode(table.data.slice(LOOKUP_TABLE_HEADER + 32 * i, LOOKUP_TABLE_HEADER + 32 * (i + 1)));
+      out.writable.push(...lookup.writableIndexes.map(at));
+      out.readonly.push(...lookup.readonlyIndexes.map(at));
+    }
+    return out;
+  }
+
+  /**
+   * Writes an address lookup table holding `addresses` at `at` (as the Address Lookup Table
+   * program lays it out: a 56-byte header, active, no authority, then the addresses).
+   */
+  setLookupTable(at: string, addresses: string[]): void {
+    const data = new Uint8Array(LOOKUP_TABLE_HEADER + 32 * addresses.length);
+    const view = new DataView(data.buffer);
+    view.setUint32(0, 1, true); // a lookup table
+    view.setBigUint64(4, 0xffff_ffff_ffff_ffffn, true); // never deactivated
+    addresses.forEach((a, i) => data.set(getAddressEncoder().encode(address(a)) as Uint8Array, LOOKUP_TABLE_HEADER + 32 * i));
+    this.svm.setAccount({
+      address: address(at),
+      programAddress: address("AddressLookupTab1e1111111111111111111111111"),
+      lamports: this.svm.minimumBalanceForRentExemption(BigInt(data.length)),
+      data,
+      executable: false,
+      space: BigInt(data.length),
+    } as never);
   }
 
   private tokenBalances(keys: string[]): WireTokenBalance[] {

@@ -183,7 +183,7 @@ function answer(node: SvmNode, method: string, params: Params): unknown {
       return {
         slot: l.slot,
         blockTime: node.blockTime(l.slot),
-        version: "legacy",
+        version: 0,
         meta: {
           err: l.err,
           status: l.err === null ? { Ok: null } : { Err: l.err },
@@ -195,12 +195,17 @@ function answer(node: SvmNode, method: string, params: Params): unknown {
           innerInstructions: [],
           logMessages: l.logs,
           rewards: [],
-          loadedAddresses: { readonly: [], writable: [] },
+          loadedAddresses: { writable: l.loaded.writable, readonly: l.loaded.readonly },
           computeUnitsConsumed: l.unitsConsumed,
         },
         transaction: {
           signatures: [l.signature],
-          message: { accountKeys: l.accountKeys, header: l.header, instructions: [], recentBlockhash: l.recentBlockhash },
+          message: {
+            accountKeys: l.accountKeys.slice(0, l.accountKeys.length - l.loaded.writable.length - l.loaded.readonly.length),
+            header: l.header,
+            instructions: [],
+            recentBlockhash: l.recentBlockhash,
+          },
         },
       };
     }

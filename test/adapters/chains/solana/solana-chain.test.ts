@@ -271,4 +271,23 @@ describe("the Solana chain adapter", () => {
     expect(transfers.map((t) => t.amount).sort((a, b) => Number(a - b))).toEqual([1n, 2n, 3n, 4n, 5n, 6n, 7n]);
     expect(() => solanaChainOn(w, { signaturesPerCall: 1001 })).toThrow("signaturesPerCall must be an integer from 1 to 1000");
   });
+
+  it("credits a deposit whose transaction loads the deposit account from an address lookup table", async () => {
+    const { adapter } = solanaChainOn(w);
+    const usdcAddress = await adapter.depositAddress("solana", "USDC", "pi_alt");
+    const solAddress = await adapter.depositAddress("solana", "SOL", "pi_alt_sol");
+    const usdc = await w.pay(usdcAddress, 3_000_000n, "USDC", { viaLookupTable: true });
+    const sol = await w.pay(solAddress, 1_500_000_000n, "SOL", { viaLookupTable: true });
+    const ata = await associatedTokenAccount(usdcAddress, w.mint);
+    expect(w.node.landed.get(usdc)!.loaded.writable).toEqual([ata]); // not among the message's own keys
+    expect(w.node.landed.get(sol)!.loaded.writable).toEqual([solAddress]);
+    w.node.mine(1);
+    const { transfers } = await adapter.inboundTransfers("solana", null);
+    expect(transfers.map((t) => ({ address: t.address, asset: t.asset, amount: t.amount, txHash: t.txHash }))).toEqual(
+      expect.arrayContaining([
+        { address: usdcAddress, asset: "USDC", amount: 3_000_000n, txHash: usdc },
+        { address: solAddress, asset: "SOL", amount: 1_500_000_000n, txHash: sol },
+      ]),
+    );
+  });
 });
