@@ -55,6 +55,18 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 const EXAMPLES: [Step[]][] = [
   [
     [
+      { kind: "fork", depth: 1, keepHeld: true },
+      { kind: "fault", fault: "lose_answer" },
+      { kind: "payout", amount: 15, asset: "USDC", existing: false },
+      { kind: "stall" },
+      { kind: "stall" },
+      { kind: "fault", fault: "lose_answer" },
+      { kind: "payout", amount: 14, asset: "SOL", existing: false },
+      { kind: "fault", fault: "lose_answer" },
+    ],
+  ],
+  [
+    [
       { kind: "deposit", amount: 5 },
       { kind: "mine", blocks: 1 },
       { kind: "fork", depth: 1, keepHeld: false },
@@ -189,11 +201,10 @@ async function run(w: SolanaWorld, steps: Step[]): Promise<void> {
     if (asset === "USDC") intents.push({ id: opening.id, address: opening.deposit_addresses.solana! });
     await w.pay(opening.deposit_addresses.solana!, base, asset);
   }
+  const existing = await randomSolanaAddress();
+  await w.pay(existing, 1n); // a recipient whose ATA exists
   await mine(FINALITY + 2);
   snapshots = []; // forks stay above the opening deposits
-  const existing = await randomSolanaAddress();
-  await w.pay(existing, 1n);
-  await mine(1);
 
   for (const s of steps) {
     switch (s.kind) {
