@@ -59,8 +59,8 @@ export interface HostOptions {
    */
   allowPrivateWebhooks?: boolean;
   /**
-   * Live EVM chains (DECISIONS.md §9): `PAYRAIL_CHAINS` and `PAYRAIL_SIGNER_MNEMONIC` (or a
-   * signer). Without them every chain is simulated and serves test mode only, as before.
+   * Live chains (DECISIONS.md §9), EVM and Solana: `PAYRAIL_CHAINS` and `PAYRAIL_SIGNER_MNEMONIC`
+   * (or signers). Without them every chain is simulated and serves test mode only, as before.
    */
   live?: LiveChainsOptions;
   /** `PAYRAIL_LIVE_API_KEY`: makes (or, after a restart, finds) a live demo account with this key. */
@@ -157,7 +157,7 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
   let draining = false;
   try {
     const { accountId, apiKey } = await ensureDemoAccount(engine, options.apiKey, logger);
-    if (live) logger.info({ chains: live.chains, hot_wallet: live.hotWallet }, "live chains");
+    if (live) logger.info({ chains: live.chains, hot_wallets: live.hotWallets }, "live chains");
     const liveAccountId = options.liveApiKey ? await ensureLiveAccount(engine, options.liveApiKey, (line) => logger.info(line)) : null;
     const app = createHttpApp(engine, {
       onInternalError: (e, requestId) => logger.error({ err: e, request_id: requestId }, "internal error"),

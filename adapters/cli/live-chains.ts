@@ -1,7 +1,10 @@
+import { readFileSync } from "node:fs";
 import type { PayrailEngine as Engine } from "../../src/modules";
 import { AssetRegistry } from "../../src/money/assets";
 import type { Clock } from "../../src/ports/clock";
 import type { EvmSigner } from "../chains/evm";
+import type { SolanaSigner } from "../chains/solana";
+import type { ChainAdapter } from "../../src/ports/chain";
 import type { StorageAdapter } from "../../src/ports/storage";
 import type { VenueAdapter } from "../../src/ports/venue";
 import { venueGasPricer } from "../../src/quoting/gas-pricer";
@@ -11,31 +14,68 @@ import { redactApiKey } from "../../src/resources/accounts/auth";
 export interface LiveChainsOptions {
   /** `PAYRAIL_CHAINS`: a JSON object, or `@path` to a JSON file. */
   chains: string;
-  /** `PAYRAIL_SIGNER_MNEMONIC`; or give `signer` (a KMS, an HSM, a custody API). */
+  /** `PAYRAIL_SIGNER_MNEMONIC`; or give `signer` / `solanaSigner` (a KMS, an HSM, a custody API). */
   mnemonic?: string;
   signer?: EvmSigner;
+  solanaSigner?: SolanaSigner;
 }
 
 /**
- * One EVM adapter per configured chain, signing with the mnemonic (or the given signer),
- * pricing gas through the host's venues unless a chain configures `fee_rates`. viem is loaded
- * only here, when live chains are configured. Errors name the setting, never a key.
+ * One adapter per configured chain: `EvmChain` for the EVM chains, `SolanaChain` for Solana,
+ * each family signing with keys of its own derived from the one mnemonic (BIP-44 `60'` and
+ * `501'`) unless a signer is given, pricing gas through the host's venues unless a chain
+ * configures `fee_rates`. viem and @solana/kit are loaded only here, and only for a family that
+ * is configured. Errors name the setting, never a key.
  */
 export async function liveChainAdapters(
   options: LiveChainsOptions,
   deps: { storage: StorageAdapter; clock: Clock; venues: VenueAdapter[] },
-): Promise<{ adapters: import("../chains/evm").EvmChain[]; hotWallet: string; chains: string[] }> {
-  const { MnemonicSigner, evmChainsFromConfig, parseChainsConfig } = await import("../chains/evm");
+): Promise<{ adapters: ChainAdapter[]; hotWallets: Record<string, string>; chains: string[] }> {
   const assets = AssetRegistry.withDefaults();
-  const config = parseChainsConfig(options.chains, assets);
-  if (Object.keys(config).length === 0) throw new TypeError("PAYRAIL_CHAINS names no chain");
-  let signer = options.signer;
-  if (!signer) {
-    if (!options.mnemonic) throw new TypeError("PAYRAIL_CHAINS needs PAYRAIL_SIGNER_MNEMONIC (the keys of the hot wallet and deposit addresses)");
-    signer = new MnemonicSigner(options.mnemonic);
+  const text = options.chains.trim().startsWith("@") ? readFileSync(options.chains.trim().slice(1), "utf8") : options.chains;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (e) {
+    throw new TypeError(`PAYRAIL_CHAINS is not valid JSON: ${(e as Error).message}`);
   }
-  const adapters = evmChainsFromConfig(config, { storage: deps.storage, signer, clock: deps.clock, assets, pricer: venueGasPricer(deps.venues) });
-  return { adapters, hotWallet: await signer.address(0), chains: Object.keys(config) };
+  if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed))
+    throw new TypeError("PAYRAIL_CHAINS must be a JSON object of chain name to settings");
+  const evm: Record<string, unknown> = {};
+  const solana: Record<string, unknown> = {};
+  for (const [chain, entry] of Object.entries(parsed)) {
+    const family = assets.chain(chain)?.family;
+    if (family === "solana") solana[chain] = entry;
+    else if (family === "bitcoin") throw new TypeError(`PAYRAIL_CHAINS.${chain}: no live adapter serves the bitcoin family yet (EVM chains and Solana do)`);
+    else evm[chain] = entry; // EVM, or unknown: the EVM parser names the known chains
+  }
+  if (Object.keys(evm).length + Object.keys(solana).length === 0) throw new TypeError("PAYRAIL_CHAINS names no chain");
+  const needsKeys = (given: unknown) => {
+    if (!given && !options.mnemonic) throw new TypeError("PAYRAIL_CHAINS needs PAYRAIL_SIGNER_MNEMONIC (the keys of the hot wallet and deposit addresses)");
+  };
+  const pricer = venueGasPricer(deps.venues);
+  const adapters: ChainAdapter[] = [];
+  const hotWallets: Record<string, string> = {};
+  if (Object.keys(evm).length > 0) {
+    const { MnemonicSigner, evmChainsFromConfig, parseChainsConfig } = await import("../chains/evm");
+    const config = parseChainsConfig(JSON.stringify(evm), assets);
+    needsKeys(options.signer);
+    const signer = options.signer ?? new MnemonicSigner(options.mnemonic!);
+    adapters.push(...evmChainsFromConfig(config, { storage: deps.storage, signer, clock: deps.clock, assets, pricer }));
+    const hot = await signer.address(0);
+    for (const chain of Object.keys(config)) hotWallets[chain] = hot;
+  }
+  if (Object.keys(solana).length > 0) {
+    const { MnemonicSolanaSigner, parseSolanaChainConfig, solanaChainFromConfig } = await import("../chains/solana");
+    const entries = Object.entries(solana).map(([chain, entry]) => [chain, parseSolanaChainConfig(chain, entry)] as const);
+    needsKeys(options.solanaSigner);
+    const signer = options.solanaSigner ?? new MnemonicSolanaSigner(options.mnemonic!);
+    for (const [chain, entry] of entries) {
+      adapters.push(solanaChainFromConfig(chain, entry, { storage: deps.storage, signer, clock: deps.clock, assets, pricer }));
+      hotWallets[chain] = await signer.address(0);
+    }
+  }
+  return { adapters, hotWallets, chains: Object.keys(hotWallets) };
 }
 
 /**

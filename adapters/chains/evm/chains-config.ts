@@ -49,7 +49,7 @@ export function parseChainsConfig(text: string, assets: AssetRegistry): ChainsCo
           .map((c) => c.name)
           .join(", ")})`,
       );
-    if (definition.family !== "evm") throw new TypeError(`${where}: only EVM chains can be wired live`);
+    if (definition.family !== "evm") throw new TypeError(`${where}: only EVM chains can be wired live by this adapter (Solana: payrail/adapters/solana)`);
     if (!isObject(entry)) throw new TypeError(`${where} must be an object`);
     for (const field of Object.keys(entry)) if (!FIELDS.has(field)) throw new TypeError(`${where}.${field} is not a setting`);
     const rpc = entry.rpc_url;

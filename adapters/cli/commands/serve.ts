@@ -33,9 +33,9 @@ Environment:
   DATABASE_URL         use a PostgreSQL server instead of embedded storage
   PAYRAIL_ALLOW_PRIVATE_WEBHOOKS=1
                        let webhooks reach plain-http and loopback receivers (local development)
-  PAYRAIL_CHAINS       live EVM chains: JSON, or @path to a JSON file (see docs/chains.md)
+  PAYRAIL_CHAINS       live EVM and Solana chains: JSON, or @path to a JSON file (see docs/chains.md)
   PAYRAIL_SIGNER_MNEMONIC
-                       BIP-39 mnemonic of the hot wallet (index 0) and deposit addresses
+                       BIP-39 mnemonic of the hot wallets (index 0) and deposit addresses
   PAYRAIL_LIVE_API_KEY make (or find) a live demo account with this sk_live_ key
   PAYRAIL_SEND_CLAIM_SECONDS
                        how long a leg being sent belongs to its process (default 60)
