@@ -15,6 +15,7 @@ export default defineConfig([
       "adapters/memory": "adapters/memory/index.ts",
       "adapters/postgres": "adapters/postgres/index.ts",
       "adapters/evm": "adapters/chains/evm/index.ts",
+      "adapters/uniswap-v2": "adapters/venues/uniswap-v2/index.ts",
       "adapters/blobs": "adapters/blobs/index.ts",
       "adapters/s3": "adapters/s3/index.ts",
       "adapters/prometheus": "adapters/prometheus/index.ts",
