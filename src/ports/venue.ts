@@ -15,6 +15,13 @@ export interface VenueAdapter {
   /** Adapter name for error messages, e.g. `simulated`. */
   readonly name: string;
   /**
+   * A simulation (the simulated venues, a test's scripted one): it serves test-mode accounts
+   * only. Any other adapter is a real market and serves live accounts only, as chain adapters
+   * are separated (`ChainAdapter.testModeOnly`): a live account is never priced or filled by a
+   * simulation, and a test account's play money never reaches a real pool.
+   */
+  readonly testModeOnly?: boolean;
+  /**
    * The current liquidity of every venue this adapter offers for selling `from` into `to`
    * (asset codes the engine knows; never equal), one snapshot per venue, or none when it does
    * not trade the pair. Called on every quote, swap refresh and limit-order match step; must be

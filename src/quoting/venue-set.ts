@@ -5,7 +5,33 @@ import type { VenueAdapter, VenueExecution, VenueExecutionResult, VenueSnapshot 
 import { checkSnapshot } from "./venue-curves";
 
 /**
- * The engine's venues: every injected adapter, guarded (an adapter's throw reaches the core as
+ * Which venues serve which mode: `testModeOnly` adapters (simulations) serve test-mode accounts,
+ * every other adapter live accounts (the separation of `ChainDirectory`). A mode with no adapter
+ * has no venues: its quotes are refused.
+ */
+export class VenueDirectory {
+  private readonly test: VenueSet;
+  private readonly live: VenueSet;
+
+  constructor(adapters: readonly VenueAdapter[], timing?: (adapter: string) => CallTiming) {
+    this.test = new VenueSet(
+      adapters.filter((a) => a.testModeOnly === true),
+      timing,
+    );
+    this.live = new VenueSet(
+      adapters.filter((a) => a.testModeOnly !== true),
+      timing,
+    );
+  }
+
+  /** The venues an account of this mode is priced and filled by. */
+  for(livemode: boolean): VenueSet {
+    return livemode ? this.live : this.test;
+  }
+}
+
+/**
+ * The venues of one mode: every adapter serving it, guarded (an adapter's throw reaches the core as
  * an `AdapterError` naming it), asked together, their snapshots checked and sorted by venue
  * name so a split never depends on the order adapters were given in.
  */

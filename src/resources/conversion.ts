@@ -28,17 +28,25 @@ export function distinctAssets(from: AssetDefinition, to: AssetDefinition): Resu
 }
 
 /**
- * A pricer on the venues' snapshots taken now (those `usable` accepts, default all), or
- * `no_route` when no venue trades the pair.
+ * A pricer on the snapshots the venues of the account's mode show now (those `usable` accepts,
+ * default all), or `no_route` when no venue trades the pair: a live account without a real
+ * venue is told so, never priced by a simulation.
  */
 export async function pricerNow(
   deps: PricingDeps,
+  livemode: boolean,
   from: AssetDefinition,
   to: AssetDefinition,
   usable: (venue: string) => boolean = () => true,
 ): Promise<Result<{ pricer: OrderPricer; pricedAt: number }, ApiError>> {
   const pricedAt = deps.clock.now();
-  const snapshots = (await deps.venues.snapshots(from.code, to.code)).filter((s) => usable(s.venue));
+  const venues = deps.venues.for(livemode);
+  if (livemode && venues.size === 0) {
+    return fail("no_route", "No live venue is configured on this engine (PAYRAIL_VENUES): live accounts are never priced by the simulated venues", {
+      param: "to.asset",
+    });
+  }
+  const snapshots = (await venues.snapshots(from.code, to.code)).filter((s) => usable(s.venue));
   if (snapshots.length === 0) {
     return fail("no_route", `No venue converts ${from.code} to ${to.code}`, { param: "to.asset" });
   }
@@ -51,11 +59,12 @@ export async function pricerNow(
  */
 export async function priceNow(
   deps: PricingDeps,
+  livemode: boolean,
   from: AssetDefinition,
   to: AssetDefinition,
   amount: bigint,
 ): Promise<Result<Pricing & { pricedAt: number }, ApiError>> {
-  const pricer = await pricerNow(deps, from, to);
+  const pricer = await pricerNow(deps, livemode, from, to);
   if (pricer.isErr()) return err(pricer.error);
   const priced = pricer.value.pricer.price(amount);
   if (priced.isErr()) return err(priced.error);
@@ -71,12 +80,13 @@ export async function priceNow(
  */
 export function executePricing(
   deps: Pick<ModuleDeps, "venues">,
+  livemode: boolean,
   executionId: string,
   from: string,
   to: string,
   pricing: StoredPricing,
 ): Promise<VenueExecutionResult> {
-  return deps.venues.execute({
+  return deps.venues.for(livemode).execute({
     executionId,
     from,
     to,

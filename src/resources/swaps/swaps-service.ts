@@ -58,7 +58,7 @@ export class SwapsService {
     let refreshed: StoredPricing | null = null;
     if (this.deps.clock.now() > quote.expiresAt) {
       if (!maxSlippage) return expired(quote.id);
-      const again = await this.refresh(quote.pricing, from.value, to.value, maxSlippage);
+      const again = await this.refresh(ctx.livemode, quote.pricing, from.value, to.value, maxSlippage);
       if (again.isErr()) return err(again.error);
       refreshed = again.value;
     }
@@ -143,7 +143,7 @@ export class SwapsService {
     const stopped = pricing.legs.find((leg) => halted(leg.venue));
     const result: VenueExecutionResult = stopped
       ? { status: "rejected", reason: `venue ${stopped.venue} is halted (test mode)` }
-      : await executePricing(this.deps, doc.id, doc.from, doc.to, pricing);
+      : await executePricing(this.deps, job.livemode, doc.id, doc.from, doc.to, pricing);
     const code = result.status === "rejected" ? "venue_rejected" : null;
     const applied = await this.deps.storage.command(jobContext(job), async (uow) => {
       const locked = await SWAPS.get(uow.tx, accountId, id, { lock: true });
@@ -166,8 +166,14 @@ export class SwapsService {
   }
 
   /** Re-prices an expired quote's amount now; `quote_expired` unless within `maxSlippage`. */
-  private async refresh(old: PricingRecord, from: AssetDefinition, to: AssetDefinition, maxSlippage: Ratio): Promise<Result<StoredPricing, ApiError>> {
-    const again = await priceNow(this.deps, from, to, BigInt(old.amount_in));
+  private async refresh(
+    livemode: boolean,
+    old: PricingRecord,
+    from: AssetDefinition,
+    to: AssetDefinition,
+    maxSlippage: Ratio,
+  ): Promise<Result<StoredPricing, ApiError>> {
+    const again = await priceNow(this.deps, livemode, from, to, BigInt(old.amount_in));
     if (again.isErr()) {
       return fail("quote_expired", `The quote expired and could not be refreshed: ${again.error.message}`, { param: "quote" });
     }
