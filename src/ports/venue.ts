@@ -22,6 +22,13 @@ export interface VenueAdapter {
    */
   readonly testModeOnly?: boolean;
   /**
+   * The chain an adapter's venues trade on, when they are on-chain pools (the Uniswap v2
+   * adapter: its hot wallet's chain): a swap's input leaves from it and its output arrives on
+   * it, so the core refuses a swap into another chain (`chain_unsupported`) until a bridge
+   * exists. Absent for venues that deliver wherever the engine books it (the simulations).
+   */
+  readonly chain?: string;
+  /**
    * The current liquidity of every venue this adapter offers for selling `from` into `to`
    * (asset codes the engine knows; never equal), one snapshot per venue, or none when it does
    * not trade the pair. Called on every quote, swap refresh and limit-order match step; must be

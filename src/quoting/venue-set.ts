@@ -37,12 +37,15 @@ export class VenueDirectory {
  */
 export class VenueSet {
   private readonly adapters: VenueAdapter[];
+  /** Each adapter's chain (`VenueAdapter.chain`), or null. */
+  private readonly chains: (string | null)[];
   /** Which adapter offers a venue, learnt from snapshots (venue names are unique). */
   private readonly owners = new Map<string, number>();
 
   /** `timing(name)` times the calls of the adapter called `name` (metrics; see the observer port). */
   constructor(adapters: readonly VenueAdapter[], timing?: (adapter: string) => CallTiming) {
     this.adapters = adapters.map((a) => guardMethods(a.name, a, "", timing?.(a.name)));
+    this.chains = adapters.map((a) => a.chain ?? null);
   }
 
   get size(): number {
@@ -68,6 +71,22 @@ export class VenueSet {
     });
     for (const [venue, index] of seen) this.owners.set(venue, index);
     return all.sort((a, b) => (a.venue < b.venue ? -1 : a.venue > b.venue ? 1 : 0));
+  }
+
+  /**
+   * The chains the venues of these legs trade on (`VenueAdapter.chain`), each once; venues of an
+   * adapter without a chain add none. Asks the snapshots first when a venue's adapter is not
+   * known yet (after a restart).
+   */
+  async chainsOf(from: string, to: string, venues: readonly string[]): Promise<string[]> {
+    if (venues.some((v) => !this.owners.has(v))) await this.snapshots(from, to);
+    const chains = new Set<string>();
+    for (const v of venues) {
+      const owner = this.owners.get(v);
+      const chain = owner === undefined ? null : this.chains[owner];
+      if (chain) chains.add(chain);
+    }
+    return [...chains];
   }
 
   /**

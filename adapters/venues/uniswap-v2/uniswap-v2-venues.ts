@@ -72,7 +72,8 @@ export class ExecutionPending extends Error {
  */
 export class UniswapV2Venues implements VenueAdapter {
   readonly name: string;
-  readonly chainName: string;
+  /** The chain the pools are on: swaps take their input and deliver there (`VenueAdapter.chain`). */
+  readonly chain: string;
   private readonly client: PublicClient;
   private readonly state: UniswapState;
   private readonly tokens: Map<string, `0x${string}`>;
@@ -83,7 +84,7 @@ export class UniswapV2Venues implements VenueAdapter {
 
   constructor(private readonly options: UniswapV2VenuesOptions) {
     const chain = options.chain.chains[0]!;
-    this.chainName = chain;
+    this.chain = chain;
     this.name = options.name ?? `uniswap-v2-${chain}`;
     this.client = createPublicClient({ transport: options.transport }) as PublicClient;
     this.state = new UniswapState(options.storage.adapterState(UNISWAP_V2_NAMESPACE), chain);
