@@ -4,7 +4,7 @@ import type { Clock } from "../../src/ports/clock";
 import type { EvmSigner } from "../chains/evm";
 import type { StorageAdapter } from "../../src/ports/storage";
 import type { VenueAdapter } from "../../src/ports/venue";
-import { venueGasPricer } from "../../src/quoting/gas-pricer";
+import { venueGasPricer, type GasPricer } from "../../src/quoting/gas-pricer";
 import { redactApiKey } from "../../src/resources/accounts/auth";
 
 /** What the host needs to go live (DECISIONS.md §9): `PAYRAIL_CHAINS` and the keys. */
@@ -14,17 +14,20 @@ export interface LiveChainsOptions {
   /** `PAYRAIL_SIGNER_MNEMONIC`; or give `signer` (a KMS, an HSM, a custody API). */
   mnemonic?: string;
   signer?: EvmSigner;
+  /** `PAYRAIL_VENUES`: the real venues of live accounts (Uniswap v2 pools on these chains); JSON, or `@path`. */
+  venues?: string;
 }
 
 /**
- * One EVM adapter per configured chain, signing with the mnemonic (or the given signer),
- * pricing gas through the host's venues unless a chain configures `fee_rates`. viem is loaded
- * only here, when live chains are configured. Errors name the setting, never a key.
+ * One EVM adapter per configured chain, signing with the mnemonic (or the given signer), and the
+ * live venues of `PAYRAIL_VENUES` on them. Gas is priced through the live venues unless a chain
+ * configures `fee_rates` (never through a simulation: a live payout's fee is a live price).
+ * viem is loaded only here, when live chains are configured. Errors name the setting, never a key.
  */
 export async function liveChainAdapters(
   options: LiveChainsOptions,
-  deps: { storage: StorageAdapter; clock: Clock; venues: VenueAdapter[] },
-): Promise<{ adapters: import("../chains/evm").EvmChain[]; hotWallet: string; chains: string[] }> {
+  deps: { storage: StorageAdapter; clock: Clock },
+): Promise<{ adapters: import("../chains/evm").EvmChain[]; venues: VenueAdapter[]; hotWallet: string; chains: string[] }> {
   const { MnemonicSigner, evmChainsFromConfig, parseChainsConfig } = await import("../chains/evm");
   const assets = AssetRegistry.withDefaults();
   const config = parseChainsConfig(options.chains, assets);
@@ -34,8 +37,17 @@ export async function liveChainAdapters(
     if (!options.mnemonic) throw new TypeError("PAYRAIL_CHAINS needs PAYRAIL_SIGNER_MNEMONIC (the keys of the hot wallet and deposit addresses)");
     signer = new MnemonicSigner(options.mnemonic);
   }
-  const adapters = evmChainsFromConfig(config, { storage: deps.storage, signer, clock: deps.clock, assets, pricer: venueGasPricer(deps.venues) });
-  return { adapters, hotWallet: await signer.address(0), chains: Object.keys(config) };
+  const venues: VenueAdapter[] = [];
+  let viaVenues: GasPricer = async () => null;
+  const pricer: GasPricer = (from, to) => viaVenues(from, to); // the live venues, once made below
+  const adapters = evmChainsFromConfig(config, { storage: deps.storage, signer, clock: deps.clock, assets, pricer });
+  if (options.venues) {
+    const { parseVenuesConfig, venuesFromConfig } = await import("../venues/uniswap-v2");
+    const venuesConfig = parseVenuesConfig(options.venues, config);
+    venues.push(...(await venuesFromConfig(venuesConfig, { chains: config, adapters, storage: deps.storage, clock: deps.clock })));
+    viaVenues = venueGasPricer(venues);
+  }
+  return { adapters, venues, hotWallet: await signer.address(0), chains: Object.keys(config) };
 }
 
 /**
