@@ -1,7 +1,7 @@
 import { createRequire } from "node:module";
 import { decodeFunctionResult, encodeDeployData, encodeFunctionData, type Abi } from "viem";
 import { MnemonicSigner } from "../../../adapters/chains/evm";
-import { EvmTestNode, TEST_MNEMONIC, inProcessNode, testTokenArtifact } from "./evm-node";
+import { type Eip1193, EvmTestNode, TEST_MNEMONIC, inProcessNode, testTokenArtifact } from "./evm-node";
 
 const require = createRequire(import.meta.url);
 
@@ -69,12 +69,13 @@ let world: Promise<UniswapWorld> | null = null;
  * and a snapshot of that state to go back to.
  */
 export function uniswapWorld(): Promise<UniswapWorld> {
-  world ??= build();
+  world ??= inProcessNode().then(buildUniswapWorld);
   return world;
 }
 
-async function build(): Promise<UniswapWorld> {
-  const node = new EvmTestNode(await inProcessNode());
+/** The same world on any node (a `hardhat node` over HTTP, for the host's tests). */
+export async function buildUniswapWorld(provider: Eip1193): Promise<UniswapWorld> {
+  const node = new EvmTestNode(provider);
   const signer = new MnemonicSigner(TEST_MNEMONIC);
   const hot = await signer.address(0);
   const deployer = await node.account(0);
