@@ -15,7 +15,7 @@ import { haltedVenues } from "../test-helpers/venue-halts";
 import { delivered, executePricing, priceNow, releaseReservations, settleConversion } from "../conversion";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import { type CreateSwapInput, type ListSwapsParams, type RetrieveSwapParams, createSwapSchema, listSwapsSchema, retrieveSwapSchema } from "./swap-schemas";
-import { SWAPS, type SwapDoc, type SwapObject, presentSwap } from "./swap-doc";
+import { SWAPS, type SwapDoc, type SwapObject, customerSide, presentSwap } from "./swap-doc";
 import { QUOTES, presentQuote } from "../quotes/quote-doc";
 import { docField, expandObjects, itemPaths, type Expandable } from "../../lists/expansion";
 
@@ -208,6 +208,7 @@ export class SwapsService {
         case "settle": {
           if (result?.status !== "executed") throw new Error("settle without an execution");
           doc.settledAt = uow.now;
+          doc.delivered = delivered(result).toString();
           const pricing = fromPricingRecord(doc.pricing);
           const posted = await settleConversion(uow, {
             accountId,
@@ -219,7 +220,8 @@ export class SwapsService {
             to,
             chain: doc.destinationChain,
             delivered: delivered(result),
-            netOut: pricing.netOut,
+            // what the venues delivered less the quoted fees: at least the quote (each leg's minimum), more when a pool moved our way
+            netOut: customerSide(doc).netOut,
             networkFee: pricing.networkFee,
           });
           if (posted.isErr()) return posted;

@@ -104,6 +104,26 @@ for (const kind of storageKinds().slice(0, 2)) {
       await ledgerConsistent();
     });
 
+    it("a third party moving the pool the customer's way before the swap is mined raises the executed rate; the ledger follows the receipt", async () => {
+      const q = await json(await post("/v1/quotes", { from: { asset: "USDC", amount: "5000" }, to: { asset: "USDT" } }));
+      // a third party sells USDT into both routes: each pays more USDT than quoted
+      await uni.trade(20_000n * E6, ["USDT", "USDC"]);
+      await uni.trade(20_000n * E6, ["USDT", "ETH"]);
+      const hot = await uni.balance("USDT", uni.hot);
+      const sw = await json(await post("/v1/swaps", { quote: q.id, destination_chain: UNI_CHAIN }));
+      (await w.engine.testHelpers.advanceClock(w.ctx, { seconds: 1 }))._unsafeUnwrap();
+      const done = await get(`/v1/swaps/${sw.id}`);
+      expect(done.status).toBe("settled");
+      const received = (await uni.balance("USDT", uni.hot)) - hot;
+      const units = (text: string) => BigInt(Math.round(Number(text) * 1e6));
+      // the customer gets what the pools delivered less the quoted fees: more than quoted
+      expect(units(done.to.amount)).toBe(received - units(q.network_fee) - units(q.platform_fee));
+      expect(units(done.to.amount) > units(q.to.amount)).toBe(true);
+      expect(Number(done.executed_rate)).toBeGreaterThan(Number(q.rate));
+      expect(await balance("USDT")).toMatchObject({ available: done.to.amount });
+      await ledgerConsistent();
+    });
+
     it("refuses a swap into another chain than the pools' until a bridge exists", async () => {
       const q = await json(await post("/v1/quotes", { from: { asset: "USDC", amount: "100" }, to: { asset: "EURC" } }));
       expect(q.venues.map((v: any) => v.name)).toEqual(["uniswap-v2-ethereum:EURC-ETH-USDC"]);

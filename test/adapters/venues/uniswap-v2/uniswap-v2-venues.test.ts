@@ -230,6 +230,32 @@ describe("Uniswap v2 venues against the published contracts", () => {
     if (result.status === "executed") expect((await w.balance("USDT", w.hot)) - before.usdt).toBe(result.legs[0]!.amountOut);
   });
 
+  it("chain and venue agree: whatever a third party does first, the hot wallet moves exactly as the result says, or not at all", async () => {
+    await priceAndExecute("USDC", "USDT", 1n * E6, "sw_warmup_usdc");
+    await priceAndExecute("EURC", "USDC", 1n * E6, "sw_warmup_eurc");
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom<[string, string]>(["USDC", "USDT"], ["EURC", "USDC"]),
+        fc.bigInt(1n, 200_000n),
+        fc.option(fc.record({ size: fc.bigInt(1n, 100_000n), ourWay: fc.boolean() }), { nil: null }),
+        async ([from, to], whole, third) => {
+          const id = `sw_prop_${run++}`;
+          const path = from === "EURC" ? [from, "ETH", to] : [from, to]; // no EURC/USDC pool
+          const between = third ? () => w.trade(third.size * E6, third.ourWay ? [...path].reverse() : path) : undefined;
+          const { result, moved } = await priceAndExecute(from, to, whole * E6, id, between);
+          if (result.status === "executed") {
+            expect(moved).toEqual({ from: whole * E6, to: result.legs.reduce((sum, l) => sum + l.amountOut, 0n) });
+          } else {
+            expect(moved).toEqual({ from: 0n, to: 0n });
+            expect(third).not.toBeNull(); // nobody in between: never refused
+          }
+        },
+      ),
+      { numRuns: 15 },
+    );
+  });
+
   it("refuses a leg the pools cannot pay, and a venue it does not offer, sending nothing", async () => {
     const sent: string[] = [];
     rig.onSend(async (_raw, hash) => {
