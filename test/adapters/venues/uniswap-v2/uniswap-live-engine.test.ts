@@ -23,7 +23,7 @@ afterAll(closeSharedStorage);
  * swaps move the hot wallet's tokens as the ledger says, a limit order fills when a third party
  * moves the pool past its target.
  */
-for (const kind of storageKinds().slice(0, 2)) {
+for (const kind of storageKinds()) {
   describe(`live swaps on Uniswap v2 through the engine (${kind.name})`, () => {
     let w: TestWorld;
     let uni: UniswapWorld;
