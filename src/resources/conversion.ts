@@ -95,6 +95,34 @@ export function executePricing(
   });
 }
 
+/**
+ * The chain a conversion must stay on when its venues are on-chain pools (`VenueAdapter.chain`):
+ * the venues of `legs`, or every venue offering the pair when the legs are not chosen yet (a
+ * limit order). Null when none is on a chain. `chain_unsupported` when `destination` is another
+ * chain, or the venues span several (payrail has no bridge yet).
+ */
+export async function venueChain(
+  deps: Pick<ModuleDeps, "venues">,
+  livemode: boolean,
+  from: string,
+  to: string,
+  legs: readonly string[] | null,
+  destination: string | null,
+): Promise<Result<string | null, ApiError>> {
+  const venues = deps.venues.for(livemode);
+  const names = legs ?? (await venues.snapshots(from, to)).map((s) => s.venue);
+  const chains = await venues.chainsOf(from, to, names);
+  if (chains.length === 0) return ok(null);
+  if (chains.length > 1 || (destination !== null && chains[0] !== destination)) {
+    return fail(
+      "chain_unsupported",
+      `This conversion executes on ${chains.join(" and ")}: it delivers on its venues' chain, and payrail has no bridge${destination ? ` to ${destination}` : ""} yet`,
+      { param: "destination_chain" },
+    );
+  }
+  return ok(chains[0]!);
+}
+
 /** What the venues delivered in all, from an executed result. */
 export function delivered(result: Extract<VenueExecutionResult, { status: "executed" }>): bigint {
   return result.legs.reduce((sum, leg) => sum + leg.amountOut, 0n);

@@ -12,7 +12,7 @@ import type { Ratio } from "../../quoting/venue-curves";
 import { s } from "../../validation/schema";
 import { type ModuleDeps, type RequestContext, jobContext } from "../../engine/context";
 import { haltedVenues } from "../test-helpers/venue-halts";
-import { delivered, executePricing, priceNow, releaseReservations, settleConversion } from "../conversion";
+import { delivered, executePricing, priceNow, releaseReservations, settleConversion, venueChain } from "../conversion";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import { type CreateSwapInput, type ListSwapsParams, type RetrieveSwapParams, createSwapSchema, listSwapsSchema, retrieveSwapSchema } from "./swap-schemas";
 import { SWAPS, type SwapDoc, type SwapObject, customerSide, presentSwap } from "./swap-doc";
@@ -65,8 +65,9 @@ export class SwapsService {
 
     // On-chain venues take the input on their chain and deliver there: no swap into another chain
     // until a bridge exists (docs/quotes.md).
-    const venueChain = await onVenueChain(this.deps, ctx.livemode, quote, refreshed, chain.value.name);
-    if (venueChain.isErr()) return err(venueChain.error);
+    const legs = (refreshed ?? fromPricingRecord(quote.pricing)).legs.map((l) => l.venue);
+    const onChain = await venueChain(this.deps, ctx.livemode, quote.from, quote.to, legs, chain.value.name);
+    if (onChain.isErr()) return err(onChain.error);
 
     return this.deps.storage.command(ctx, async (uow) => {
       const locked = await QUOTES.get(uow.tx, ctx.accountId, quoteId, { lock: true });
@@ -76,8 +77,8 @@ export class SwapsService {
       const pricing = refreshed ?? fromPricingRecord(locked.doc.pricing);
       const id = this.deps.ids.next("sw");
       const request = { accountId: ctx.accountId, asset: from.value, amount: pricing.amountIn, resource: id };
-      const reserved = venueChain.value
-        ? (await uow.ledger.reserve({ ...request, chain: venueChain.value })).map((r) => [r])
+      const reserved = onChain.value
+        ? (await uow.ledger.reserve({ ...request, chain: onChain.value })).map((r) => [r])
         : await uow.ledger.reserveAcrossChains(request);
       if (reserved.isErr()) return err(reserved.error);
       const start = startMachine(swapMachine);
@@ -243,30 +244,6 @@ export class SwapsService {
 /** Whether a swap still waits for its venues' answer (its machine takes one). */
 function executable(doc: SwapDoc): boolean {
   return canStep(swapMachine, { value: doc.status, context: {} }, { type: "executed" });
-}
-
-/**
- * The chain the quote's venues trade on, when they are on-chain pools (`VenueAdapter.chain`), or
- * null: `chain_unsupported` when it is not the swap's destination chain (or the legs span two).
- */
-async function onVenueChain(
-  deps: Pick<ModuleDeps, "venues">,
-  livemode: boolean,
-  quote: { from: string; to: string; pricing: PricingRecord },
-  refreshed: StoredPricing | null,
-  destination: string,
-): Promise<Result<string | null, ApiError>> {
-  const venues = refreshed ? refreshed.legs.map((l) => l.venue) : fromPricingRecord(quote.pricing).legs.map((l) => l.venue);
-  const chains = await deps.venues.for(livemode).chainsOf(quote.from, quote.to, venues);
-  if (chains.length === 0) return ok(null);
-  if (chains.length > 1 || chains[0] !== destination) {
-    return fail(
-      "chain_unsupported",
-      `This quote executes on ${chains.join(" and ")}: a swap delivers on its venues' chain, and payrail has no bridge to ${destination} yet`,
-      { param: "destination_chain" },
-    );
-  }
-  return ok(chains[0]!);
 }
 
 function alreadyUsed(id: string): Result<never, ApiError> {

@@ -124,12 +124,21 @@ for (const kind of storageKinds()) {
       await ledgerConsistent();
     });
 
-    it("refuses a swap into another chain than the pools' until a bridge exists", async () => {
+    it("refuses a swap or a limit order into another chain than the pools' until a bridge exists", async () => {
       const q = await json(await post("/v1/quotes", { from: { asset: "USDC", amount: "100" }, to: { asset: "EURC" } }));
       expect(q.venues.map((v: any) => v.name)).toEqual(["uniswap-v2-ethereum:EURC-ETH-USDC"]);
       const res = await post("/v1/swaps", { quote: q.id, destination_chain: "base" });
       expect(res.status).toBe(400);
       expect((await json(res)).error).toMatchObject({ code: "chain_unsupported", param: "destination_chain" });
+      // a limit order too: its fills would deliver on the pools' chain
+      const order = await post("/v1/limit_orders", {
+        from: { asset: "USDC", amount: "100" },
+        to: { asset: "EURC" },
+        target_rate: "0.5",
+        destination_chain: "base",
+      });
+      expect(order.status).toBe(400);
+      expect((await json(order)).error).toMatchObject({ code: "chain_unsupported", param: "destination_chain" });
       expect(await balance("USDC")).toMatchObject({ available: "50000", reserved: "0" });
       await ledgerConsistent();
     });
