@@ -52,6 +52,11 @@ export class VenueSet {
     return this.adapters.length;
   }
 
+  /** Whether any adapter's venues are on-chain pools (`VenueAdapter.chain`). */
+  get onChain(): boolean {
+    return this.chains.some((c) => c !== null);
+  }
+
   /** Every adapter's snapshots for selling `from` into `to`, checked, by venue name. */
   async snapshots(from: string, to: string): Promise<VenueSnapshot[]> {
     const answers = await Promise.all(this.adapters.map((a) => a.snapshot(from, to)));

@@ -110,6 +110,7 @@ export async function venueChain(
   destination: string | null,
 ): Promise<Result<string | null, ApiError>> {
   const venues = deps.venues.for(livemode);
+  if (!venues.onChain) return ok(null); // no venue is on a chain: nothing to ask
   const names = legs ?? (await venues.snapshots(from, to)).map((s) => s.venue);
   const chains = await venues.chainsOf(from, to, names);
   if (chains.length === 0) return ok(null);
