@@ -9,22 +9,31 @@ import { systemContext } from "../src/engine/context";
 import { engineDeps } from "../src/engine/engine";
 import { createEngine } from "../src/modules";
 import { devPorts } from "../adapters/dev";
+import type { Figure } from "./table";
 
 /**
  * A `ledger_entries` report of BENCH_REPORT_ROWS (default 1,000,000) entries on PostgreSQL
  * (DATABASE_URL; else PGlite with a tenth of them): the rows are inserted with SQL, then the
  * report is built as the worker builds it (keyset pages into a file on disk), first over a tenth
  * of the entries, then over all of them. Prints each build's time and the process's peak RSS
- * growth over it (sampled every 10 ms): flat memory shows as the same growth for both.
+ * growth over it (sampled every 10 ms), with the JavaScript heap's and the buffers' share of it:
+ * flat memory shows as the same growth for both. BENCH_REPORT_PAGE sets the page size.
  */
-export async function benchReports(): Promise<void> {
+export async function benchReports(): Promise<Figure[]> {
+  const figures: Figure[] = [];
   const url = process.env.DATABASE_URL;
   const rows = Number(process.env.BENCH_REPORT_ROWS ?? (url ? 1_000_000 : 100_000));
   const schema = `bench_reports_${process.pid}`;
   const storage: PostgresStorage = url ? await connectPostgres(url, { schema }) : await openPGlite(undefined, { schema });
   const directory = await mkdtemp(join(tmpdir(), "payrail-bench-reports-"));
   const clock = new ManualClock();
-  const engine = await createEngine({ storage, ...devPorts({ clock }), blobs: createFileBlobStore({ directory }) });
+  const pageSize = process.env.BENCH_REPORT_PAGE ? Number(process.env.BENCH_REPORT_PAGE) : undefined;
+  const engine = await createEngine({
+    storage,
+    ...devPorts({ clock }),
+    blobs: createFileBlobStore({ directory }),
+    ...(pageSize ? { config: { reportPageSize: pageSize } } : {}),
+  });
   try {
     const account = await engine.accounts.create({ name: "bench" });
     const t0 = clock.now();
@@ -67,10 +76,16 @@ export async function benchReports(): Promise<void> {
       const lt = t0 + Math.ceil((rows * share) / 10);
       const created = (await engine.reports.create(ctx, { type: "ledger_entries", created_lt: new Date(lt).toISOString() }))._unsafeUnwrap();
       (globalThis as { gc?: () => void }).gc?.();
-      const base = process.memoryUsage().rss;
+      const before = process.memoryUsage();
+      const base = before.rss;
       let peak = base;
+      let peakHeap = before.heapTotal;
+      let peakExternal = before.external;
       const sampler = setInterval(() => {
-        peak = Math.max(peak, process.memoryUsage().rss);
+        const m = process.memoryUsage();
+        peak = Math.max(peak, m.rss);
+        peakHeap = Math.max(peakHeap, m.heapTotal);
+        peakExternal = Math.max(peakExternal, m.external);
       }, 10);
       const cpu = process.cpuUsage();
       const start = performance.now();
@@ -87,9 +102,16 @@ export async function benchReports(): Promise<void> {
         `  ${report.row_count.toLocaleString("en").padStart(9)} rows built in ${seconds.toFixed(2)} s ` +
           `(${Math.round(report.row_count / seconds).toLocaleString("en")} rows/s, ${((used.user + used.system) / 1e6).toFixed(2)} s CPU here), ` +
           `file ${((file?.size ?? 0) / 1e6).toFixed(1)} MB, peak RSS growth ${((peak - base) / 1e6).toFixed(1)} MB ` +
-          `(RSS before ${(base / 1e6).toFixed(0)} MB)`,
+          `(RSS before ${(base / 1e6).toFixed(0)} MB; heap +${((peakHeap - before.heapTotal) / 1e6).toFixed(1)} MB, external +${((peakExternal - before.external) / 1e6).toFixed(1)} MB)`,
+      );
+      const store = url ? "postgres" : "pglite";
+      const rowsLabel = report.row_count.toLocaleString("en");
+      figures.push(
+        { name: `report of ${rowsLabel} ledger rows built`, store, value: seconds, unit: "s" },
+        { name: `report of ${rowsLabel} rows: peak RSS growth`, store, value: (peak - base) / 1e6, unit: "MB", target: { value: { max: 50 } } },
       );
     }
+    return figures;
   } finally {
     await engine.close();
     await rm(directory, { recursive: true, force: true });

@@ -9,8 +9,8 @@ export interface Figure {
   /** Where: `memory`, `pglite`, `postgres`, `embedded` (npm start), or `-`. */
   store: string;
   value: number;
-  /** `/s` (more is better) or `ms` / `s` (less is better). */
-  unit: "/s" | "ms" | "s";
+  /** `/s` (more is better) or `ms` / `s` / `MB` (less is better). */
+  unit: "/s" | "ms" | "s" | "MB";
   /** The raw floor of the same work measured in the same run, in the same unit. */
   floor?: { value: number; what: string };
   /**

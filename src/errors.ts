@@ -36,6 +36,7 @@ export const ERROR_CATALOGUE = {
   headers_too_large: { status: 431, type: "invalid_request_error" },
   rate_limited: { status: 429, type: "rate_limit_error" },
   internal_error: { status: 500, type: "api_error" },
+  storage_unavailable: { status: 503, type: "api_error" },
 } as const satisfies Record<string, { status: number; type: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
@@ -60,7 +61,7 @@ export class ApiError extends Error {
   readonly status: number;
   readonly param: string | undefined;
   readonly errors: RowError[] | undefined;
-  /** Seconds a client should wait before retrying (429 only). */
+  /** Seconds a client should wait before retrying (429 `rate_limited`, 503 `storage_unavailable`). */
   readonly retryAfter: number | undefined;
 
   constructor(code: ErrorCode, message: string, options: { param?: string; errors?: RowError[]; retryAfter?: number } = {}) {

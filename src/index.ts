@@ -61,6 +61,8 @@ export type {
 export type { EngineDownloadRoute, EngineRoute, RouteDefinition, RouteInput, DownloadRouteDefinition, DownloadFile } from "./engine/route";
 export { FULL_ACCESS, type RouteScope, type Scope } from "./engine/scopes";
 export { ApiError, AdapterError, ERROR_CATALOGUE, type ErrorBody, type ErrorCode, type ErrorType, type RowError } from "./errors";
+/** Thrown (wrapped in an `AdapterError`; `causeOf` finds it) while storage is unavailable: retry later. */
+export { StorageUnavailableError, type StorageUnavailableReason } from "./ports/storage/unavailable";
 export {
   verifyWebhookSignature,
   signatureHeader,

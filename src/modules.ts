@@ -3,6 +3,7 @@ import { EngineCatalogue } from "./engine/catalogue";
 import type { AnyModule, EventTypesOf } from "./engine/module";
 import { accountsModule } from "./resources/accounts";
 import { apiKeysModule } from "./resources/api-keys";
+import { auditLogModule } from "./resources/audit-log";
 import { balancesModule } from "./resources/balances";
 import { eventsModule } from "./resources/events";
 import { ledgerEntriesModule } from "./resources/ledger-entries";
@@ -19,6 +20,7 @@ import { webhooksModule } from "./resources/webhook-endpoints";
 // Each resource's module and public types (inputs, objects, its API), for the root entry.
 export * from "./resources/accounts";
 export * from "./resources/api-keys";
+export * from "./resources/audit-log";
 export * from "./resources/balances";
 export * from "./resources/events";
 export * from "./resources/ledger-entries";
@@ -40,6 +42,7 @@ export * from "./resources/webhook-endpoints";
 export const DEFAULT_MODULES = [
   accountsModule,
   apiKeysModule,
+  auditLogModule,
   balancesModule,
   eventsModule,
   recipientsModule,

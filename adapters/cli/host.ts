@@ -143,6 +143,10 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     },
   });
   metrics?.attach(engine);
+  engine.onStorageChange((failure, previous) => {
+    if (failure) logger.warn({ reason: failure.reason, error: failure.message }, "storage unavailable");
+    else if (previous) logger.info({ reason: previous.reason, duration_ms: clock.now() - previous.since }, "storage available again");
+  });
   let draining = false;
   try {
     const { accountId, apiKey } = await ensureDemoAccount(engine, options.apiKey, logger);

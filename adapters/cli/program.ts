@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import type { Colors } from "picocolors/types";
 import { PayrailClient } from "./api-client";
 import { CliError, colorsFor, type CliIo } from "./io";
+import { packageVersion } from "./version";
 
 /** The options every command takes (before or after its name). */
 export interface GlobalOptions {
@@ -38,6 +39,7 @@ export function buildProgram(commands: readonly CliCommand[], io: CliIo, setExit
     .description("payrail: run the host, and work with any payrail host over HTTP (listen, trigger, tail)")
     .option("--url <url>", `host to talk to (env PAYRAIL_URL, default ${DEFAULT_URL})`)
     .option("--api-key <key>", "API key (env PAYRAIL_API_KEY)")
+    .version(packageVersion(), "-V, --version", "print the version of payrail and exit")
     .option("--color", "colour the output even when it is not a terminal")
     .option("--no-color", "never colour the output (also NO_COLOR)")
     .showHelpAfterError("(payrail --help lists the commands)")
@@ -83,7 +85,8 @@ export async function runProgram(commands: readonly CliCommand[], argv: readonly
     await program.parseAsync([...argv], { from: "user" });
     return exitCode;
   } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode; // usage errors and --help, already written
+    // --help and --version exit 0; a usage error (unknown option or command, missing argument) 2, as documented
+    if (e instanceof CommanderError) return e.exitCode === 0 ? 0 : 2;
     if (e instanceof CliError) {
       io.stderr.write(`payrail: ${e.message}\n`);
       return e.exitCode;

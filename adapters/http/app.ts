@@ -1,11 +1,9 @@
 import { Hono } from "hono";
 import { bindRoute, type EngineRoute, type RouteDefinition } from "../../src/engine/route";
-import { ApiError } from "../../src/errors";
 import {
   authenticate,
   authorize,
   download,
-  errorResponse,
   handle,
   idempotency,
   limitBody,
@@ -15,6 +13,7 @@ import {
   parseRequest,
   rateLimit,
   requestId,
+  thrownResponse,
   type HttpEngine,
   type HttpEnv,
   type HttpMiddleware,
@@ -72,9 +71,7 @@ export function createHttpApp<E extends HttpEngine>(engine: E, options: HttpOpti
     app.on(route.method.toUpperCase(), [route.path], ...(handlers as [HttpMiddleware]));
   }
   app.notFound(notFound);
-  app.onError((e, c) => {
-    options.onInternalError?.(e, c.get("requestId"));
-    return errorResponse(c, new ApiError("internal_error", "An internal error occurred; it has been logged"));
-  });
+  // what middleware before the handler throws (authentication, idempotency, rate limits reach storage too)
+  app.onError((e, c) => thrownResponse(c, e, options.onInternalError));
   return app;
 }

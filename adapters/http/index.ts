@@ -21,6 +21,8 @@ export {
   rateLimit,
   requestId,
   respond,
+  thrownResponse,
+  STORAGE_RETRY_AFTER_SECONDS,
   type HttpContext,
   type HttpEnv,
   type HttpMiddleware,

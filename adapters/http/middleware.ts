@@ -3,9 +3,10 @@ import { bodyLimit } from "hono/body-limit";
 import type { RequestContext } from "../../src/engine/context";
 import type { Engine } from "../../src/engine/engine";
 import type { AccountsApi } from "../../src/resources/accounts/routes";
-import { checkIdempotencyKey, isStoredStatus, requestFingerprint } from "../../src/engine/idempotency";
+import { checkIdempotencyKey, requestFingerprint } from "../../src/engine/idempotency";
 import type { EngineDownloadRoute, EngineRoute } from "../../src/engine/route";
-import { ApiError } from "../../src/errors";
+import { ApiError, causeOf } from "../../src/errors";
+import { StorageUnavailableError } from "../../src/ports/storage/unavailable";
 import type { Principal } from "../../src/resources/accounts/auth";
 import { badTextReason } from "../../src/validation/schema";
 
@@ -122,6 +123,7 @@ export function authenticate(engine: HttpEngine): HttpMiddleware {
       livemode: principal.value.livemode,
       requestId: c.get("requestId"),
       idempotencyKey: c.req.header("idempotency-key") ?? null,
+      actor: { type: "api_key", apiKey: principal.value.keyId },
     });
     await next();
   };
@@ -188,8 +190,10 @@ export function parseRequest(route: EngineRoute): HttpMiddleware {
 /**
  * `Idempotency-Key` on POST (DECISIONS.md §3): required where the route says so; a completed key
  * with the same request replays its stored answer (`Idempotent-Replayed: true`); otherwise the
- * request holds the key while it runs. Afterwards a stored status (2xx, 402, 5xx) is saved (the
- * command saved a success with its effect already) and any other gives the key back.
+ * request holds the key while it runs. Afterwards a completed answer (2xx, 402, or 5xx after the
+ * request committed something: `completesKey`) is saved (the command saved a success with its
+ * effect already) and any other gives the key back, so a failure where nothing committed (503
+ * `storage_unavailable`) runs again under the same key.
  */
 export function idempotency(engine: Engine, route: EngineRoute): HttpMiddleware {
   return async (c, next) => {
@@ -213,10 +217,9 @@ export function idempotency(engine: Engine, route: EngineRoute): HttpMiddleware 
     }
     const claim = begun.value.claim;
     c.set("ctx", { ...ctx, idempotency: claim });
-    await next();
-    const outcome = c.get("outcome");
-    if (outcome && isStoredStatus(outcome.status)) await engine.idempotency.saveIfHeld(claim, outcome);
-    else await engine.idempotency.release(claim);
+    const { committed } = await engine.idempotency.track(() => next());
+    const outcome = c.get("outcome") ?? { status: c.res.status, body: null };
+    await engine.idempotency.finish(claim, outcome, committed);
   };
 }
 
@@ -234,7 +237,7 @@ export function rateLimit(engine: Engine, route: EngineRoute): HttpMiddleware {
   };
 }
 
-/** Runs the route's handler and answers its result; a thrown error is 500 `internal_error`. */
+/** Runs the route's handler and answers its result; a thrown error is 500 `internal_error` (503 `storage_unavailable`: `thrownResponse`). */
 export function handle(route: EngineRoute, onInternalError?: (error: unknown, requestId: string) => void): HttpMiddleware {
   return async (c) => {
     try {
@@ -247,8 +250,7 @@ export function handle(route: EngineRoute, onInternalError?: (error: unknown, re
       });
       return result.isOk() ? respond(c, route.successStatus ?? 200, result.value) : errorResponse(c, result.error);
     } catch (e) {
-      onInternalError?.(e, c.get("requestId"));
-      return errorResponse(c, new ApiError("internal_error", "An internal error occurred; it has been logged"));
+      return thrownResponse(c, e, onInternalError);
     }
   };
 }
@@ -273,10 +275,31 @@ export function download(route: EngineDownloadRoute, onInternalError?: (error: u
         },
       });
     } catch (e) {
-      onInternalError?.(e, c.get("requestId"));
-      return errorResponse(c, new ApiError("internal_error", "An internal error occurred; it has been logged"));
+      return thrownResponse(c, e, onInternalError);
     }
   };
+}
+
+/** Seconds a client is asked to wait (`Retry-After`) while storage is unavailable. */
+export const STORAGE_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * The answer to an error thrown while serving a request: 503 `storage_unavailable` with
+ * `Retry-After` when storage is unavailable (`StorageUnavailableError`, transient: nothing was
+ * done, the client retries), 500 `internal_error` otherwise (reported to `onInternalError`).
+ */
+export function thrownResponse(c: HttpContext, e: unknown, onInternalError?: (error: unknown, requestId: string) => void): Response {
+  const unavailable = causeOf(e, StorageUnavailableError);
+  if (unavailable) {
+    return errorResponse(
+      c,
+      new ApiError("storage_unavailable", `Storage is unavailable (${unavailable.reason}); nothing was done. Retry later with the same Idempotency-Key`, {
+        retryAfter: STORAGE_RETRY_AFTER_SECONDS,
+      }),
+    );
+  }
+  onInternalError?.(e, c.get("requestId"));
+  return errorResponse(c, new ApiError("internal_error", "An internal error occurred; it has been logged"));
 }
 
 /** Unknown routes: 404 `resource_missing` in the error shape. */

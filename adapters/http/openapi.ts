@@ -19,6 +19,11 @@ const ERROR_RESPONSES: Record<string, { name: string; description: string }> = {
   "429": { name: "TooManyRequests", description: "Over the route's rate limit; retry after `Retry-After` seconds." },
   "431": { name: "HeadersTooLarge", description: "The request line and headers exceed 16 KB." },
   "500": { name: "InternalError", description: "An error of the server (never for bad input); it has been logged." },
+  "503": {
+    name: "ServiceUnavailable",
+    description:
+      "Storage is unreachable for now (a restart, a failover, a full disk); nothing was done. Retry after `Retry-After` seconds, with the same Idempotency-Key.",
+  },
 };
 
 function codesOf(status: number): ErrorCode[] {
@@ -106,6 +111,7 @@ export function buildOpenApi(
           "403": { $ref: "#/components/responses/Forbidden" },
           "404": { $ref: "#/components/responses/NotFound" },
           "500": { $ref: "#/components/responses/InternalError" },
+          "503": { $ref: "#/components/responses/ServiceUnavailable" },
         },
       },
     };
@@ -197,7 +203,7 @@ function errorStatuses(route: EngineRoute): string[] {
   if (route.failures?.length) out.push("402");
   if (route.method === "post") out.push("409", "413", "415");
   if (route.rateLimit) out.push("429");
-  out.push("431", "500");
+  out.push("431", "500", "503");
   return out.sort();
 }
 
@@ -220,7 +226,7 @@ function describe(route: EngineRoute): string {
 function errorResponse(status: string, description: string, codes: readonly ErrorCode[]): Record<string, unknown> {
   const code = codes[0]!;
   const headers: Record<string, unknown> = { "Request-Id": REQUEST_ID_HEADER };
-  if (status === "429") headers["Retry-After"] = { $ref: "#/components/headers/RetryAfter" };
+  if (status === "429" || status === "503") headers["Retry-After"] = { $ref: "#/components/headers/RetryAfter" };
   return {
     description: `${description} Codes: ${codes.map((c) => `\`${c}\``).join(", ")}.`,
     headers,

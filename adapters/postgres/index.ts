@@ -7,6 +7,7 @@ export type { PostgresDriver, SqlClient, TxClient } from "./driver";
 export { pgPoolDriver, type PgPoolLike, type PgPoolClientLike, type PgPoolDriverOptions, type PgStatement } from "./pg-pool-driver";
 export { pgliteDriver, type PGliteLike } from "./pglite-driver";
 export { MIGRATIONS, type Migration } from "./migrations";
+export { classifyUnavailable } from "./unavailable";
 
 /** Storage on a driver you built (`pgPoolDriver(pool)` or `pgliteDriver(db)`). */
 export function createPostgresStorage(options: PostgresStorageOptions): PostgresStorage {
@@ -25,7 +26,8 @@ export async function connectPostgres(
   const pg = await import("pg");
   const Pool = (pg.default?.Pool ?? (pg as unknown as { Pool: typeof pg.Pool }).Pool) as typeof pg.Pool;
   const max = options.maxConnections ?? 10;
-  const pool = new Pool({ connectionString, max });
+  // sessions show as `payrail` in pg_stat_activity unless the URL names them (`?application_name=…`)
+  const pool = new Pool({ connectionString, max, application_name: "payrail" });
   pool.on("error", () => undefined); // an idle session dropped by the server; the pool replaces it
   const { maxConnections: _, namedStatements, ...rest } = options;
   // background work leaves two sessions to requests (one when the pool is that small)

@@ -488,4 +488,12 @@ DROP TABLE {s}.chain_sequences, {s}.chain_transactions, {s}.chain_transaction_ha
   {s}.simulated_counters, {s}.simulated_transfers;
 `,
   },
+  {
+    version: 19,
+    name: "api key last used",
+    sql: `
+-- When a key last authenticated a request (written at most once a minute per key).
+ALTER TABLE {s}.api_keys ADD COLUMN last_used_at bigint;
+`,
+  },
 ];

@@ -1,5 +1,6 @@
 import { BackgroundLimit } from "../../src/ports/public";
 import { beginLazily, isStalePlan, statementName, type PostgresDriver, type SqlClient, type TxClient } from "./driver";
+import { asStorageError } from "./unavailable";
 
 /** A statement as `pg` takes it: its text, or a named (prepared once per session) statement with its values. */
 export type PgStatement = string | { name: string; text: string; values: unknown[] };
@@ -14,6 +15,9 @@ export interface PgPoolLike {
 export interface PgPoolClientLike {
   query(statement: PgStatement, params?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
   release(error?: Error | boolean): void;
+  /** `pg`'s clients are event emitters: a session the server ends while checked out emits `error`. */
+  on?(event: "error", listener: (error: Error) => void): unknown;
+  removeListener?(event: "error", listener: (error: Error) => void): unknown;
 }
 
 /**
@@ -55,11 +59,15 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
         return { rows: r.rows, rowCount: r.rowCount ?? 0 };
       } catch (e) {
         isStalePlan(e, text); // renamed for next time; the storage runs the transaction again
-        throw e;
+        throw asStorageError(e, "pg");
       }
     },
     async exec(text) {
-      await client.query(text); // no parameters: pg uses the simple protocol
+      try {
+        await client.query(text); // no parameters: pg uses the simple protocol
+      } catch (e) {
+        throw asStorageError(e, "pg");
+      }
     },
   });
   return {
@@ -73,13 +81,27 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
   };
 
   async function transaction<T>(fn: (client: TxClient) => Promise<T>, options: { durable?: boolean } = {}): Promise<T> {
-    const client = await pool.connect();
+    let client: PgPoolClientLike;
+    try {
+      client = await pool.connect();
+    } catch (e) {
+      throw asStorageError(e, "pg");
+    }
     let broken = false;
+    // The pool listens for errors of idle sessions only: one the server ends while it is checked
+    // out here (a restart, a failover, pg_terminate_backend) would emit `error` with no listener,
+    // and Node would end the process. Heard here, the session is dropped on release; the query
+    // in flight, if any, fails on its own.
+    const lost = () => {
+      broken = true;
+    };
+    client.on?.("error", lost);
     try {
       const session = wrap(client);
-      return await beginLazily(session, fn, () => (broken = true), undefined, options.durable ?? true);
+      return await beginLazily(session, fn, lost, undefined, options.durable ?? true);
     } finally {
-      client.release(broken); // a session whose ROLLBACK failed is unusable: the pool drops it
+      client.removeListener?.("error", lost);
+      client.release(broken); // a session whose ROLLBACK failed, or that the server ended, is unusable: the pool drops it
     }
   }
 }

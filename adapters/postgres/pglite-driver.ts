@@ -1,5 +1,6 @@
 import { PriorityMutex } from "../../src/ports/public";
 import { beginLazily, isStalePlan, statementName, type PostgresDriver, type SqlClient, type TxClient } from "./driver";
+import { asStorageError } from "./unavailable";
 
 /** The subset of PGlite the driver uses. */
 export interface PGliteLike {
@@ -90,7 +91,11 @@ export function pgliteDriver(db: PGliteLike, options: { ownsDatabase?: boolean }
     return types;
   };
 
-  const run = async (text: string, params: unknown[] | undefined, syncToFs: boolean): Promise<{ rows: never[]; rowCount: number }> => {
+  // a full disk under PGlite's files (ENOSPC), like a server's 53100, is storage unavailable (`classifyUnavailable`)
+  const run = (text: string, params: unknown[] | undefined, syncToFs: boolean): Promise<{ rows: never[]; rowCount: number }> =>
+    runStatement(text, params, syncToFs).catch((e: unknown) => Promise.reject(asStorageError(e, "pglite")));
+
+  const runStatement = async (text: string, params: unknown[] | undefined, syncToFs: boolean): Promise<{ rows: never[]; rowCount: number }> => {
     const name = params?.length ? statementName(text) : null;
     if (name === null) {
       const r = await db.query(text, params);
@@ -112,7 +117,11 @@ export function pgliteDriver(db: PGliteLike, options: { ownsDatabase?: boolean }
 
   const exec = async (text: string, syncToFs: boolean): Promise<void> => {
     const { serialize } = (await (loaded ??= import("@electric-sql/pglite") as unknown as Promise<PGliteProtocol>)).protocol;
-    await db.execProtocol(serialize.query(text), { syncToFs, throwOnError: true });
+    try {
+      await db.execProtocol(serialize.query(text), { syncToFs, throwOnError: true });
+    } catch (e) {
+      throw asStorageError(e, "pglite");
+    }
   };
 
   /** A ROLLBACK failed: the one session may still be inside that transaction; the next caller ends it first. */

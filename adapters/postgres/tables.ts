@@ -148,6 +148,7 @@ export const API_KEYS = table<ApiKeyRecord>(
     created: "bigint",
     expiresAt: "bigint",
     revokedAt: "bigint",
+    lastUsedAt: "bigint",
   },
   { onConflict: "(hash) DO NOTHING" },
 );

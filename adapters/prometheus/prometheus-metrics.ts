@@ -14,6 +14,8 @@ export interface PrometheusMetricsOptions {
 export interface DueWorkSource {
   dueWorkStats(): Promise<DueWorkKindStats[]>;
   readonly clock: { now(): number };
+  /** Storage failing now (the engine's `storageFailure`), for `payrail_storage_up`. */
+  storageFailure?(): { reason: string } | null;
 }
 
 const SECONDS = 1000;
@@ -153,6 +155,15 @@ export class PrometheusMetrics {
       registers,
       async collect() {
         this.set((await self.stats()) === null ? 0 : 1);
+      },
+    });
+
+    new Gauge({
+      name: `${p}storage_up`,
+      help: "0 while this process's storage sessions fail as unavailable (a restart, a failover, a full disk) and none succeeded since, 1 otherwise",
+      registers,
+      collect() {
+        this.set(self.source?.storageFailure?.() ? 0 : 1);
       },
     });
 

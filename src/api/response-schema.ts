@@ -1,4 +1,5 @@
 import type { JsonSchema } from "../validation/schema";
+import type { Json } from "../ports/storage";
 
 /**
  * Response schemas: what an API object looks like, written once. The presenter's return type is
@@ -86,6 +87,8 @@ export const o = {
   signedDecimal: (doc: Doc = {}) => schema<string>({ type: "string", pattern: SIGNED_DECIMAL }, { example: "-10.25", ...doc }),
   /** An ISO 8601 UTC timestamp. */
   time: (doc: Doc = {}) => schema<string>({ type: "string", format: "date-time" }, { example: "2026-01-15T09:30:00.000Z", ...doc }),
+  /** Any JSON value (an audit record's values before and after a change). */
+  json: (doc: Doc = {}) => schema<Json>({}, doc),
   /** Any JSON object (an event's `data.object`: its shape depends on the event type). */
   anyObject: (doc: Doc = {}) => schema<Record<string, unknown>>({ type: "object", additionalProperties: true }, doc),
   nullable: <T>(inner: ResponseSchema<T>, doc: Doc = {}): ResponseSchema<T | null> => {

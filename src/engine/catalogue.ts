@@ -78,6 +78,11 @@ export class EngineCatalogue {
     return typeof type === "string" && this.events.has(type);
   }
 
+  /** Whether an endpoint with these `enabled_events` receives events of `type` (`"*"`: every type not `namedOnly`). */
+  subscribes(enabledEvents: readonly string[], type: string): boolean {
+    return enabledEvents.includes(type) || (enabledEvents.includes("*") && this.events.get(type)?.namedOnly !== true);
+  }
+
   /** The definition of an event type (its schema and sample); undefined for a type no module declares. */
   event(type: string): EventDefinition | undefined {
     return this.events.get(type);

@@ -29,9 +29,17 @@ export interface RequestContext {
   requestId: string | null;
   /** The client's Idempotency-Key, recorded on events. */
   idempotencyKey: string | null;
+  /** Who is acting, for the audit log; absent: the host, calling the engine itself. */
+  actor?: Actor;
   /** Present while this request holds its idempotency key; the command saves its response. */
   idempotency?: IdempotencyClaim;
 }
+
+/**
+ * Who makes a change: a request authenticated by an API key (its id), the host calling the engine
+ * directly, or the engine on its own (due work).
+ */
+export type Actor = { type: "api_key"; apiKey: string } | { type: "host" } | { type: "engine" };
 
 /** Proof that a request holds an idempotency key (see `IdempotencyService.begin`). */
 export interface IdempotencyClaim {
@@ -201,7 +209,13 @@ export function systemContext(accountId: string, livemode: boolean): RequestCont
  * command (a payout create sending its legs at once), whose events still carry the request.
  */
 export function carriedContext(ctx: RequestContext): RequestContext {
-  return { accountId: ctx.accountId, livemode: ctx.livemode, requestId: ctx.requestId, idempotencyKey: ctx.idempotencyKey };
+  return {
+    accountId: ctx.accountId,
+    livemode: ctx.livemode,
+    requestId: ctx.requestId,
+    idempotencyKey: ctx.idempotencyKey,
+    ...(ctx.actor ? { actor: ctx.actor } : {}),
+  };
 }
 
 /** The context of a due work item: its account, and the request its chain of work started from. */
@@ -211,5 +225,6 @@ export function jobContext(job: Job<unknown>): RequestContext {
     livemode: job.livemode,
     requestId: job.request?.id ?? null,
     idempotencyKey: job.request?.idempotency_key ?? null,
+    actor: { type: "engine" },
   };
 }

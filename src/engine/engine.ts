@@ -16,6 +16,7 @@ import { DEFAULT_CONFIG, type EngineDeps, type ModuleDeps } from "./context";
 import { IdempotencyService } from "./idempotency";
 import { RateLimitService } from "./rate-limits";
 import { checkReadiness, type Readiness } from "./readiness";
+import { StorageWatch, type StorageFailure } from "./storage-watch";
 import { EngineCatalogue } from "./catalogue";
 import type { AnyModule, ApisOf, Kernel, ResourceModule } from "./module";
 import { bindDownload, bindRoute, type EngineDownloadRoute, type EngineRoute } from "./route";
@@ -86,6 +87,8 @@ export class Engine {
     modules: readonly AnyModule[],
     workerOptions: WorkerOptions,
     private readonly storageInitialized: () => boolean,
+    /** How storage sessions end: its health for `readiness`, a request's effects for idempotency. */
+    private readonly storageWatch: StorageWatch,
   ) {
     const worker = new WorkerRunner(deps.storage, deps.clock, deps.ids, deps.random, workerOptions, deps.parse, deps.observer);
     this.worker = worker;
@@ -95,8 +98,8 @@ export class Engine {
       worker.wake();
       for (const hook of committed) hook();
     };
-    this.idempotency = new IdempotencyService(deps);
-    this.rateLimits = new RateLimitService(deps);
+    this.idempotency = new IdempotencyService(deps, storageWatch);
+    this.rateLimits = new RateLimitService(deps, storageWatch);
     worker.handle(MAINTENANCE, maintenanceHandler(deps));
     const provided = new Map<AnyModule, unknown>();
     const forModules = moduleDeps(deps);
@@ -159,9 +162,10 @@ export class Engine {
    */
   static async create<const M extends readonly AnyModule[]>(options: EngineOptions, modules: M): Promise<EngineOf<M>> {
     const catalogue = new EngineCatalogue(modules);
-    const storage = guardStorage(options.storage);
-    await storage.init();
     const { clock } = options;
+    const watch = new StorageWatch(clock);
+    const storage = guardStorage(options.storage, watch);
+    await storage.init();
     const random = options.random ?? cryptoRandom;
     const ids = new IdGenerator(clock, random, catalogue.prefixes);
     const secret = options.secret ?? (await storage.transaction((tx) => tx.meta.setIfAbsent("cursor_secret", randomToken(random, 32))));
@@ -195,7 +199,7 @@ export class Engine {
       catalogue,
       parse: { assets, catalogue },
     };
-    const engine = new Engine(deps, modules, options.worker ?? {}, () => storage.initialized);
+    const engine = new Engine(deps, modules, options.worker ?? {}, () => storage.initialized, watch);
     const now = clock.now();
     await storage.transaction((tx) => tx.work.enqueue([newDueWork(ids, now, MAINTENANCE, {}, null, { dedupeKey: MAINTENANCE.kind })]));
     return engine as EngineOf<M>;
@@ -211,9 +215,25 @@ export class Engine {
     return deps.storage.transaction((tx) => tx.work.stats(now));
   }
 
+  /**
+   * Storage failing now, as the outcomes of this process's storage sessions say (a session ended
+   * in `StorageUnavailableError` and none succeeded since), or null: for a metric or a log line.
+   */
+  storageFailure(): StorageFailure | null {
+    return this.storageWatch.failure;
+  }
+
+  /**
+   * Calls `listener` when storage starts failing as unavailable (`failure`) and when it serves
+   * again (null, with the `previous` failure): for a host's log lines.
+   */
+  onStorageChange(listener: (failure: StorageFailure | null, previous: StorageFailure | null) => void): void {
+    this.storageWatch.onChange(listener);
+  }
+
   /** Whether this engine can serve: storage answers, its schema is in place, the workers run. */
   readiness(): Promise<Readiness> {
-    return checkReadiness(engineDeps(this), this.worker, this.storageInitialized());
+    return checkReadiness(engineDeps(this), this.worker, this.storageInitialized(), this.storageWatch);
   }
 
   /**
@@ -232,6 +252,7 @@ export class Engine {
   async close(options: CloseOptions = {}): Promise<void> {
     const deps = engineDeps(this);
     this.stopWaiting();
+    this.idempotency.stop();
     await this.worker.stop(options);
     await deps.delivery.close();
     await deps.blobs.close();

@@ -4,6 +4,7 @@ import { type ApiError, fail } from "../errors";
 import type { IdempotencyRecord } from "../ports/storage/idempotency";
 import type { Json, StorageTx } from "../ports/storage";
 import type { EngineDeps, IdempotencyClaim } from "./context";
+import type { StorageWatch } from "./storage-watch";
 
 export interface StoredResponse {
   status: number;
@@ -53,11 +54,72 @@ function canonicalJson(value: unknown): string {
 /**
  * Idempotency keys (DECISIONS.md §3; Brandur Leach's design). `begin` locks the key for the
  * request; the request's command saves its response in the same transaction as its effect
- * (`saveResponseWithin`); an error that had no effect is either saved (402, 5xx) or releases
- * the key (validation errors), so the client may try again.
+ * (`saveResponseWithin`); afterwards `finish` saves what is a completed answer and gives the key
+ * back otherwise (`completesKey`), so the client may try again.
  */
 export class IdempotencyService {
-  constructor(private readonly deps: EngineDeps) {}
+  /** Keys whose release failed (storage unavailable), retried until they are released or their lock runs out. */
+  private readonly unreleased = new Map<string, IdempotencyClaim>();
+  private retrying: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(
+    private readonly deps: EngineDeps,
+    private readonly watch: StorageWatch,
+  ) {}
+
+  /** Runs a request holding `claim` (`run`), and says whether storage sessions it opened committed a write. */
+  track<T>(run: () => Promise<T>): Promise<{ value: T; committed: boolean }> {
+    return this.watch.track(run);
+  }
+
+  /**
+   * Ends a request that held `claim` and answered `status` with `body`: a completed answer is
+   * saved (unless its command saved it with its effect already); any other gives the key back.
+   * A release that storage refuses now (it is unavailable) is retried in the background until
+   * it goes through, or until the lock would have run out and the next request takes the key over.
+   */
+  async finish(claim: IdempotencyClaim, response: StoredResponse, committed: boolean): Promise<void> {
+    if (completesKey(response.status, committed)) return this.saveIfHeld(claim, response);
+    try {
+      await this.release(claim);
+    } catch {
+      this.releaseLater(claim); // the answer stands (it is an error already); the key follows when storage is back
+    }
+  }
+
+  private releaseLater(claim: IdempotencyClaim): void {
+    this.unreleased.set(`${claim.accountId}\u0000${claim.key}`, claim);
+    this.retrying ??= setTimeout(() => void this.retryReleases(), RELEASE_RETRY_MS);
+    (this.retrying as { unref?: () => void }).unref?.();
+  }
+
+  private async retryReleases(): Promise<void> {
+    const now = this.deps.clock.now();
+    for (const [id, claim] of this.unreleased) {
+      if (now - claim.lockedAt >= this.deps.config.idempotencyLockMs) {
+        this.unreleased.delete(id); // the next request takes it over anyway
+        continue;
+      }
+      try {
+        await this.release(claim);
+        this.unreleased.delete(id);
+      } catch {
+        break; // still unavailable: all of them wait for the next round
+      }
+    }
+    this.retrying = null;
+    if (this.unreleased.size > 0) {
+      this.retrying = setTimeout(() => void this.retryReleases(), RELEASE_RETRY_MS);
+      (this.retrying as { unref?: () => void }).unref?.();
+    }
+  }
+
+  /** Stops retrying releases (the engine is closing): their locks run out instead. */
+  stop(): void {
+    if (this.retrying) clearTimeout(this.retrying);
+    this.retrying = null;
+    this.unreleased.clear();
+  }
 
   async begin(accountId: string, key: string, fingerprint: string): Promise<Result<BeginOutcome, ApiError>> {
     const now = this.deps.clock.now();
@@ -117,9 +179,18 @@ export class IdempotencyService {
   }
 }
 
-/** Whether a stored response of this status is replayed (true) or the key is released. */
-export function isStoredStatus(status: number): boolean {
-  return (status >= 200 && status < 300) || status === 402 || status >= 500;
+/** How long a failed release of a key waits before it is tried again. */
+const RELEASE_RETRY_MS = 500;
+
+/**
+ * Whether an answer completes its key (saved and replayed) or gives the key back (DECISIONS.md
+ * §3, docs/decisions.md): a success (2xx) and a refusal the engine decided (402) complete it; a
+ * server error (5xx) completes it only when the request committed something (`committed`): a
+ * failure where nothing committed (a rolled-back transaction, storage unavailable) is not a
+ * completed request, so the same key runs it again. Other 4xx come before any effect.
+ */
+export function completesKey(status: number, committed: boolean): boolean {
+  return (status >= 200 && status < 300) || status === 402 || (status >= 500 && committed);
 }
 
 /**

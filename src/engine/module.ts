@@ -67,6 +67,11 @@ export interface EventDefinition<Type extends string = string> {
   readonly description: string;
   readonly object: NamedSchema<unknown>;
   sample(ctx: SampleContext): object;
+  /**
+   * Delivered only to endpoints that name the type: `"*"` does not include it (the audit log's
+   * events about keys, endpoints and policy, which belong with a receiver chosen for them).
+   */
+  readonly namedOnly?: true;
 }
 
 /** An OpenAPI tag a module's routes are grouped under. */

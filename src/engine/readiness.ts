@@ -1,5 +1,6 @@
 import type { EngineDeps } from "./context";
 import type { WorkerRunner } from "../workers/runner";
+import type { StorageWatch } from "./storage-watch";
 
 /** One readiness check: whether it passed, and what it saw. */
 export interface ReadinessCheck {
@@ -8,17 +9,26 @@ export interface ReadinessCheck {
 }
 
 /**
- * Whether an engine can serve (`GET /readyz`): storage answers a read, the schema was created or
- * migrated by `init` and is in place, and this process's workers are running (`worker.start()`
- * was called and `stop` was not).
+ * Whether an engine can serve (`GET /readyz`): storage answers a read and is not failing (the
+ * outcomes of recent storage sessions: `StorageWatch`), the schema was created or migrated by
+ * `init` and is in place, and this process's workers are running (`worker.start()` was called
+ * and `stop` was not).
  */
 export interface Readiness {
   ready: boolean;
   checks: { storage: ReadinessCheck; migrations: ReadinessCheck; workers: ReadinessCheck };
 }
 
-/** Runs the readiness checks: one short read transaction, nothing written. */
-export async function checkReadiness(deps: EngineDeps, worker: WorkerRunner, initialized: boolean): Promise<Readiness> {
+/** The meta key the write probe sets while storage is failing. */
+export const READINESS_PROBE_KEY = "readiness_probe";
+
+/**
+ * Runs the readiness checks: one short read transaction. While storage is failing (a session
+ * ended in `StorageUnavailableError` and none succeeded since), a write too (`READINESS_PROBE_KEY`),
+ * so a full disk keeps the engine not ready while reads work, and a host that a load balancer took
+ * out of rotation finds out by itself when storage is back.
+ */
+export async function checkReadiness(deps: EngineDeps, worker: WorkerRunner, initialized: boolean, watch: StorageWatch): Promise<Readiness> {
   const started = deps.clock.now();
   let storage: ReadinessCheck;
   let schema = false;
@@ -26,9 +36,14 @@ export async function checkReadiness(deps: EngineDeps, worker: WorkerRunner, ini
     // the meta table exists only once the migrations ran; reading it proves both
     await deps.storage.transaction((tx) => tx.meta.get("cursor_secret"));
     schema = true;
+    if (watch.failure) await deps.storage.transaction((tx) => tx.meta.set(READINESS_PROBE_KEY, String(deps.clock.now())));
     storage = { ok: true, detail: `${deps.storage.name} answered in ${deps.clock.now() - started} ms` };
   } catch (e) {
     storage = { ok: false, detail: `${deps.storage.name}: ${e instanceof Error ? e.message : String(e)}` };
+  }
+  const failure = watch.failure;
+  if (failure) {
+    storage = { ok: false, detail: `${deps.storage.name} unavailable (${failure.reason}) for ${deps.clock.now() - failure.since} ms: ${failure.message}` };
   }
   const migrations: ReadinessCheck =
     initialized && schema

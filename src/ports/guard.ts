@@ -2,6 +2,16 @@ import { AdapterError } from "../errors";
 import { OBSERVER_MEMBERS, type EngineObserver } from "./observer";
 import type { AdapterStateTx } from "./adapter-state";
 import type { CommitOptions, StorageAdapter, StorageTx } from "./storage";
+import { isReadOnlyStoreMethod } from "./storage/unavailable";
+
+/**
+ * Hears how each storage session the core opens ends (`guardStorage`): `begin` is called as it
+ * starts, in the caller's async context; `wrote` says whether it called a store method that may
+ * write (`isReadOnlyStoreMethod`). The engine's `StorageWatch` implements it.
+ */
+export interface StorageSessionWatch {
+  begin(kind: "transaction" | "autocommit" | "claim"): { succeeded(wrote: boolean): void; failed(error: unknown, wrote: boolean): void };
+}
 
 /** Times the asynchronous calls of a guarded adapter, and every one that throws (see `guardMethods`). */
 export interface CallTiming {
@@ -57,15 +67,29 @@ function wrap(adapter: string, operation: string, e: unknown): AdapterError {
   return e instanceof AdapterError ? e : new AdapterError(adapter, operation, e);
 }
 
-/** Every store of a transaction, guarded (stores are the transaction's members). */
-function guardTx(name: string, tx: StorageTx): StorageTx {
+/** Every store of a transaction, guarded (stores are the transaction's members); `wrote` hears each call of a method that may write. */
+function guardTx(name: string, tx: StorageTx, wrote: () => void): StorageTx {
   const guarded: Record<string, object> = {};
-  for (const [store, methods] of Object.entries(tx)) guarded[store] = guardMethods(name, methods as object, `${store}.`);
+  const timing = writeTiming(wrote);
+  for (const [store, methods] of Object.entries(tx)) guarded[store] = guardMethods(name, methods as object, `${store}.`, timing);
   return guarded as unknown as StorageTx;
 }
 
+/** A `CallTiming` that only listens for calls of store methods that may write. */
+function writeTiming(wrote: () => void): CallTiming {
+  return {
+    now: () => 0,
+    report: (operation) => {
+      if (!isReadOnlyStoreMethod(operation.slice(operation.lastIndexOf(".") + 1))) wrote();
+    },
+  };
+}
+
 /** The storage adapter as the core uses it. */
-export function guardStorage(adapter: StorageAdapter): StorageAdapter & { readonly closed: boolean; readonly initialized: boolean } {
+export function guardStorage(
+  adapter: StorageAdapter,
+  watch?: StorageSessionWatch,
+): StorageAdapter & { readonly closed: boolean; readonly initialized: boolean } {
   const name = adapter.name;
   let initialized: Promise<void> | null = null;
   let initDone = false;
@@ -74,19 +98,33 @@ export function guardStorage(adapter: StorageAdapter): StorageAdapter & { readon
     if (closed) throw new Error(`storage ${name} is closed (${operation} after close)`);
   };
   /** A transaction of some kind: what `fn` throws reaches the caller as it is, the adapter's own failures wrapped. */
-  const session = async <X, T>(operation: string, begin: (inner: (tx: X) => Promise<T>) => Promise<T>, fn: (tx: X) => Promise<T>): Promise<T> => {
+  const session = async <X, T>(
+    operation: string,
+    begin: (inner: (tx: X) => Promise<T>) => Promise<T>,
+    fn: (tx: X, wrote: () => void) => Promise<T>,
+    kind: "transaction" | "autocommit" = "transaction",
+  ): Promise<T> => {
     open(operation);
+    const watching = watch?.begin(kind);
+    let wrote = false;
+    const onWrite = () => {
+      wrote = true;
+    };
     let thrownByFn: { error: unknown } | null = null;
     try {
-      return await begin(async (tx) => {
+      const value = await begin(async (tx) => {
+        wrote = false; // a transaction the adapter runs again starts over
         try {
-          return await fn(tx);
+          return await fn(tx, onWrite);
         } catch (e) {
           thrownByFn = { error: e };
           throw e;
         }
       });
+      watching?.succeeded(wrote);
+      return value;
     } catch (e) {
+      watching?.failed(e, wrote);
       if (thrownByFn && (thrownByFn as { error: unknown }).error === e) throw e;
       throw wrap(name, operation, e);
     }
@@ -95,7 +133,8 @@ export function guardStorage(adapter: StorageAdapter): StorageAdapter & { readon
     session(
       operation,
       (inner: (tx: StorageTx) => Promise<T>) => adapter[operation](inner, options),
-      (tx) => fn(guardTx(name, tx)),
+      (tx, onWrite) => fn(guardTx(name, tx, onWrite)),
+      operation,
     );
   return {
     name,
@@ -131,16 +170,20 @@ export function guardStorage(adapter: StorageAdapter): StorageAdapter & { readon
           return session<AdapterStateTx, T>(
             `${label}transaction`,
             (inner) => store.transaction(inner, options),
-            (tx) => fn(guardMethods(name, tx, label)),
+            (tx, onWrite) => fn(guardMethods(name, tx, label, writeTiming(onWrite))),
           );
         },
       };
     },
     async claimDueWork(request) {
       open("claimDueWork");
+      const watching = watch?.begin("claim");
       try {
-        return await adapter.claimDueWork(request);
+        const claimed = await adapter.claimDueWork(request);
+        watching?.succeeded(false); // a claim that found nothing wrote nothing: it says nothing of a full disk
+        return claimed;
       } catch (e) {
+        watching?.failed(e, false);
         throw wrap(name, "claimDueWork", e);
       }
     },

@@ -27,6 +27,12 @@ export { isBlobKey, assertBlobKey } from "./blobs";
 export { IdempotencyKeyLostError } from "./storage/idempotency";
 /** Thrown by `ResourceStore.update` when the document changed since the version it was read at. */
 export { StaleResourceError } from "./storage/resources";
+/**
+ * What a storage adapter throws while storage is unavailable (a restart, a failover, a full disk:
+ * `StorageUnavailableReason`); the engine answers 503 and retries. `isReadOnlyStoreMethod` tells
+ * the store methods that only read from those that may write.
+ */
+export { StorageUnavailableError, isReadOnlyStoreMethod, type StorageUnavailableReason } from "./storage/unavailable";
 /** The observer that observes nothing, the list of its members, and several observers as one. */
 export { NO_OBSERVER, OBSERVER_MEMBERS, combineObservers } from "./observer";
 

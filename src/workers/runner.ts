@@ -4,6 +4,8 @@ import { NO_OBSERVER, type EngineObserver, type WorkOutcomeKind } from "../ports
 import type { DueWorkRecord, StorageAdapter } from "../ports/storage";
 import type { ParseContext } from "../validation/schema";
 import { inBackground } from "../concurrency/priority";
+import { causeOf } from "../errors";
+import { StorageUnavailableError } from "../ports/storage/unavailable";
 import { toJob, type JobHandler, type WorkKind, type WorkScope } from "./due-work";
 import { WorkLanes, claimable as laneClaimable, type LaneState, type WorkLane } from "./work-lanes";
 import { backoffMs, runAndSettle, type Settler, type WorkHandler } from "./work-settlement";
@@ -36,6 +38,9 @@ export interface WorkerOptions {
   /** Called with errors the runner swallowed (handler failures, poll failures). */
   onError?: (error: unknown, job?: DueWorkRecord) => void;
 }
+
+/** The longest wait of the polling loop between claims that found storage unavailable. */
+const UNAVAILABLE_BACKOFF_MAX_MS = 5_000;
 
 /** What typed work handlers parse payloads with (the engine's asset registry). */
 export type WorkParseContext = ParseContext;
@@ -85,7 +90,15 @@ export class WorkerRunner {
       onError: options.onError,
     };
     const { maxAttempts, onError } = this.opts;
-    this.settler = { storage, clock, owner: this.owner, maxAttempts, backoff: (attempts) => this.backoff(attempts), onError };
+    this.settler = {
+      storage,
+      clock,
+      owner: this.owner,
+      maxAttempts,
+      backoff: (attempts) => this.backoff(attempts),
+      onError,
+      stopping: () => this.stopping?.signal.aborted ?? false,
+    };
   }
 
   /** The lease of a claim in the default lane (`WorkerOptions.leaseMs`). */
@@ -135,19 +148,24 @@ export class WorkerRunner {
     const stopping = new AbortController();
     this.stopping = stopping;
     this.loop = (async () => {
+      let failures = 0;
       while (!stopping.signal.aborted) {
         let ran = 0;
         this.woken = false;
         try {
           ran = await this.runDue();
+          failures = 0;
         } catch (e) {
+          // storage unavailable (a restart, a failover): wait longer each time, up to the cap, and go on
+          failures = causeOf(e, StorageUnavailableError) ? failures + 1 : 0;
           this.opts.onError?.(e);
         }
         // a wake that came while draining may be for work committed after the last claim
-        if (ran > 0 || this.woken || stopping.signal.aborted) continue;
+        if (failures === 0 && (ran > 0 || this.woken || stopping.signal.aborted)) continue;
         this.nap = new AbortController();
-        const wake = AbortSignal.any([stopping.signal, this.nap.signal]);
-        await this.clock.sleep(this.opts.pollMs, wake).catch(() => undefined);
+        const wake = AbortSignal.any([stopping.signal, this.nap.signal]); // a commit means storage is back: no need to wait
+        const wait = failures === 0 ? this.opts.pollMs : Math.min(UNAVAILABLE_BACKOFF_MAX_MS, this.opts.pollMs * 2 ** Math.min(failures, 10));
+        await this.clock.sleep(wait, wake).catch(() => undefined);
       }
     })();
   }

@@ -3,6 +3,8 @@ import type { Clock } from "../ports/clock";
 import type { WorkOutcomeKind } from "../ports/observer";
 import type { DueWorkRecord, StorageAdapter } from "../ports/storage";
 import { PermanentWorkError } from "./due-work";
+import { causeOf } from "../errors";
+import { StorageUnavailableError } from "../ports/storage/unavailable";
 
 /**
  * What a handler tells the runner: finished (the item is deleted), run again later (a retry
@@ -38,6 +40,8 @@ export interface Settler {
   /** The wait before a failed item runs again, after `attempts` failed attempts. */
   backoff(attempts: number): number;
   onError?: ((error: unknown, job?: DueWorkRecord) => void) | undefined;
+  /** Whether the runner is stopping (a settle that storage refuses is not tried again then). */
+  stopping?: () => boolean;
 }
 
 /**
@@ -67,26 +71,36 @@ export async function runAndSettle(
     }
   }
   dead ||= outcome.kind === "retry" && job.attempts >= settler.maxAttempts;
-  try {
-    if (outcome.kind === "settled") return outcome.next ? { observed: "settled", next: outcome.next } : { observed: "settled" };
-    if (outcome.kind === "done") {
-      await settler.storage.transaction((tx) => tx.work.complete(job.id, settler.owner));
-    } else {
-      await settler.storage.transaction((tx) =>
-        tx.work.release(job.id, settler.owner, {
-          runAt: outcome.at,
-          lastError: outcome.kind === "retry" ? outcome.error : null,
-          dead,
-          resetAttempts: outcome.kind === "reschedule",
-        }),
-      );
+  if (outcome.kind === "settled") return outcome.next ? { observed: "settled", next: outcome.next } : { observed: "settled" };
+  const settle = () =>
+    outcome.kind === "done"
+      ? settler.storage.transaction((tx) => tx.work.complete(job.id, settler.owner))
+      : settler.storage.transaction((tx) =>
+          tx.work.release(job.id, settler.owner, {
+            runAt: outcome.at,
+            lastError: outcome.kind === "retry" ? outcome.error : null,
+            dead,
+            resetAttempts: outcome.kind === "reschedule",
+          }),
+        );
+  for (let tries = 1; ; tries++) {
+    try {
+      await settle();
+      break;
+    } catch (e) {
+      settler.onError?.(e, job);
+      // Storage unavailable for a moment (a restart, a failover): try again shortly, so the item is
+      // not left leased until its lease runs out. Otherwise (or for too long) the lease expires and
+      // the item runs again: at least once.
+      if (!causeOf(e, StorageUnavailableError) || tries >= SETTLE_TRIES || settler.stopping?.()) break;
+      await new Promise((r) => setTimeout(r, Math.min(2_000, 100 * 2 ** tries)));
     }
-  } catch (e) {
-    // The lease expires and the item runs again: at-least-once.
-    settler.onError?.(e, job);
   }
   return { observed: dead ? "dead" : outcome.kind };
 }
+
+/** Attempts at settling an item while storage is unavailable (about 12 s in all). */
+const SETTLE_TRIES = 8;
 
 /** Exponential backoff from `baseMs`, capped at `maxMs`, with ±10 % jitter, after `attempts` failed attempts. */
 export function backoffMs(attempts: number, baseMs: number, maxMs: number, random: RandomSource): number {

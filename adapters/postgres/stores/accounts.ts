@@ -41,6 +41,7 @@ export function accountStore(tx: PgTxContext): AccountStore {
       const params: unknown[] = [accountId, id];
       if (change.expiresAt !== undefined) sets.push(`expires_at = $${params.push(change.expiresAt)}`);
       if (change.revokedAt !== undefined) sets.push(`revoked_at = $${params.push(change.revokedAt)}`);
+      if (change.lastUsedAt !== undefined) sets.push(`last_used_at = $${params.push(change.lastUsedAt)}`);
       if (!sets.length) return (await this.getApiKey(accountId, id)) !== null;
       const r = await tx.run(`UPDATE ${s}.api_keys SET ${sets.join(", ")} WHERE account_id = $1 AND id = $2`, params);
       return r.rowCount === 1;

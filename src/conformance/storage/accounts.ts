@@ -15,6 +15,7 @@ export function accountSuite(s: SuiteContext): void {
       created: T0 + n,
       expiresAt: null,
       revokedAt: null,
+      lastUsedAt: null,
       ...extra,
     });
 
@@ -51,7 +52,13 @@ export function accountSuite(s: SuiteContext): void {
       expect(await run((tx) => tx.accounts.updateApiKey("acct_a", "key_2", { expiresAt: T0 + 60_000 }))).toBe(true);
       expect(await run((tx) => tx.accounts.updateApiKey("acct_a", "key_2", { revokedAt: T0 + 5 }))).toBe(true);
       expect(await run((tx) => tx.accounts.updateApiKey("acct_a", "key_4", { revokedAt: T0 }))).toBe(false);
-      expect(await run((tx) => tx.accounts.findApiKey(apiKey(2).hash))).toEqual({ ...apiKey(2), expiresAt: T0 + 60_000, revokedAt: T0 + 5 });
+      expect(await run((tx) => tx.accounts.updateApiKey("acct_a", "key_2", { lastUsedAt: T0 + 7 }))).toBe(true);
+      expect(await run((tx) => tx.accounts.findApiKey(apiKey(2).hash))).toEqual({
+        ...apiKey(2),
+        expiresAt: T0 + 60_000,
+        revokedAt: T0 + 5,
+        lastUsedAt: T0 + 7,
+      });
       expect(await run((tx) => tx.accounts.findApiKey(apiKey(4).hash))).toEqual(apiKey(4, { accountId: "acct_b" }));
       await run(async (tx) => {
         await tx.accounts.updateApiKey("acct_a", "key_1", { revokedAt: T0 });

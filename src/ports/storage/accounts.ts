@@ -32,10 +32,15 @@ export interface ApiKeyRecord {
   expiresAt: number | null;
   /** When it was revoked (it no longer authenticates), or null. */
   revokedAt: number | null;
+  /**
+   * When it last authenticated a request, to the minute (the engine writes it at most once a
+   * minute per key), or null when it never has.
+   */
+  lastUsedAt: number | null;
 }
 
-/** What a key's lifecycle changes: its expiry and its revocation. */
-export type ApiKeyChange = Partial<Pick<ApiKeyRecord, "expiresAt" | "revokedAt">>;
+/** What a key's lifecycle changes: its expiry, its revocation, and when it was last used. */
+export type ApiKeyChange = Partial<Pick<ApiKeyRecord, "expiresAt" | "revokedAt" | "lastUsedAt">>;
 
 export interface AccountStore {
   /** Inserts an account; the id is new. */

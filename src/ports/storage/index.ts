@@ -23,6 +23,7 @@ export type * from "./meta";
 export type * from "./rate-limits";
 export type * from "./resources";
 export { StaleResourceError } from "./resources";
+export { StorageUnavailableError, isReadOnlyStoreMethod, type StorageUnavailableReason } from "./unavailable";
 
 /**
  * The storage port: everything the engine keeps. Two adapters implement it (memory and

@@ -5,9 +5,11 @@ import { ApiError, expectOk, fail } from "../../errors";
 import type { AccountRecord, Json } from "../../ports/storage";
 import { isoTime } from "../../validation/timestamp";
 import { isApiKeyFormat } from "./auth";
-import { newApiKey } from "../api-keys/api-keys-service";
+import { insertApiKey, newApiKey } from "../api-keys/api-keys-service";
 import { systemContext, type ModuleDeps, type RequestContext } from "../../engine/context";
 import { type AccountPolicy, type PolicyInput, parsePolicy, policyOf } from "./policy";
+import type { UnitOfWork } from "../../engine/unit-of-work";
+import { changesBetween, recordAudit } from "../audit-log/audit-doc";
 
 /** `GET /v1/account`: who the key belongs to and the account's payout policy. */
 export type AccountObject = Out<typeof Account>;
@@ -93,10 +95,10 @@ export class AccountsService {
     if (policy.isErr()) return policy;
     const known = await this.get(accountId);
     if (!known) return fail("resource_missing", `No such account: ${accountId}`);
-    return this.deps.storage.command(systemContext(accountId, known.livemode), async ({ tx }) => {
-      const account = await tx.accounts.getAccount(accountId);
+    return this.deps.storage.command(systemContext(accountId, known.livemode), async (uow) => {
+      const account = await uow.tx.accounts.getAccount(accountId);
       if (!account) return fail("resource_missing", `No such account: ${accountId}`);
-      await tx.accounts.updateAccountSettings(accountId, { ...(account.settings as object), policy: policy.value });
+      await changePolicy(uow, account, policy.value);
       return ok(policy.value);
     });
   }
@@ -119,17 +121,15 @@ export class AccountsService {
     const parsed = parsePolicy(this.deps.parse, input);
     if (parsed.isErr()) return err(parsed.error);
     const given = input as Partial<Record<keyof AccountPolicy, unknown>>;
-    return this.deps.storage.command(ctx, async ({ tx }) => {
-      const account = await tx.accounts.getAccount(ctx.accountId);
+    return this.deps.storage.command(ctx, async (uow) => {
+      const account = await uow.tx.accounts.getAccount(ctx.accountId);
       if (!account) return fail("resource_missing", `No such account: ${ctx.accountId}`);
       const current = policyOf(account.settings);
       const policy: AccountPolicy = {
         max_payout_amount: given.max_payout_amount !== undefined ? parsed.value.max_payout_amount : current.max_payout_amount,
         approval_threshold: given.approval_threshold !== undefined ? parsed.value.approval_threshold : current.approval_threshold,
       };
-      const settings = { ...(account.settings as object), policy };
-      await tx.accounts.updateAccountSettings(ctx.accountId, settings as Json);
-      return ok(presentAccount({ ...account, settings: settings as Json }));
+      return ok(await changePolicy(uow, account, policy));
     });
   }
 
@@ -148,7 +148,7 @@ export class AccountsService {
     }
     const made = newApiKey(this.deps, account, { scopes, ...(key !== undefined ? { key } : {}) });
     const inserted = expectOk(
-      await this.deps.storage.command(systemContext(accountId, account.livemode), async ({ tx }) => ok(await tx.accounts.insertApiKey(made.record))),
+      await this.deps.storage.command(systemContext(accountId, account.livemode), async (uow) => ok(await insertApiKey(uow, made.record))),
       "an API key inserts or is found taken",
     );
     if (!inserted) {
@@ -157,4 +157,22 @@ export class AccountsService {
     }
     return ok({ key: made.key, redacted: made.record.redacted, scopes });
   }
+}
+
+/**
+ * Replaces the account's policy in `uow`, recording the change in the audit log (with an
+ * `account.policy_updated` event) when it changes anything; the account as it is now.
+ */
+async function changePolicy(uow: UnitOfWork, account: AccountRecord, policy: AccountPolicy): Promise<AccountObject> {
+  const settings = { ...(account.settings as object), policy } as Json;
+  const before = policyOf(account.settings);
+  const changes = changesBetween(
+    { max_payout_amount: before.max_payout_amount, approval_threshold: before.approval_threshold },
+    { max_payout_amount: policy.max_payout_amount, approval_threshold: policy.approval_threshold },
+  );
+  const object = presentAccount({ ...account, settings });
+  if (Object.keys(changes).length === 0) return object;
+  await uow.tx.accounts.updateAccountSettings(account.id, settings);
+  await recordAudit(uow, "account.policy_updated", { type: "account", id: account.id }, object, changes);
+  return object;
 }

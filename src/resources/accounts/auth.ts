@@ -4,6 +4,7 @@ import { type ApiError, fail } from "../../errors";
 import type { ModuleDeps } from "../../engine/context";
 import { FULL_ACCESS, scopesAllow, type RouteScope } from "../../engine/scopes";
 import { keyUsable } from "../api-keys/key-usable";
+import type { ApiKeyRecord } from "../../ports/storage";
 
 /** Who an API key says the caller is. */
 export interface Principal {
@@ -12,7 +13,12 @@ export interface Principal {
   /** Empty means full access. */
   scopes: readonly string[];
   keyHash: string;
+  /** `key_…`: how the audit log and request logs name the key (never the key itself). */
+  keyId: string;
 }
+
+/** How fresh a key's `last_used` is kept: it is written at most once a minute per key. */
+export const LAST_USED_RESOLUTION_MS = 60_000;
 
 const KEY_PATTERN = /^sk_(test|live)_[A-Za-z0-9_-]{16,200}$/;
 
@@ -46,7 +52,22 @@ export class AuthService {
     if (!keyUsable(record, this.deps.clock.now())) {
       return fail("api_key_invalid", record.revokedAt !== null ? "This API key was revoked" : "This API key expired");
     }
-    return ok({ accountId: record.accountId, livemode: record.livemode, scopes: record.scopes, keyHash: hash });
+    await this.noteUse(record);
+    return ok({ accountId: record.accountId, livemode: record.livemode, scopes: record.scopes, keyHash: hash, keyId: record.id });
+  }
+
+  /**
+   * Keeps the key's `last_used` to the minute: written when the stored one is a minute old or
+   * more, in a small transaction of its own, so a busy key costs one write a minute. A failure
+   * to write it never fails the request (durable or not: the next request writes it again).
+   */
+  private async noteUse(record: ApiKeyRecord): Promise<void> {
+    const now = this.deps.clock.now();
+    if (record.lastUsedAt !== null && now - record.lastUsedAt < LAST_USED_RESOLUTION_MS) return;
+    // not durable: a crash of the database may lose a minute of it, which the next request mends
+    await this.deps.storage
+      .engineWork((tx) => tx.accounts.updateApiKey(record.accountId, record.id, { lastUsedAt: now }), { durable: false })
+      .catch(() => undefined);
   }
 
   /** `permission_denied` unless the principal has the scope. */

@@ -1,4 +1,5 @@
 import { defineModule, operations } from "../../engine/module";
+import { ACCOUNT_EVENTS } from "./account-events";
 import { AccountsService } from "./accounts-service";
 import { AuthService } from "./auth";
 import { accountRoutes, type AccountsApi } from "./routes";
@@ -13,6 +14,7 @@ export const accountsModule = defineModule({
   ids: { key: "API key" },
   scopes: ["account"],
   tags: [{ name: "Account", description: "The account of the API key and its payout policy" }],
+  events: ACCOUNT_EVENTS,
   routes: accountRoutes,
   setup: ({ deps }): { api: AccountsApi } => {
     const accounts = new AccountsService(deps);

@@ -14,6 +14,7 @@ export const ApiKey = o.named(
       status: o.enum(["active", "expired", "revoked"] as const),
       expires_at: o.nullable(o.time({ description: "When a rolled key stops working" })),
       revoked_at: o.nullable(o.time()),
+      last_used: o.nullable(o.time({ description: "When the key last authenticated a request, to the minute; null if it never has" })),
       created: o.time(),
       secret: o.optional(
         o.string({

@@ -5,7 +5,9 @@ import type { ModuleDeps, RequestContext } from "../../engine/context";
 import { type ApiError, fail } from "../../errors";
 import { randomToken } from "../../ids";
 import { type ListEnvelope, type PagedList, listPage, pagedList } from "../../lists/list-page";
-import type { ApiKeyRecord, StorageTx } from "../../ports/storage";
+import type { ApiKeyRecord } from "../../ports/storage";
+import type { UnitOfWork } from "../../engine/unit-of-work";
+import { changesBetween, recordAudit } from "../audit-log/audit-doc";
 import { isoTime } from "../../validation/timestamp";
 import { hashApiKey, redactApiKey } from "../accounts/auth";
 import { keyUsable } from "./key-usable";
@@ -45,8 +47,20 @@ export function newApiKey(
       created: deps.clock.now(),
       expiresAt: null,
       revokedAt: null,
+      lastUsedAt: null,
     },
   };
+}
+
+/**
+ * Stores a new key in `uow` and records its creation (an audit record and `api_key.created`,
+ * neither with the key); false, with nothing written, when its hash is taken already.
+ */
+export async function insertApiKey(uow: UnitOfWork, record: ApiKeyRecord): Promise<boolean> {
+  if (!(await uow.tx.accounts.insertApiKey(record))) return false;
+  const changes = changesBetween({}, { name: record.name, scopes: record.scopes });
+  await recordAudit(uow, "api_key.created", { type: "api_key", id: record.id }, presentApiKey(record, uow.now), changes);
+  return true;
 }
 
 export function presentApiKey(key: ApiKeyRecord, now: number, secret?: string): ApiKeyObject {
@@ -60,6 +74,7 @@ export function presentApiKey(key: ApiKeyRecord, now: number, secret?: string): 
     status: key.revokedAt !== null ? "revoked" : keyUsable(key, now) ? "active" : "expired",
     expires_at: key.expiresAt === null ? null : isoTime(key.expiresAt),
     revoked_at: key.revokedAt === null ? null : isoTime(key.revokedAt),
+    last_used: key.lastUsedAt === null ? null : isoTime(key.lastUsedAt),
     created: isoTime(key.created),
   };
   return secret === undefined ? object : { ...object, secret };
@@ -84,9 +99,9 @@ export class ApiKeysService {
         name: parsed.value.name ?? null,
       },
     );
-    return this.write(ctx, async (tx) => {
-      if (!(await tx.accounts.insertApiKey(record))) throw new Error("a new API key collided with a stored one");
-      return ok(presentApiKey(record, this.deps.clock.now(), key));
+    return this.write(ctx, async (uow) => {
+      if (!(await insertApiKey(uow, record))) throw new Error("a new API key collided with a stored one");
+      return ok(presentApiKey(record, uow.now, key));
     });
   }
 
@@ -108,8 +123,8 @@ export class ApiKeysService {
     const parsed = rollApiKeySchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const grace = (parsed.value.grace_period ?? 0) * 1000;
-    return this.write(ctx, async (tx) => {
-      const now = this.deps.clock.now();
+    return this.write(ctx, async (uow) => {
+      const { tx, now } = uow;
       const old = await tx.accounts.getApiKey(ctx.accountId, id, { lock: true });
       if (!old) return missing(id);
       if (!keyUsable(old, now)) return fail("parameter_invalid", `API key ${id} is ${presentApiKey(old, now).status}: it cannot be rolled`, { param: "id" });
@@ -117,19 +132,26 @@ export class ApiKeysService {
       await tx.accounts.updateApiKey(ctx.accountId, id, { expiresAt });
       const { key, record } = newApiKey(this.deps, { id: ctx.accountId, livemode: ctx.livemode }, { scopes: [...old.scopes], name: old.name });
       if (!(await tx.accounts.insertApiKey(record))) throw new Error("a new API key collided with a stored one");
+      // the old key is what changed: it now expires, replaced by the new one
+      await recordAudit(uow, "api_key.rolled", { type: "api_key", id }, presentApiKey({ ...old, expiresAt }, now), {
+        expires_at: { from: old.expiresAt === null ? null : isoTime(old.expiresAt), to: isoTime(expiresAt) },
+        replaced_by: { from: null, to: record.id },
+      });
       return ok(presentApiKey(record, now, key));
     });
   }
 
   /** The key stops authenticating at once (revoking a revoked key changes nothing). */
   async revoke(ctx: RequestContext, id: string): Promise<Result<ApiKeyObject, ApiError>> {
-    return this.write(ctx, async (tx) => {
-      const now = this.deps.clock.now();
+    return this.write(ctx, async (uow) => {
+      const { tx, now } = uow;
       const key = await tx.accounts.getApiKey(ctx.accountId, id, { lock: true });
       if (!key) return missing(id);
       if (key.revokedAt !== null) return ok(presentApiKey(key, now));
       await tx.accounts.updateApiKey(ctx.accountId, id, { revokedAt: now });
-      return ok(presentApiKey({ ...key, revokedAt: now }, now));
+      const revoked = presentApiKey({ ...key, revokedAt: now }, now);
+      await recordAudit(uow, "api_key.revoked", { type: "api_key", id }, revoked, { revoked_at: { from: null, to: isoTime(now) } });
+      return ok(revoked);
     });
   }
 
@@ -152,8 +174,8 @@ export class ApiKeysService {
    * One command, its idempotent response saved without the secret: a replay answers the same
    * key, never its secret again.
    */
-  private write(ctx: RequestContext, fn: (tx: StorageTx) => Promise<Result<ApiKeyObject, ApiError>>): Promise<Result<ApiKeyObject, ApiError>> {
-    return this.deps.storage.command(ctx, (uow) => fn(uow.tx), { stored: ({ secret: _secret, ...shown }) => shown });
+  private write(ctx: RequestContext, fn: (uow: UnitOfWork) => Promise<Result<ApiKeyObject, ApiError>>): Promise<Result<ApiKeyObject, ApiError>> {
+    return this.deps.storage.command(ctx, fn, { stored: ({ secret: _secret, ...shown }) => shown });
   }
 }
 

@@ -1,4 +1,5 @@
 import { defineModule, operations } from "../../engine/module";
+import { API_KEY_EVENTS } from "./api-key-events";
 import { ApiKeysService } from "./api-keys-service";
 import { apiKeyRoutes } from "./routes";
 
@@ -10,6 +11,7 @@ export type { ApiKeysApi } from "./routes";
 export const apiKeysModule = defineModule({
   name: "api_keys",
   tags: [{ name: "API keys", description: "The account's API keys: created, rolled and revoked by full-access keys" }],
+  events: API_KEY_EVENTS,
   routes: apiKeyRoutes,
   setup: ({ deps }) => ({ api: { apiKeys: operations(new ApiKeysService(deps), ["create", "retrieve", "list", "roll", "revoke"]) } }),
 });

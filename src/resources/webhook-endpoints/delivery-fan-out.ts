@@ -5,7 +5,8 @@ import { newDueWork, type Job } from "../../workers/due-work";
 import { GroupCommit } from "../../workers/group-commit";
 import type { WorkOutcome } from "../../workers/work-settlement";
 import type { ModuleDeps } from "../../engine/context";
-import { WEBHOOK_ENDPOINTS, subscribes, type WebhookEndpointDoc } from "./webhook-endpoints-service";
+import { WEBHOOK_ENDPOINTS, type WebhookEndpointDoc } from "./webhook-endpoints-service";
+import type { EngineCatalogue } from "../../engine/catalogue";
 
 /**
  * Fan-outs running at once in a process: their own lane, so events reach their endpoints while a
@@ -22,9 +23,10 @@ const ENDPOINT_PAGE = 200;
 export function fannedOut(
   events: FanoutPayload["events"],
   endpoints: readonly Pick<WebhookEndpointDoc, "id" | "enabledEvents">[],
+  catalogue: Pick<EngineCatalogue, "subscribes">,
 ): { endpoint: string; events: string[] }[] {
   return endpoints.flatMap((endpoint) => {
-    const theirs = events.filter((event) => subscribes(endpoint.enabledEvents, event.type)).map((event) => event.id);
+    const theirs = events.filter((event) => catalogue.subscribes(endpoint.enabledEvents, event.type)).map((event) => event.id);
     return deliveryChunks(theirs).map((chunk) => ({ endpoint: endpoint.id, events: chunk }));
   });
 }
@@ -38,7 +40,7 @@ export function fannedOut(
 export class DeliveryFanOut {
   private readonly fanOuts: GroupCommit<Job<FanoutPayload>, void>;
 
-  constructor(private readonly deps: Pick<ModuleDeps, "clock" | "ids" | "storage">) {
+  constructor(private readonly deps: Pick<ModuleDeps, "catalogue" | "clock" | "ids" | "storage">) {
     // every fan-out the lane runs at once may share one transaction, whatever the storage
     this.fanOuts = new GroupCommit(deps.storage.capabilities, { maxBatch: FAN_OUTS_AT_ONCE, parallel: 2 }, (jobs) => this.write(jobs));
   }
@@ -67,7 +69,7 @@ export class DeliveryFanOut {
         for (const [accountId, theirs] of groupBy(jobs, (job) => job.accountId)) {
           const endpoints = await enabledEndpoints(tx, accountId);
           for (const { payload, livemode } of theirs) {
-            for (const item of fannedOut(payload.events, endpoints)) {
+            for (const item of fannedOut(payload.events, endpoints, this.deps.catalogue)) {
               const delivery = { ...item, trigger: "scheduled" as const };
               work.push(newDueWork(this.deps.ids, now, WEBHOOK_DELIVERY, delivery, { accountId, livemode }, { group: item.endpoint }));
             }

@@ -132,13 +132,7 @@ export class DeliveryRecord {
     const { next, handed } = await this.deps.storage.engineWork(
       async (tx) => {
         const now = this.deps.clock.now();
-        // endpoints first, in id order, so two batches never wait on each other's locks
-        const gone = [
-          ...new Map(
-            items.flatMap(({ delivery, sent }) => (sent.some((s) => s.outcome.gone) ? [[delivery.endpoint.id, delivery.job.accountId] as const] : [])),
-          ),
-        ].sort(([a], [b]) => (a < b ? -1 : 1));
-        for (const [endpointId, accountId] of gone) await this.endpoints.markGone(tx, accountId, endpointId, now);
+        const gone = goneEndpoints(items);
         // every item of one batch was claimed by this process's runner: one owner, one statement
         const completed = new Set<string>();
         for (const [owner, mine] of groupBy(items, (item) => item.delivery.job.leaseOwner)) {
@@ -185,6 +179,14 @@ export class DeliveryRecord {
       { wakeWhen: ({ due }) => due },
     );
     for (const [id, delivery] of handed) this.handedOn.set(id, delivery);
+    // the attempts that met a 410 are recorded: now each such endpoint is disabled, audited
+    for (const [endpointId, job] of goneEndpoints(items)) await this.endpoints.markGone(job.accountId, job.livemode, endpointId);
     return next;
   }
+}
+
+/** The endpoints that answered 410 in these items, in id order, each with one of its jobs. */
+function goneEndpoints(items: readonly RecordRequest[]): [string, RecordRequest["delivery"]["job"]][] {
+  const gone = new Map(items.flatMap(({ delivery, sent }) => (sent.some((s) => s.outcome.gone) ? [[delivery.endpoint.id, delivery.job] as const] : [])));
+  return [...gone].sort(([a], [b]) => (a < b ? -1 : 1));
 }

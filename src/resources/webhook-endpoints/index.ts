@@ -1,6 +1,7 @@
 import { defineModule, operations } from "../../engine/module";
 import { deliveryWork } from "./delivery-handlers";
 import { webhookEndpointRoutes } from "./routes";
+import { WEBHOOK_ENDPOINT_EVENTS } from "./webhook-endpoint-events";
 import { WebhookDeliveriesService } from "./webhook-deliveries-service";
 import { WebhookEndpointsService } from "./webhook-endpoints-service";
 
@@ -31,6 +32,7 @@ export const webhooksModule = defineModule({
   ids: { we: "webhook endpoint", dlv: "webhook delivery" },
   scopes: ["webhook_endpoints"],
   tags: [{ name: "Webhook endpoints", description: "Receivers of signed events, their delivery log and replays" }],
+  events: WEBHOOK_ENDPOINT_EVENTS,
   routes: webhookEndpointRoutes,
   setup: ({ deps, worker }) => {
     const webhookEndpoints = new WebhookEndpointsService(deps);

@@ -9,7 +9,7 @@ import { type ListEnvelope, type PagedList, listPage, pagedList } from "../../li
 import type { DeliveryLogRecord } from "../../ports/storage";
 import { isoTime } from "../../validation/timestamp";
 import type { ModuleDeps, RequestContext } from "../../engine/context";
-import { subscribes, type WebhookEndpointsService } from "./webhook-endpoints-service";
+import type { WebhookEndpointsService } from "./webhook-endpoints-service";
 import { type ListDeliveriesParams, type ReplayInput, listDeliveriesSchema, replaySchema } from "./webhook-endpoint-schemas";
 
 /** What `expand[]` replaces in a delivery log entry: its event (kept 30 days, longer than the log). */
@@ -53,7 +53,7 @@ const REPLAY_PAGE = 1000;
  */
 export class WebhookDeliveriesService {
   constructor(
-    private readonly deps: Pick<ModuleDeps, "assets" | "clock" | "config" | "cursors" | "parse" | "storage">,
+    private readonly deps: Pick<ModuleDeps, "assets" | "catalogue" | "clock" | "config" | "cursors" | "parse" | "storage">,
     private readonly endpoints: WebhookEndpointsService,
   ) {}
 
@@ -118,7 +118,7 @@ export class WebhookDeliveriesService {
             limit: REPLAY_PAGE,
             ...(after ? { after } : {}),
           });
-          for (const e of page) if (subscribes(endpoint.enabledEvents, e.type)) events.push(e.id);
+          for (const e of page) if (this.deps.catalogue.subscribes(endpoint.enabledEvents, e.type)) events.push(e.id);
           if (page.length < REPLAY_PAGE) break;
           const last = page[page.length - 1]!;
           after = { created: last.created, id: last.id };

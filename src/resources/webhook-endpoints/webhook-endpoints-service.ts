@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { DeletedWebhookEndpointSchema, WebhookEndpoint } from "./webhook-endpoint-objects";
 import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
@@ -6,9 +7,11 @@ import { randomToken } from "../../ids";
 import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-page";
 import { startMachine, stepMachine } from "../../engine/machine-step";
 import { endpointState, endpointStatus, webhookEndpointMachine, type WebhookEndpointEvent, type WebhookEndpointState } from "./webhook-endpoint-machine";
-import type { StorageTx } from "../../ports/storage";
+import type { Json } from "../../ports/storage";
+import type { UnitOfWork } from "../../engine/unit-of-work";
+import { type AuditAction, changesBetween, recordAudit } from "../audit-log/audit-doc";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
-import type { ModuleDeps, ReadTx, RequestContext } from "../../engine/context";
+import { systemContext, type ModuleDeps, type ReadTx, type RequestContext } from "../../engine/context";
 import { DocStore, type Stored } from "../../engine/doc-store";
 import {
   type CreateWebhookEndpointInput,
@@ -77,11 +80,6 @@ export const WEBHOOK_ENDPOINTS = new DocStore<WebhookEndpointDoc>({
   reference: () => null,
 });
 
-/** Whether an endpoint with these `enabled_events` receives events of `type`. */
-export function subscribes(enabledEvents: readonly string[], type: string): boolean {
-  return enabledEvents.includes("*") || enabledEvents.includes(type);
-}
-
 /** The secrets that sign a delivery made at `now`: the current one and any not yet expired. */
 export function signingSecrets(doc: WebhookEndpointDoc, now: number): string[] {
   return doc.secrets.filter((s) => s.expiresAt === null || s.expiresAt > now).map((s) => s.secret);
@@ -92,7 +90,7 @@ function newSecret(deps: Pick<ModuleDeps, "random">): string {
   return `whsec_${randomToken(deps.random, 32)}`;
 }
 
-function present(doc: WebhookEndpointDoc, secret?: string): WebhookEndpointObject {
+export function presentEndpoint(doc: WebhookEndpointDoc, secret?: string): WebhookEndpointObject {
   const object: WebhookEndpointObject = {
     id: doc.id,
     object: "webhook_endpoint",
@@ -169,7 +167,8 @@ export class WebhookEndpointsService {
           secrets: [{ secret, expiresAt: null }],
         };
         await WEBHOOK_ENDPOINTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
-        return ok(present(doc, secret));
+        await audit(uow, "webhook_endpoint.created", null, doc);
+        return ok(presentEndpoint(doc, secret));
       },
       SECRET_SHOWN_ONCE,
     );
@@ -177,7 +176,7 @@ export class WebhookEndpointsService {
 
   async retrieve(ctx: RequestContext, id: string): Promise<Result<WebhookEndpointObject, ApiError>> {
     const stored = await this.deps.storage.read((tx) => this.find(tx, ctx, id));
-    return stored.map((s) => present(s.doc));
+    return stored.map((s) => presentEndpoint(s.doc));
   }
 
   list(ctx: RequestContext, params: ListWebhookEndpointsParams = {}): PagedList<WebhookEndpointObject> {
@@ -187,7 +186,7 @@ export class WebhookEndpointsService {
   private async page(ctx: RequestContext, input: ListWebhookEndpointsParams): Promise<Result<ListEnvelope<WebhookEndpointObject>, ApiError>> {
     const parsed = listEndpointsSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
-    return WEBHOOK_ENDPOINTS.list(this.deps, ctx, parsed.value, (doc) => present(doc));
+    return WEBHOOK_ENDPOINTS.list(this.deps, ctx, parsed.value, (doc) => presentEndpoint(doc));
   }
 
   /** Changes the URL, the events, the description, or enables and disables by hand. */
@@ -218,7 +217,9 @@ export class WebhookEndpointsService {
           doc = moved;
         }
         await WEBHOOK_ENDPOINTS.update(uow.tx, stored, doc, uow.now);
-        return ok(present(doc));
+        const disabling = doc.state !== stored.doc.state && doc.state !== "enabled";
+        await audit(uow, disabling ? "webhook_endpoint.disabled" : "webhook_endpoint.updated", stored.doc, doc);
+        return ok(presentEndpoint(doc));
       })
       .then((result) => this.counted(id, result));
   }
@@ -230,6 +231,7 @@ export class WebhookEndpointsService {
         const found = await this.find(uow.tx, ctx, id, true);
         if (found.isErr()) return err(found.error);
         await uow.tx.resources.delete(ctx.accountId, id);
+        await audit(uow, "webhook_endpoint.deleted", found.value.doc, null);
         return ok({ id, object: "webhook_endpoint", deleted: true });
       })
       .then((result) => this.counted(id, result));
@@ -249,19 +251,30 @@ export class WebhookEndpointsService {
           const kept = stored.doc.secrets.map((s) => (s.expiresAt === null ? { ...s, expiresAt: expires } : s)).filter((s) => s.expiresAt! > uow.now);
           const doc: WebhookEndpointDoc = { ...stored.doc, secrets: [{ secret, expiresAt: null }, ...kept] };
           await WEBHOOK_ENDPOINTS.update(uow.tx, stored, doc, uow.now);
-          return ok(present(doc, secret));
+          await audit(uow, "webhook_endpoint.secret_rotated", stored.doc, doc);
+          return ok(presentEndpoint(doc, secret));
         },
         SECRET_SHOWN_ONCE,
       )
       .then((result) => this.counted(id, result));
   }
 
-  /** Marks an endpoint gone after a 410 (in the transaction that records the attempt). */
-  async markGone(tx: StorageTx, accountId: string, id: string, now: number): Promise<void> {
-    const stored = await WEBHOOK_ENDPOINTS.get(tx, accountId, id, { lock: true });
-    if (!stored) return;
-    const moved = transition(stored.doc, "gone");
-    if (moved) await WEBHOOK_ENDPOINTS.update(tx, stored, moved, now);
+  /**
+   * Disables an endpoint for good after a 410, as the engine's own change (audited, with a
+   * `webhook_endpoint.disabled` event), once the attempt that saw the 410 is recorded. A crash in
+   * between leaves it enabled: its next delivery meets the 410 again and disables it then.
+   */
+  async markGone(accountId: string, livemode: boolean, id: string): Promise<void> {
+    const ctx: RequestContext = { ...systemContext(accountId, livemode), actor: { type: "engine" } };
+    await this.deps.storage.command(ctx, async (uow) => {
+      const stored = await WEBHOOK_ENDPOINTS.get(uow.tx, accountId, id, { lock: true });
+      const moved = stored && transition(stored.doc, "gone");
+      if (!stored || !moved) return ok(undefined);
+      await WEBHOOK_ENDPOINTS.update(uow.tx, stored, moved, uow.now);
+      await audit(uow, "webhook_endpoint.disabled", stored.doc, moved);
+      return ok(undefined);
+    });
+    this.changed(id);
   }
 
   async find(tx: Pick<ReadTx, "resources">, ctx: RequestContext, id: string, lock = false): Promise<Result<Stored<WebhookEndpointDoc>, ApiError>> {
@@ -294,4 +307,26 @@ function normaliseEvents(events: string[]): Result<string[], ApiError> {
     return fail("parameter_invalid", 'enabled_events: "*" means every type and stands alone', { param: "enabled_events" });
   }
   return ok([...new Set(events)]);
+}
+
+/**
+ * What the audit log shows of an endpoint. Never a secret: the current one is named by a short
+ * fingerprint (the first 8 hex digits of its SHA-256), enough to tell a rotation happened.
+ */
+function audited(doc: WebhookEndpointDoc): Record<string, Json> {
+  const current = doc.secrets.find((s) => s.expiresAt === null)?.secret;
+  return {
+    url: doc.url,
+    enabled_events: doc.enabledEvents,
+    description: doc.description,
+    ...endpointStatus(doc.state),
+    secret: current === undefined ? null : `sha256:${createHash("sha256").update(current).digest("hex").slice(0, 8)}`,
+  };
+}
+
+/** Records a change of an endpoint (`before` null: created; `after` null: deleted) with its event. */
+async function audit(uow: UnitOfWork, action: AuditAction, before: WebhookEndpointDoc | null, after: WebhookEndpointDoc | null): Promise<void> {
+  const doc = (after ?? before)!;
+  const changes = changesBetween(before ? audited(before) : {}, after ? audited(after) : {});
+  await recordAudit(uow, action, { type: "webhook_endpoint", id: doc.id }, presentEndpoint(doc), changes);
 }

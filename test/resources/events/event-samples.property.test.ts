@@ -112,6 +112,18 @@ function problems(type: EventType, o: any): string[] {
       check(o.object === "report" && o.status === status, "status is the event's");
       check((o.row_count !== null) === (status === "ready"), "row_count exactly when ready");
       break;
+    case "api_key":
+      check(o.object === "api_key" && !("secret" in o), "a key, never its secret");
+      check((status === "revoked") === (o.status === "revoked"), "revoked exactly when the event says so");
+      check(status !== "rolled" || o.expires_at !== null, "a rolled key expires");
+      break;
+    case "webhook_endpoint":
+      check(o.object === "webhook_endpoint" && !("secret" in o), "an endpoint, never its secret");
+      check(status !== "disabled" || o.status === "disabled", "disabled when the event says so");
+      break;
+    case "account":
+      check(o.object === "account" && typeof o.policy === "object", "an account with its policy");
+      break;
     default:
       out.push(`no rule for ${type}`);
   }

@@ -6,6 +6,7 @@ import { verifyWebhookSignature } from "../../../src/events/signing";
 import { IdGenerator } from "../../../src/ids";
 import type { DeliveryResult } from "../../../src/ports/delivery";
 import type { EventRecord } from "../../../src/ports/storage";
+import { DEFAULT_CATALOGUE } from "../../../src/modules";
 import { fannedOut } from "../../../src/resources/webhook-endpoints/delivery-fan-out";
 import type { PreparedDelivery } from "../../../src/resources/webhook-endpoints/delivery-read";
 import { followUps, logEntry } from "../../../src/resources/webhook-endpoints/delivery-record";
@@ -167,11 +168,15 @@ describe("fannedOut", () => {
       id: `evt_${String(i).padStart(3, "0")}`,
       type: i % 2 ? "swap.settled" : "payout.settled",
     }));
-    const items = fannedOut(events, [
-      { id: "we_all", enabledEvents: ["*"] },
-      { id: "we_swaps", enabledEvents: ["swap.settled"] },
-      { id: "we_none", enabledEvents: ["payout.created"] },
-    ]);
+    const items = fannedOut(
+      events,
+      [
+        { id: "we_all", enabledEvents: ["*"] },
+        { id: "we_swaps", enabledEvents: ["swap.settled"] },
+        { id: "we_none", enabledEvents: ["payout.created"] },
+      ],
+      DEFAULT_CATALOGUE,
+    );
     expect(items.map((i) => [i.endpoint, i.events.length])).toEqual([
       ["we_all", 35],
       ["we_all", 35],
@@ -179,5 +184,25 @@ describe("fannedOut", () => {
     ]);
     expect(items.filter((i) => i.endpoint === "we_all").flatMap((i) => i.events)).toEqual(events.map((e) => e.id));
     expect(items.find((i) => i.endpoint === "we_swaps")!.events).toEqual(events.filter((e) => e.type === "swap.settled").map((e) => e.id));
+  });
+
+  it('gives the audit log\'s events only to endpoints that name them: "*" does not include them', () => {
+    const events = [
+      { id: "evt_1", type: "api_key.created" },
+      { id: "evt_2", type: "payout.settled" },
+      { id: "evt_3", type: "webhook_endpoint.updated" },
+    ];
+    const items = fannedOut(
+      events,
+      [
+        { id: "we_all", enabledEvents: ["*"] },
+        { id: "we_security", enabledEvents: ["api_key.created", "webhook_endpoint.updated"] },
+      ],
+      DEFAULT_CATALOGUE,
+    );
+    expect(items).toEqual([
+      { endpoint: "we_all", events: ["evt_2"] },
+      { endpoint: "we_security", events: ["evt_1", "evt_3"] },
+    ]);
   });
 });

@@ -70,8 +70,9 @@ for (const kind of storageKinds()) {
       const error = (await json(res)).error;
       expect(res.status).toBe(400);
       expect(error).toMatchObject({ code, param, type: "invalid_request_error" });
-      expect(await w.harness.inspect.resources(w.accountId)).toEqual([]);
-      expect(await w.harness.inspect.work()).toHaveLength(1); // housekeeping only
+      // the audit record of the account's first key is all there is
+      expect((await w.harness.inspect.resources(w.accountId)).filter((r) => r.kind !== "audit_record")).toEqual([]);
+      expect((await w.harness.inspect.work()).filter((j) => j.kind !== "webhook.fanout")).toHaveLength(1); // housekeeping only
     });
 
     it("updates the URL, events and description, and disables and enables by hand", async () => {
@@ -88,13 +89,13 @@ for (const kind of storageKinds()) {
       expect((await json(res)).error).toMatchObject({ code: "parameter_invalid", param: "url" });
       res = await update({ status: "paused" });
       expect((await json(res)).error).toMatchObject({ code: "parameter_invalid", param: "status" });
-      const [stored] = await w.harness.inspect.resources(w.accountId);
+      const [stored] = (await w.harness.inspect.resources(w.accountId)).filter((r) => r.kind === "webhook_endpoint");
       expect(stored).toMatchObject({ version: 4, status: "enabled" }); // three updates applied, two refused
     });
 
     it("never enables again an endpoint whose receiver answered 410 Gone", async () => {
       const ep = await registerEndpoint(w, URL_OK);
-      await w.engine.storage.transaction((tx) => provided(w.engine, webhooksModule).webhookEndpoints.markGone(tx, w.accountId, ep.id, w.clock.now()));
+      await provided(w.engine, webhooksModule).webhookEndpoints.markGone(w.accountId, false, ep.id);
       const read = await json(await w.request("GET", `/v1/webhook_endpoints/${ep.id}`));
       expect(read).toMatchObject({ status: "disabled", disabled_reason: "gone" });
       const res = await w.request("POST", `/v1/webhook_endpoints/${ep.id}`, { body: { status: "enabled" } });
