@@ -17,6 +17,7 @@ const library = {
   "adapters/postgres": "adapters/postgres/index.ts",
   "adapters/evm": "adapters/chains/evm/index.ts",
   "adapters/solana": "adapters/chains/solana/index.ts",
+  "adapters/uniswap-v2": "adapters/venues/uniswap-v2/index.ts",
   "adapters/blobs": "adapters/blobs/index.ts",
   "adapters/s3": "adapters/s3/index.ts",
   "adapters/prometheus": "adapters/prometheus/index.ts",

@@ -128,7 +128,7 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
   const venues = options.venues ?? ports.venues ?? [];
   // Test mode keeps the simulated chains; live chains serve live accounts beside them.
   const live = options.live
-    ? await liveChainAdapters(options.live, { storage, clock, venues }).catch(async (e: unknown) => {
+    ? await liveChainAdapters(options.live, { storage, clock }).catch(async (e: unknown) => {
         await storage.close();
         throw e;
       })
@@ -138,7 +138,8 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     // the embedded database is this process's alone: what a killed run had claimed is taken back at once
     exclusiveStorage: !options.storage && !options.databaseUrl,
     ...ports,
-    venues,
+    // live accounts are priced and filled by the live venues only, test accounts by the simulated ones
+    venues: [...venues, ...(live?.venues ?? [])],
     ...(live ? { chainAdapters: [...(ports.chainAdapters ?? []), ...live.adapters] } : {}),
     ...(options.sendClaimMs !== undefined ? { config: { sendClaimMs: options.sendClaimMs } } : {}),
     blobs: options.blobs ?? createFileBlobStore({ directory: join(options.dataDir ?? ".payrail-data", "blobs") }),

@@ -7,7 +7,7 @@ import type { SolanaSigner } from "../chains/solana";
 import type { ChainAdapter } from "../../src/ports/chain";
 import type { StorageAdapter } from "../../src/ports/storage";
 import type { VenueAdapter } from "../../src/ports/venue";
-import { venueGasPricer } from "../../src/quoting/gas-pricer";
+import { venueGasPricer, type GasPricer } from "../../src/quoting/gas-pricer";
 import { redactApiKey } from "../../src/resources/accounts/auth";
 
 /** What the host needs to go live (DECISIONS.md §9): `PAYRAIL_CHAINS` and the keys. */
@@ -18,19 +18,22 @@ export interface LiveChainsOptions {
   mnemonic?: string;
   signer?: EvmSigner;
   solanaSigner?: SolanaSigner;
+  /** `PAYRAIL_VENUES`: the real venues of live accounts (Uniswap v2 pools on the EVM chains); JSON, or `@path`. */
+  venues?: string;
 }
 
 /**
  * One adapter per configured chain: `EvmChain` for the EVM chains, `SolanaChain` for Solana,
  * each family signing with keys of its own derived from the one mnemonic (BIP-44 `60'` and
- * `501'`) unless a signer is given, pricing gas through the host's venues unless a chain
- * configures `fee_rates`. viem and @solana/kit are loaded only here, and only for a family that
- * is configured. Errors name the setting, never a key.
+ * `501'`) unless a signer is given; and the live venues of `PAYRAIL_VENUES` on the EVM chains.
+ * Gas is priced through the live venues unless a chain configures `fee_rates` (never through a
+ * simulation: a live payout's fee is a live price). viem and @solana/kit are loaded only here,
+ * and only for a family that is configured. Errors name the setting, never a key.
  */
 export async function liveChainAdapters(
   options: LiveChainsOptions,
-  deps: { storage: StorageAdapter; clock: Clock; venues: VenueAdapter[] },
-): Promise<{ adapters: ChainAdapter[]; hotWallets: Record<string, string>; chains: string[] }> {
+  deps: { storage: StorageAdapter; clock: Clock },
+): Promise<{ adapters: ChainAdapter[]; venues: VenueAdapter[]; hotWallets: Record<string, string>; chains: string[] }> {
   const assets = AssetRegistry.withDefaults();
   const text = options.chains.trim().startsWith("@") ? readFileSync(options.chains.trim().slice(1), "utf8") : options.chains;
   let parsed: unknown;
@@ -53,7 +56,9 @@ export async function liveChainAdapters(
   const needsKeys = (given: unknown) => {
     if (!given && !options.mnemonic) throw new TypeError("PAYRAIL_CHAINS needs PAYRAIL_SIGNER_MNEMONIC (the keys of the hot wallet and deposit addresses)");
   };
-  const pricer = venueGasPricer(deps.venues);
+  const venues: VenueAdapter[] = [];
+  let viaVenues: GasPricer = async () => null;
+  const pricer: GasPricer = (from, to) => viaVenues(from, to); // the live venues, once made below
   const adapters: ChainAdapter[] = [];
   const hotWallets: Record<string, string> = {};
   if (Object.keys(evm).length > 0) {
@@ -61,10 +66,19 @@ export async function liveChainAdapters(
     const config = parseChainsConfig(JSON.stringify(evm), assets);
     needsKeys(options.signer);
     const signer = options.signer ?? new MnemonicSigner(options.mnemonic!);
-    adapters.push(...evmChainsFromConfig(config, { storage: deps.storage, signer, clock: deps.clock, assets, pricer }));
+    const evmAdapters = evmChainsFromConfig(config, { storage: deps.storage, signer, clock: deps.clock, assets, pricer });
+    adapters.push(...evmAdapters);
     const hot = await signer.address(0);
     for (const chain of Object.keys(config)) hotWallets[chain] = hot;
+    if (options.venues) {
+      const { parseVenuesConfig, venuesFromConfig } = await import("../venues/uniswap-v2");
+      const venuesConfig = parseVenuesConfig(options.venues, config);
+      venues.push(...(await venuesFromConfig(venuesConfig, { chains: config, adapters: evmAdapters, storage: deps.storage, clock: deps.clock })));
+    }
+  } else if (options.venues) {
+    throw new TypeError("PAYRAIL_VENUES needs EVM chains in PAYRAIL_CHAINS (its Uniswap v2 pools are on them)");
   }
+  viaVenues = venueGasPricer(venues);
   if (Object.keys(solana).length > 0) {
     const { MnemonicSolanaSigner, parseSolanaChainConfig, solanaChainFromConfig } = await import("../chains/solana");
     const entries = Object.entries(solana).map(([chain, entry]) => [chain, parseSolanaChainConfig(chain, entry)] as const);
@@ -75,7 +89,7 @@ export async function liveChainAdapters(
       hotWallets[chain] = await signer.address(0);
     }
   }
-  return { adapters, hotWallets, chains: Object.keys(hotWallets) };
+  return { adapters, venues, hotWallets, chains: Object.keys(hotWallets) };
 }
 
 /**

@@ -37,7 +37,7 @@ export function venueConformance(options: VenueConformanceOptions): void {
 
     /** A leg of about a thousandth of the venue's depth (a pool: of its input reserve). */
     const smallLeg = (s: VenueSnapshot) => {
-      const depth = venueCapacity(s) ?? (s.kind === "pool" ? s.reserveIn : 1n);
+      const depth = venueCapacity(s) ?? (s.kind === "pool" ? s.reserveIn : s.kind === "route" ? s.hops[0]!.reserveIn : 1n);
       return depth / 1000n > 0n ? depth / 1000n : 1n;
     };
 

@@ -11,7 +11,7 @@ import type { ScreeningAdapter } from "../ports/screening";
 import type { CommitOptions, StorageAdapter, StorageCapabilities, StorageTx } from "../ports/storage";
 import type { Result } from "neverthrow";
 import type { ApiError } from "../errors";
-import type { VenueSet } from "../quoting/venue-set";
+import type { VenueDirectory } from "../quoting/venue-set";
 import type { ParseContext } from "../validation/schema";
 import type { Job } from "../workers/due-work";
 import type { ProcessIdentity } from "../workers/process-lease";
@@ -147,8 +147,8 @@ export interface EngineDeps {
   process: ProcessIdentity;
   /** Sends webhook attempts (guarded; the engine closes it). */
   delivery: DeliveryAdapter;
-  /** The venue adapters, guarded; empty when the host gave none (quotes are then `no_route`). */
-  venues: VenueSet;
+  /** The venue adapters by mode (`for(livemode)`), guarded; a mode without any has no quotes (`no_route`). */
+  venues: VenueDirectory;
   /** Where report files are kept (guarded; the engine closes it). */
   blobs: BlobStore;
   /** Signs links to files the HTTP binding serves (stores without URLs of their own). */

@@ -30,7 +30,11 @@ export interface EngineOptions {
   screening: ScreeningAdapter;
   /** Sends webhook attempts (HTTPS to public addresses, or what the adapter allows). The engine closes it. */
   delivery: DeliveryAdapter;
-  /** Where conversions execute: quotes, swaps and limit orders price across every venue these offer. */
+  /**
+   * Where conversions execute: quotes, swaps and limit orders price across every venue these
+   * offer to the account's mode. Simulations (`testModeOnly`) serve test-mode accounts; real
+   * venues (the Uniswap v2 adapter) live accounts only.
+   */
   venues: VenueAdapter[];
   /**
    * Where report files are kept: `createFileBlobStore({ directory })` (`payrail/adapters/blobs`),

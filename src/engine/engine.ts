@@ -6,7 +6,7 @@ import type { Clock } from "../ports/clock";
 import { adapterTiming, guardMethods, guardObserver, guardStorage } from "../ports/guard";
 import { NO_OBSERVER, type EngineObserver } from "../ports/observer";
 import type { DueWorkKindStats, StorageAdapter, StorageTx } from "../ports/storage";
-import { VenueSet } from "../quoting/venue-set";
+import { VenueDirectory } from "../quoting/venue-set";
 import { FileLinks } from "../files/file-links";
 import { newDueWork } from "../workers/due-work";
 import { MAINTENANCE, maintenanceHandler } from "../workers/maintenance";
@@ -200,7 +200,7 @@ export class Engine {
       screening: guardMethods(options.screening.name, options.screening, "", adapterTiming(observer, clock, "screening", options.screening.name)),
       delivery: guardMethods(options.delivery.name, options.delivery),
       wakeWorkers: () => undefined,
-      venues: new VenueSet(options.venues, (name) => adapterTiming(observer, clock, "venue", name)),
+      venues: new VenueDirectory(options.venues, (name) => adapterTiming(observer, clock, "venue", name)),
       blobs: guardMethods(options.blobs.name, options.blobs),
       fileLinks: new FileLinks(secret),
       publicUrl: options.publicUrl ?? null,

@@ -83,7 +83,7 @@ export { PriorityMutex, BackgroundLimit, inBackground, isBackground } from "../c
 /** Why an address is invalid for a chain family (null when valid), and EIP-55 checksummed addresses. */
 export { addressProblem, toChecksumAddress } from "../chains/chain-address";
 /** The core's exact venue formulas: what a pool or book pays for an input, and how much it can take. */
-export { venueOut, venueCapacity, poolOut, bookOut, bookDepth, zeroSizeRate, bestZeroSizeRate, FEE_SCALE, type Ratio } from "../quoting/venue-curves";
+export { venueOut, venueCapacity, poolOut, routeOut, bookOut, bookDepth, zeroSizeRate, bestZeroSizeRate, FEE_SCALE, type Ratio } from "../quoting/venue-curves";
 /** Prices a chain's gas asset in a payout asset: through the venues, or from a configured price. */
 export { venueGasPricer, ratioOfPrice, type GasPricer } from "../quoting/gas-pricer";
 

@@ -15,6 +15,20 @@ export interface VenueAdapter {
   /** Adapter name for error messages, e.g. `simulated`. */
   readonly name: string;
   /**
+   * A simulation (the simulated venues, a test's scripted one): it serves test-mode accounts
+   * only. Any other adapter is a real market and serves live accounts only, as chain adapters
+   * are separated (`ChainAdapter.testModeOnly`): a live account is never priced or filled by a
+   * simulation, and a test account's play money never reaches a real pool.
+   */
+  readonly testModeOnly?: boolean;
+  /**
+   * The chain an adapter's venues trade on, when they are on-chain pools (the Uniswap v2
+   * adapter: its hot wallet's chain): a swap's input leaves from it and its output arrives on
+   * it, so the core refuses a swap into another chain (`chain_unsupported`) until a bridge
+   * exists. Absent for venues that deliver wherever the engine books it (the simulations).
+   */
+  readonly chain?: string;
+  /**
    * The current liquidity of every venue this adapter offers for selling `from` into `to`
    * (asset codes the engine knows; never equal), one snapshot per venue, or none when it does
    * not trade the pair. Called on every quote, swap refresh and limit-order match step; must be
@@ -34,8 +48,12 @@ export interface VenueAdapter {
   execute(request: VenueExecution): Promise<VenueExecutionResult>;
 }
 
-/** One venue's liquidity for a directed pair, in base units of the input X and output Y. */
-export type VenueSnapshot = PoolSnapshot | BookSnapshot;
+/**
+ * One venue's liquidity for a directed pair, in base units of the input X and output Y: a
+ * constant-product pool, a book, or a route through several constant-product pools (a router's
+ * multi-hop path, priced hop by hop).
+ */
+export type VenueSnapshot = PoolSnapshot | BookSnapshot | RouteSnapshot;
 
 /** The parts every snapshot has. */
 export interface SnapshotBase {
@@ -75,6 +93,29 @@ export interface BookSnapshot extends SnapshotBase {
   levels: BookLevel[];
   /** Taker fee in parts per million of the output, 0 to 999,999. */
   takerFeePpm: bigint;
+}
+
+/**
+ * A multi-hop route through constant-product pools (Uniswap v2's router: USDC→WETH→USDT), from
+ * the input X through intermediate assets to the output Y. Output for input `a` is each hop's
+ * pool formula applied in turn, each rounded down (exactly what the router's `getAmountsOut`
+ * gives). The routes one adapter offers for a pair must not share a pool with each other or
+ * with its direct pool: the core prices each venue as if no other venue moved it.
+ */
+export interface RouteSnapshot extends SnapshotBase {
+  kind: "route";
+  /** Two or more hops, in trading order: the first takes X, the last pays Y. */
+  hops: PoolHop[];
+}
+
+/** One pool of a route, seen in the route's direction (its input reserve first). */
+export interface PoolHop {
+  /** Reserve of this hop's input asset, base units, > 0. */
+  reserveIn: bigint;
+  /** Reserve of this hop's output asset, base units, > 0. */
+  reserveOut: bigint;
+  /** Fee in parts per million of this hop's input, 0 to 999,999. */
+  feePpm: bigint;
 }
 
 export interface BookLevel {

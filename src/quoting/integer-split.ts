@@ -30,7 +30,8 @@ export function integerLegs(amount: bigint, venues: readonly VenueSnapshot[], so
   });
   if (left === 0n) return legs;
 
-  const pools = venues.flatMap((v, i) => (v.kind === "pool" && solution.allocations[i]! > 0 ? [i] : []));
+  // pools and routes: both unbounded, both shared by their real allocations
+  const pools = venues.flatMap((v, i) => (v.kind !== "book" && solution.allocations[i]! > 0 ? [i] : []));
   if (pools.length > 0) {
     // Real allocations scaled to integers: the weights keep 2^-20 of a unit, far below one unit.
     const weights = pools.map((i) => BigInt(Math.round(solution.allocations[i]! * 2 ** 20)));

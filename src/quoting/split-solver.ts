@@ -1,5 +1,5 @@
 import type { VenueSnapshot } from "../ports/venue";
-import { FEE_SCALE } from "./venue-curves";
+import { FEE_SCALE, equivalentPool } from "./venue-curves";
 
 /**
  * The continuous optimal split of an exact-in order across constant-product pools and order
@@ -78,10 +78,9 @@ function real(value: bigint): number {
 export function splitModel(venues: readonly VenueSnapshot[]): SplitModel {
   const F = real(FEE_SCALE);
   const model: RealVenue[] = venues.map((v) => {
-    if (v.kind === "pool") {
-      const x = real(v.reserveIn);
-      const y = real(v.reserveOut);
-      const gamma = (F - real(v.feePpm)) / F;
+    if (v.kind === "pool" || v.kind === "route") {
+      // A route is, on the real line, exactly one constant-product pool (venue-curves.ts).
+      const { x, y, gamma } = v.kind === "route" ? equivalentPool(v) : { x: real(v.reserveIn), y: real(v.reserveOut), gamma: (F - real(v.feePpm)) / F };
       return { kind: "pool", x, y, gamma, s: (gamma * y) / x, sq: Math.sqrt((x * y) / gamma), xg: x / gamma, kappa: real(v.networkCost) };
     }
     const net = (F - real(v.takerFeePpm)) / F;

@@ -1,6 +1,6 @@
 import { AdapterError } from "../errors";
 import { divCeil } from "../money/rounding";
-import type { BookSnapshot, PoolSnapshot, VenueSnapshot } from "../ports/venue";
+import type { BookSnapshot, PoolHop, RouteSnapshot, VenueSnapshot } from "../ports/venue";
 
 /** Fees of the venue port are parts per million. */
 export const FEE_SCALE = 1_000_000n;
@@ -20,10 +20,42 @@ export function ratioGte(a: Ratio, b: Ratio): boolean {
  * Uniswap v2's exact-in output with the fee generalised to ppm (research §2.1): integer
  * division, so the output is rounded down, and it is always below the output reserve.
  */
-export function poolOut(pool: PoolSnapshot, amountIn: bigint): bigint {
+export function poolOut(pool: PoolHop, amountIn: bigint): bigint {
   if (amountIn <= 0n) return 0n;
   const inWithFee = amountIn * (FEE_SCALE - pool.feePpm);
   return (inWithFee * pool.reserveOut) / (pool.reserveIn * FEE_SCALE + inWithFee);
+}
+
+/**
+ * A route's output: each hop's pool formula in turn, each rounded down, as Uniswap v2's router
+ * computes `getAmountsOut` (research §2.1 per hop).
+ */
+export function routeOut(route: RouteSnapshot, amountIn: bigint): bigint {
+  let amount = amountIn;
+  for (const hop of route.hops) amount = poolOut(hop, amount);
+  return amount;
+}
+
+/**
+ * The one constant-product pool a route behaves as on the real line: composing
+ * `γ₁·a·y₁/(x₁+γ₁·a)` with the next hop `γ₂·b·y₂/(x₂+γ₂·b)` gives `γ₁·a·Y/(X+γ₁·a)` with
+ * `X = x₁·x₂/(x₂+γ₂·y₁)` and `Y = γ₂·y₁·y₂/(x₂+γ₂·y₁)`, folded hop by hop. The split solver uses
+ * it to decide proportions (floats, never money); amounts come from `routeOut`, exactly.
+ */
+export function equivalentPool(route: RouteSnapshot): { x: number; y: number; gamma: number } {
+  const F = Number(FEE_SCALE);
+  const [first, ...rest] = route.hops;
+  let x = Number(first!.reserveIn);
+  let y = Number(first!.reserveOut);
+  for (const hop of rest) {
+    const x2 = Number(hop.reserveIn);
+    const y2 = Number(hop.reserveOut);
+    const g2 = (F - Number(hop.feePpm)) / F;
+    const d = x2 + g2 * y;
+    x = (x * x2) / d;
+    y = (g2 * y * y2) / d;
+  }
+  return { x, y, gamma: (F - Number(first!.feePpm)) / F };
 }
 
 /** Everything a book can take, in input base units. */
@@ -53,21 +85,29 @@ export function bookOut(book: BookSnapshot, amountIn: bigint): bigint {
 
 /** The exact output of one leg, after the venue's own fee and before network or platform fees. */
 export function venueOut(venue: VenueSnapshot, amountIn: bigint): bigint {
-  return venue.kind === "pool" ? poolOut(venue, amountIn) : bookOut(venue, amountIn);
+  return venue.kind === "pool" ? poolOut(venue, amountIn) : venue.kind === "route" ? routeOut(venue, amountIn) : bookOut(venue, amountIn);
 }
 
-/** The most input a venue can take: unbounded (null) for a pool, the depth for a book. */
+/** The most input a venue can take: unbounded (null) for a pool or a route, the depth for a book. */
 export function venueCapacity(venue: VenueSnapshot): bigint | null {
-  return venue.kind === "pool" ? null : bookDepth(venue);
+  return venue.kind === "book" ? bookDepth(venue) : null;
 }
 
 /**
- * The zero-size rate net of the venue's fee (research §2: s = γ·y/x for a pool, the best level
- * less the taker fee for a book), as an exact fraction of base units.
+ * The zero-size rate net of the venue's fee (research §2: s = γ·y/x for a pool, the product of
+ * its hops' for a route, the best level less the taker fee for a book), as an exact fraction of
+ * base units.
  */
 export function zeroSizeRate(venue: VenueSnapshot): Ratio {
   if (venue.kind === "pool") {
     return { num: (FEE_SCALE - venue.feePpm) * venue.reserveOut, den: FEE_SCALE * venue.reserveIn };
+  }
+  if (venue.kind === "route") {
+    let rate: Ratio = { num: 1n, den: 1n };
+    for (const hop of venue.hops) {
+      rate = { num: rate.num * (FEE_SCALE - hop.feePpm) * hop.reserveOut, den: rate.den * FEE_SCALE * hop.reserveIn };
+    }
+    return rate;
   }
   const best = venue.levels[0]!;
   return { num: best.rateNum * (FEE_SCALE - venue.takerFeePpm), den: best.rateDen * FEE_SCALE };
@@ -91,6 +131,9 @@ export function bestZeroSizeRate(venues: readonly VenueSnapshot[]): Ratio {
  */
 export const MAX_VENUE_UNITS = 10n ** 60n;
 
+/** The longest route a snapshot may describe (a router's path of four pools). */
+export const MAX_ROUTE_HOPS = 4;
+
 /**
  * Checks a snapshot against the port's documented shape, so the solver can trust it. A broken
  * adapter is a programmer error: it fails loudly, naming the adapter.
@@ -102,11 +145,17 @@ export function checkSnapshot(adapter: string, venue: VenueSnapshot): void {
   const huge = (...values: bigint[]) => values.some((v) => v > MAX_VENUE_UNITS);
   if (typeof venue.venue !== "string" || venue.venue === "") bad("a venue needs a name");
   if (typeof venue.networkCost !== "bigint" || venue.networkCost < 0n) bad("networkCost must be a bigint >= 0");
+  const checkPool = (pool: PoolHop) => {
+    if (typeof pool.reserveIn !== "bigint" || typeof pool.reserveOut !== "bigint") bad("reserves must be bigints");
+    if (pool.reserveIn <= 0n || pool.reserveOut <= 0n) bad("reserves must be positive");
+    if (huge(pool.reserveIn, pool.reserveOut, venue.networkCost)) bad("values above 10^60 base units");
+    if (typeof pool.feePpm !== "bigint" || pool.feePpm < 0n || pool.feePpm >= FEE_SCALE) bad("feePpm out of range");
+  };
   if (venue.kind === "pool") {
-    if (typeof venue.reserveIn !== "bigint" || typeof venue.reserveOut !== "bigint") bad("reserves must be bigints");
-    if (venue.reserveIn <= 0n || venue.reserveOut <= 0n) bad("reserves must be positive");
-    if (huge(venue.reserveIn, venue.reserveOut, venue.networkCost)) bad("values above 10^60 base units");
-    if (typeof venue.feePpm !== "bigint" || venue.feePpm < 0n || venue.feePpm >= FEE_SCALE) bad("feePpm out of range");
+    checkPool(venue);
+  } else if (venue.kind === "route") {
+    if (!Array.isArray(venue.hops) || venue.hops.length < 2 || venue.hops.length > MAX_ROUTE_HOPS) bad(`a route has 2 to ${MAX_ROUTE_HOPS} hops`);
+    for (const hop of venue.hops) checkPool(hop);
   } else if (venue.kind === "book") {
     if (!Array.isArray(venue.levels) || venue.levels.length === 0) bad("a book needs at least one level");
     if (typeof venue.takerFeePpm !== "bigint" || venue.takerFeePpm < 0n || venue.takerFeePpm >= FEE_SCALE) {
@@ -124,6 +173,6 @@ export function checkSnapshot(adapter: string, venue: VenueSnapshot): void {
       previous = rate;
     }
   } else {
-    bad("kind must be pool or book");
+    bad("kind must be pool, book or route");
   }
 }

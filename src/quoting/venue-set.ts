@@ -5,22 +5,56 @@ import type { VenueAdapter, VenueExecution, VenueExecutionResult, VenueSnapshot 
 import { checkSnapshot } from "./venue-curves";
 
 /**
- * The engine's venues: every injected adapter, guarded (an adapter's throw reaches the core as
+ * Which venues serve which mode: `testModeOnly` adapters (simulations) serve test-mode accounts,
+ * every other adapter live accounts (the separation of `ChainDirectory`). A mode with no adapter
+ * has no venues: its quotes are refused.
+ */
+export class VenueDirectory {
+  private readonly test: VenueSet;
+  private readonly live: VenueSet;
+
+  constructor(adapters: readonly VenueAdapter[], timing?: (adapter: string) => CallTiming) {
+    this.test = new VenueSet(
+      adapters.filter((a) => a.testModeOnly === true),
+      timing,
+    );
+    this.live = new VenueSet(
+      adapters.filter((a) => a.testModeOnly !== true),
+      timing,
+    );
+  }
+
+  /** The venues an account of this mode is priced and filled by. */
+  for(livemode: boolean): VenueSet {
+    return livemode ? this.live : this.test;
+  }
+}
+
+/**
+ * The venues of one mode: every adapter serving it, guarded (an adapter's throw reaches the core as
  * an `AdapterError` naming it), asked together, their snapshots checked and sorted by venue
  * name so a split never depends on the order adapters were given in.
  */
 export class VenueSet {
   private readonly adapters: VenueAdapter[];
+  /** Each adapter's chain (`VenueAdapter.chain`), or null. */
+  private readonly chains: (string | null)[];
   /** Which adapter offers a venue, learnt from snapshots (venue names are unique). */
   private readonly owners = new Map<string, number>();
 
   /** `timing(name)` times the calls of the adapter called `name` (metrics; see the observer port). */
   constructor(adapters: readonly VenueAdapter[], timing?: (adapter: string) => CallTiming) {
     this.adapters = adapters.map((a) => guardMethods(a.name, a, "", timing?.(a.name)));
+    this.chains = adapters.map((a) => a.chain ?? null);
   }
 
   get size(): number {
     return this.adapters.length;
+  }
+
+  /** Whether any adapter's venues are on-chain pools (`VenueAdapter.chain`). */
+  get onChain(): boolean {
+    return this.chains.some((c) => c !== null);
   }
 
   /** Every adapter's snapshots for selling `from` into `to`, checked, by venue name. */
@@ -42,6 +76,22 @@ export class VenueSet {
     });
     for (const [venue, index] of seen) this.owners.set(venue, index);
     return all.sort((a, b) => (a.venue < b.venue ? -1 : a.venue > b.venue ? 1 : 0));
+  }
+
+  /**
+   * The chains the venues of these legs trade on (`VenueAdapter.chain`), each once; venues of an
+   * adapter without a chain add none. Asks the snapshots first when a venue's adapter is not
+   * known yet (after a restart).
+   */
+  async chainsOf(from: string, to: string, venues: readonly string[]): Promise<string[]> {
+    if (venues.some((v) => !this.owners.has(v))) await this.snapshots(from, to);
+    const chains = new Set<string>();
+    for (const v of venues) {
+      const owner = this.owners.get(v);
+      const chain = owner === undefined ? null : this.chains[owner];
+      if (chain) chains.add(chain);
+    }
+    return [...chains];
   }
 
   /**

@@ -28,17 +28,25 @@ export function distinctAssets(from: AssetDefinition, to: AssetDefinition): Resu
 }
 
 /**
- * A pricer on the venues' snapshots taken now (those `usable` accepts, default all), or
- * `no_route` when no venue trades the pair.
+ * A pricer on the snapshots the venues of the account's mode show now (those `usable` accepts,
+ * default all), or `no_route` when no venue trades the pair: a live account without a real
+ * venue is told so, never priced by a simulation.
  */
 export async function pricerNow(
   deps: PricingDeps,
+  livemode: boolean,
   from: AssetDefinition,
   to: AssetDefinition,
   usable: (venue: string) => boolean = () => true,
 ): Promise<Result<{ pricer: OrderPricer; pricedAt: number }, ApiError>> {
   const pricedAt = deps.clock.now();
-  const snapshots = (await deps.venues.snapshots(from.code, to.code)).filter((s) => usable(s.venue));
+  const venues = deps.venues.for(livemode);
+  if (livemode && venues.size === 0) {
+    return fail("no_route", "No live venue is configured on this engine (PAYRAIL_VENUES): live accounts are never priced by the simulated venues", {
+      param: "to.asset",
+    });
+  }
+  const snapshots = (await venues.snapshots(from.code, to.code)).filter((s) => usable(s.venue));
   if (snapshots.length === 0) {
     return fail("no_route", `No venue converts ${from.code} to ${to.code}`, { param: "to.asset" });
   }
@@ -51,11 +59,12 @@ export async function pricerNow(
  */
 export async function priceNow(
   deps: PricingDeps,
+  livemode: boolean,
   from: AssetDefinition,
   to: AssetDefinition,
   amount: bigint,
 ): Promise<Result<Pricing & { pricedAt: number }, ApiError>> {
-  const pricer = await pricerNow(deps, from, to);
+  const pricer = await pricerNow(deps, livemode, from, to);
   if (pricer.isErr()) return err(pricer.error);
   const priced = pricer.value.pricer.price(amount);
   if (priced.isErr()) return err(priced.error);
@@ -71,18 +80,48 @@ export async function priceNow(
  */
 export function executePricing(
   deps: Pick<ModuleDeps, "venues">,
+  livemode: boolean,
   executionId: string,
   from: string,
   to: string,
   pricing: StoredPricing,
 ): Promise<VenueExecutionResult> {
-  return deps.venues.execute({
+  return deps.venues.for(livemode).execute({
     executionId,
     from,
     to,
     pricedAt: pricing.pricedAt,
     legs: pricing.legs.map((l) => ({ venue: l.venue, amountIn: l.amountIn, minAmountOut: l.amountOut })),
   });
+}
+
+/**
+ * The chain a conversion must stay on when its venues are on-chain pools (`VenueAdapter.chain`):
+ * the venues of `legs`, or every venue offering the pair when the legs are not chosen yet (a
+ * limit order). Null when none is on a chain. `chain_unsupported` when `destination` is another
+ * chain, or the venues span several (payrail has no bridge yet).
+ */
+export async function venueChain(
+  deps: Pick<ModuleDeps, "venues">,
+  livemode: boolean,
+  from: string,
+  to: string,
+  legs: readonly string[] | null,
+  destination: string | null,
+): Promise<Result<string | null, ApiError>> {
+  const venues = deps.venues.for(livemode);
+  if (!venues.onChain) return ok(null); // no venue is on a chain: nothing to ask
+  const names = legs ?? (await venues.snapshots(from, to)).map((s) => s.venue);
+  const chains = await venues.chainsOf(from, to, names);
+  if (chains.length === 0) return ok(null);
+  if (chains.length > 1 || (destination !== null && chains[0] !== destination)) {
+    return fail(
+      "chain_unsupported",
+      `This conversion executes on ${chains.join(" and ")}: it delivers on its venues' chain, and payrail has no bridge${destination ? ` to ${destination}` : ""} yet`,
+      { param: "destination_chain" },
+    );
+  }
+  return ok(chains[0]!);
 }
 
 /** What the venues delivered in all, from an executed result. */

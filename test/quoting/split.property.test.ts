@@ -16,14 +16,25 @@ import { quoteFigures } from "../../src/resources/quotes/quote-doc";
  * curves, and golden-section search over every subset of venues (≤ 3 venues).
  */
 
+/** A constant-product pool's real output. */
+function realPoolOut(p: { reserveIn: bigint; reserveOut: bigint; feePpm: bigint }, a: number): number {
+  const g = 1 - Number(p.feePpm) / 1e6;
+  const x = Number(p.reserveIn);
+  const y = Number(p.reserveOut);
+  return (g * a * y) / (x + g * a);
+}
+
+/** A pool's marginal rate after taking `a`: the derivative of its real output. */
+function realPoolMarginal(p: { reserveIn: bigint; reserveOut: bigint; feePpm: bigint }, a: number): number {
+  const g = 1 - Number(p.feePpm) / 1e6;
+  const x = Number(p.reserveIn);
+  return (g * x * Number(p.reserveOut)) / (x + g * a) ** 2;
+}
+
 function realOut(v: VenueSnapshot, a: number): number {
   if (a <= 0) return 0;
-  if (v.kind === "pool") {
-    const g = 1 - Number(v.feePpm) / 1e6;
-    const x = Number(v.reserveIn);
-    const y = Number(v.reserveOut);
-    return (g * a * y) / (x + g * a);
-  }
+  if (v.kind === "pool") return realPoolOut(v, a);
+  if (v.kind === "route") return v.hops.reduce((amount, hop) => realPoolOut(hop, amount), a);
   let left = a;
   let out = 0;
   for (const l of v.levels) {
@@ -35,7 +46,7 @@ function realOut(v: VenueSnapshot, a: number): number {
   return out * (1 - Number(v.takerFeePpm) / 1e6);
 }
 
-const capOf = (v: VenueSnapshot) => (v.kind === "pool" ? Infinity : Number(bookDepth(v)));
+const capOf = (v: VenueSnapshot) => (v.kind === "book" ? Number(bookDepth(v)) : Infinity);
 const kappa = (v: VenueSnapshot) => Number(v.networkCost);
 
 /** Maximum of a concave function on [lo, hi] by golden-section search. */
@@ -105,7 +116,18 @@ function ourScore(venues: readonly VenueSnapshot[], amounts: readonly number[]):
 function roundingSlack(venues: readonly VenueSnapshot[], bestRate: { num: bigint; den: bigint }): number {
   const r0 = Number(bestRate.num) / Number(bestRate.den);
   const levels = venues.reduce((s, v) => s + (v.kind === "book" ? v.levels.length + 1 : 0), 0);
-  return venues.length * (r0 + 1) + levels;
+  // a route floors at every hop: a unit lost after hop h is worth the later hops' rate at the end
+  const hops = venues.reduce((s, v) => {
+    if (v.kind !== "route") return s;
+    let later = 1;
+    let slack = 0;
+    for (let h = v.hops.length - 1; h >= 0; h--) {
+      slack += later + 1;
+      later *= Number(v.hops[h]!.reserveOut) / Number(v.hops[h]!.reserveIn);
+    }
+    return s + slack;
+  }, 0);
+  return venues.length * (r0 + 1) + levels + hops;
 }
 
 const priceOrNull = (venues: VenueSnapshot[], amount: bigint, bps = 0n) => {
@@ -157,6 +179,17 @@ describe("the split (research §3)", () => {
             // an active pool trades down to λ; an idle one never started above it
             if (amounts[i]! > 1e-6 * x) expect(Math.abs(marginal - lambda) / lambda).toBeLessThanOrEqual(1e-6);
             else expect((g * y) / x).toBeLessThanOrEqual(lambda * (1 + 1e-6) + 1e-300);
+          } else if (v.kind === "route") {
+            // the chain rule through the hops, with each hop's own real input
+            let input = amounts[i]!;
+            let marginal = 1;
+            for (const hop of v.hops) {
+              marginal *= realPoolMarginal(hop, input);
+              input = realPoolOut(hop, input);
+            }
+            const x = Number(v.hops[0]!.reserveIn);
+            if (amounts[i]! > 1e-6 * x) expect(Math.abs(marginal - lambda) / lambda).toBeLessThanOrEqual(1e-6);
+            else expect(marginal).toBeLessThanOrEqual(lambda * (1 + 1e-6) + 1e-300);
           } else {
             v.levels.forEach((l, k) => {
               const rho = (Number(l.rateNum) / Number(l.rateDen)) * (1 - Number(v.takerFeePpm) / 1e6);

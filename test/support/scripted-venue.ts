@@ -8,7 +8,7 @@ import { venueOut } from "../../src/quoting/venue-curves";
  * unreachable altogether (`unreachable`).
  */
 export class ScriptedVenue implements VenueAdapter {
-  readonly name = "scripted";
+  readonly name: string;
   halted = false;
   failing = false;
   /** Snapshots throw (the venue is unreachable). */
@@ -17,7 +17,16 @@ export class ScriptedVenue implements VenueAdapter {
   private readonly pools = new Map<string, { reserves: Record<string, bigint>; feePpm: bigint; networkCost: bigint }>();
   private readonly results = new Map<string, VenueExecutionResult>();
 
-  constructor(readonly venue = "scripted-pool") {}
+  /**
+   * `testModeOnly` false makes it stand for a real market (live accounts only), as a real venue
+   * adapter would.
+   */
+  constructor(
+    readonly venue = "scripted-pool",
+    readonly testModeOnly = true,
+  ) {
+    this.name = testModeOnly ? "scripted" : "scripted-live";
+  }
 
   /** Sets the pool of a pair: `reserveA` of asset `a` against `reserveB` of `b`. */
   setPool(a: string, reserveA: bigint, b: string, reserveB: bigint, options: { feePpm?: bigint; networkCost?: bigint } = {}): void {

@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import type { BookSnapshot, PoolSnapshot, VenueSnapshot } from "../../src/ports/venue";
+import type { BookSnapshot, PoolSnapshot, RouteSnapshot, VenueSnapshot } from "../../src/ports/venue";
 
 /**
  * Generators of venues after research §9: pools with reserves from 10^3 to 10^12 base units
@@ -34,6 +34,21 @@ export const bookArb = (fixedCost = true): fc.Arbitrary<Omit<BookSnapshot, "venu
       });
       return { kind: "book" as const, levels, takerFeePpm, networkCost };
     });
+
+/** Routes of 2 or 3 pools (a router's multi-hop path), each hop drawn like a pool. */
+export const routeArb = (fixedCost = true): fc.Arbitrary<Omit<RouteSnapshot, "venue">> =>
+  fc.record({
+    kind: fc.constant("route" as const),
+    hops: fc.array(
+      fc.record({
+        reserveIn: fc.bigInt(1_000n, 1_000_000_000_000n),
+        reserveOut: fc.bigInt(1_000n, 1_000_000_000_000n),
+        feePpm: fc.constantFrom(500n, 3_000n, 10_000n),
+      }),
+      { minLength: 2, maxLength: 3 },
+    ),
+    networkCost: fixedCost ? fc.oneof(fc.constant(0n), fc.bigInt(1n, 1_000_000n)) : fc.constant(0n),
+  });
 
 /** 1 to `max` venues named v0, v1, … (the order the engine sorts them in). */
 export const venuesArb = (max: number, fixedCost = true): fc.Arbitrary<VenueSnapshot[]> =>

@@ -20,6 +20,36 @@ import { EvmSender } from "./evm-sender";
 import { EVM_NAMESPACE, EvmState } from "./evm-state";
 import { EvmSweeps, transferData } from "./evm-sweeps";
 
+/** A contract call the hot wallet makes once under an id (`EvmChain.sendCall`). */
+export interface HotWalletCall {
+  /** Chosen by the caller, unique on this chain among every transaction the adapter makes (payout legs use leg ids). */
+  id: string;
+  /** What it does, kept with the record (`swap`, `approve`). */
+  kind: string;
+  to: string;
+  /** Call data, 0x-prefixed hex. */
+  data: string;
+  /** Wei sent with it. */
+  value: bigint;
+  /** The asset it spends and how much, base units (kept with the record, for the operator). */
+  asset: string;
+  amount: bigint;
+}
+
+export type HotWalletCallOutcome =
+  | { status: "unknown" | "pending" }
+  | { status: "refused" | "dropped"; reason: string }
+  | {
+      status: "mined";
+      txHash: string;
+      /** False when the transaction reverted. */
+      success: boolean;
+      confirmations: number;
+      logs: { address: string; topics: string[]; data: string }[];
+      /** What the hot wallet paid for gas, wei. */
+      gasCost: bigint;
+    };
+
 /** Gas of a plain value transfer. */
 const VALUE_TRANSFER_GAS = 21_000n;
 /** Gas assumed for a token transfer when it cannot be estimated (the hot wallet holds none yet). */
@@ -189,6 +219,54 @@ export class EvmChain implements ChainAdapter {
 
   sweepDeposits(): Promise<{ pending: boolean }> {
     return this.sweeps.run();
+  }
+
+  /**
+   * A contract call from the hot wallet, made once under `call.id` with the payouts' discipline
+   * (`evm-sender.ts`): the nonce from the counter payouts use, the transaction estimated, signed
+   * and saved before it is sent, a repeated call re-sending the same bytes. A revert at
+   * estimation is a refusal, saved and answered again. For adapters that act with this chain's
+   * hot wallet (the Uniswap v2 venues' approvals and swaps): one wallet, one nonce sequence.
+   */
+  async sendCall(call: HotWalletCall): Promise<{ txHash: string } | { rejected: string }> {
+    const hot = await this.hotWallet();
+    const { record } = await this.sender.send({
+      transferId: call.id,
+      kind: call.kind,
+      keyIndex: 0,
+      from: hot,
+      to: getAddress(call.to.toLowerCase()),
+      asset: call.asset,
+      amount: call.amount,
+      call: { to: getAddress(call.to.toLowerCase()), data: call.data, value: call.value },
+    });
+    if (record.status === "rejected") return { rejected: record.reason ?? "refused" };
+    return { txHash: record.attempts[0]!.txHash };
+  }
+
+  /**
+   * Where a call of `sendCall` stands: `unknown` when none was made under the id; `refused`;
+   * `pending` until mined (re-sent if the node lost it, replaced when stuck, as payouts are);
+   * `dropped` when its nonce went to another transaction; `mined` with the receipt's outcome,
+   * logs and gas cost (wei), and its confirmations.
+   */
+  async callOutcome(id: string): Promise<HotWalletCallOutcome> {
+    const record = await this.ctx.transaction((tx) => tx.getTransaction(this.ctx.chain, id));
+    if (!record) return { status: "unknown" };
+    if (record.status === "rejected") return { status: "refused", reason: record.reason ?? "refused" };
+    const status = await this.sender.status(record);
+    if (status.confirmations === 0) return status.failure ? { status: "dropped", reason: status.failure } : { status: "pending" };
+    const txHash = status.txHash ?? record.attempts[0]!.txHash;
+    const receipt = await this.ctx.rpc.receipt(txHash);
+    if (!receipt) return { status: "pending" }; // reorganised away a moment ago
+    return {
+      status: "mined",
+      txHash,
+      success: receipt.status === "success",
+      confirmations: status.confirmations,
+      logs: receipt.logs,
+      gasCost: receipt.gasUsed * receipt.effectiveGasPrice,
+    };
   }
 
   /** The hot wallet (key 0). */

@@ -27,6 +27,8 @@ export interface RpcReceipt {
   blockHash: string;
   gasUsed: bigint;
   effectiveGasPrice: bigint;
+  /** What the transaction logged, in order. */
+  logs: { address: string; topics: string[]; data: string }[];
 }
 
 export interface RpcLog {
@@ -138,6 +140,7 @@ export class EvmRpc {
       blockHash: raw.blockHash,
       gasUsed: big(raw.gasUsed),
       effectiveGasPrice: big(raw.effectiveGasPrice),
+      logs: ((raw.logs ?? []) as Raw[]).map((l) => ({ address: l.address, topics: l.topics, data: l.data })),
     };
   }
 

@@ -1,4 +1,4 @@
-export { EvmChain } from "./evm-chain";
+export { EvmChain, type HotWalletCall, type HotWalletCallOutcome } from "./evm-chain";
 export { EVM_CHAIN_DEFAULTS, type EvmChainOptions, type EvmChainDefaults } from "./evm-config";
 export { MnemonicSigner } from "./mnemonic-signer";
 export type { EvmSigner, EvmTransactionRequest } from "./evm-signer";

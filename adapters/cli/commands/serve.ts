@@ -34,6 +34,7 @@ Environment:
   PAYRAIL_ALLOW_PRIVATE_WEBHOOKS=1
                        let webhooks reach plain-http and loopback receivers (local development)
   PAYRAIL_CHAINS       live EVM and Solana chains: JSON, or @path to a JSON file (see docs/chains.md)
+  PAYRAIL_VENUES       live venues (Uniswap v2 pools on those EVM chains): JSON, or @path (see docs/quotes.md)
   PAYRAIL_SIGNER_MNEMONIC
                        BIP-39 mnemonic of the hot wallets (index 0) and deposit addresses
   PAYRAIL_LIVE_API_KEY make (or find) a live demo account with this sk_live_ key
@@ -71,6 +72,8 @@ Environment:
             (s): s is string => typeof s === "string" && s !== "",
           ),
         });
+        if (env.PAYRAIL_VENUES && !env.PAYRAIL_CHAINS)
+          throw new CliError("PAYRAIL_VENUES needs PAYRAIL_CHAINS: a live venue swaps with a live chain's hot wallet", 2);
         const mnemonic = env.PAYRAIL_SIGNER_MNEMONIC;
         delete env.PAYRAIL_SIGNER_MNEMONIC; // kept by the signer alone, not by the environment
         const { startHost } = await import("../host");
@@ -82,7 +85,9 @@ Environment:
           ...(env.PAYRAIL_API_KEY ? { apiKey: env.PAYRAIL_API_KEY } : {}),
           ...(env.PAYRAIL_PUBLIC_URL ? { publicUrl: env.PAYRAIL_PUBLIC_URL } : {}),
           allowPrivateWebhooks: env.PAYRAIL_ALLOW_PRIVATE_WEBHOOKS === "1",
-          ...(env.PAYRAIL_CHAINS ? { live: { chains: env.PAYRAIL_CHAINS, ...(mnemonic ? { mnemonic } : {}) } } : {}),
+          ...(env.PAYRAIL_CHAINS
+            ? { live: { chains: env.PAYRAIL_CHAINS, ...(mnemonic ? { mnemonic } : {}), ...(env.PAYRAIL_VENUES ? { venues: env.PAYRAIL_VENUES } : {}) } }
+            : {}),
           ...(env.PAYRAIL_LIVE_API_KEY ? { liveApiKey: env.PAYRAIL_LIVE_API_KEY } : {}),
           ...(claimSeconds !== null ? { sendClaimMs: claimSeconds * 1000 } : {}),
           ...(heartbeat ? { heartbeat } : {}),

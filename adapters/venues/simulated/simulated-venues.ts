@@ -113,6 +113,8 @@ const PPM = 1_000_000n;
  */
 export class SimulatedVenues implements VenueAdapter {
   readonly name: string;
+  /** A simulation: test-mode accounts only (a live account is never priced by it). */
+  readonly testModeOnly = true;
   private readonly clock: Clock;
   private readonly seed: number;
   private readonly specs: readonly SimulatedVenueSpec[];

@@ -55,7 +55,7 @@ export class LimitOrderMatching {
     const from = this.deps.assets.get(doc.from)!;
     const to = this.deps.assets.get(doc.to)!;
     // A venue that is down or offers nothing is no reason to stop watching: look again later.
-    const pricer = await pricerNow(this.deps, from, to, (venue) => !halted(venue)).catch((e: unknown) => {
+    const pricer = await pricerNow(this.deps, job.livemode, from, to, (venue) => !halted(venue)).catch((e: unknown) => {
       if (e instanceof AdapterError) return null;
       throw e;
     });
@@ -86,7 +86,7 @@ export class LimitOrderMatching {
     const probe = await this.deps.storage.read((tx) => LIMIT_ORDERS.get(tx, accountId, id));
     if (!probe) return;
     const pricing = fromPricingRecord(pending.pricing);
-    const result = await executePricing(this.deps, pending.id, probe.doc.from, probe.doc.to, pricing);
+    const result = await executePricing(this.deps, ctx.livemode, pending.id, probe.doc.from, probe.doc.to, pricing);
     const applied = await this.deps.storage.command(ctx, async (uow) => {
       const stored = await LIMIT_ORDERS.get(uow.tx, accountId, id, { lock: true });
       if (!stored || !isOpen(stored.doc) || stored.doc.pending?.id !== pending.id) return ok(undefined);

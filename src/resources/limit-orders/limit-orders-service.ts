@@ -8,7 +8,7 @@ import { parseFraction, parseSlippage } from "../../quoting/quote-metrics";
 import type { Job } from "../../workers/due-work";
 import type { WorkOutcome } from "../../workers/runner";
 import { jobContext, type ModuleDeps, type RequestContext } from "../../engine/context";
-import { distinctAssets } from "../conversion";
+import { distinctAssets, venueChain } from "../conversion";
 import { type CreateLimitOrderInput, EXPIRES_IN, type ListLimitOrdersParams, createLimitOrderSchema, listLimitOrdersSchema } from "./limit-order-schemas";
 import { isOpen, type LimitOrderTransitions } from "./limit-order-transitions";
 import { LIMIT_ORDERS, type LimitOrderDoc, type LimitOrderObject } from "./limit-order-doc";
@@ -23,7 +23,7 @@ import { newMetadata } from "../../metadata/metadata";
  */
 export class LimitOrdersService {
   constructor(
-    private readonly deps: Pick<ModuleDeps, "assets" | "cursors" | "ids" | "parse" | "storage">,
+    private readonly deps: Pick<ModuleDeps, "assets" | "cursors" | "ids" | "parse" | "storage" | "venues">,
     private readonly transitions: LimitOrderTransitions,
   ) {}
 
@@ -50,13 +50,19 @@ export class LimitOrdersService {
     }
     const expiresIn = p.expires_in ?? EXPIRES_IN.default;
     const partialFills = p.partial_fills ?? true;
+    // On-chain venues take the input on their chain and deliver there (as swaps do).
+    const onChain = await venueChain(this.deps, ctx.livemode, from.code, to.code, null, p.destination_chain?.name ?? null);
+    if (onChain.isErr()) return err(onChain.error);
 
     return this.deps.storage.command(ctx, async (uow) => {
       const id = this.deps.ids.next("lo");
-      const reserved = await uow.ledger.reserveAcrossChains({ accountId: ctx.accountId, asset: from, amount: amount.value, resource: id });
+      const request = { accountId: ctx.accountId, asset: from, amount: amount.value, resource: id };
+      const reserved = onChain.value
+        ? (await uow.ledger.reserve({ ...request, chain: onChain.value })).map((r) => [r])
+        : await uow.ledger.reserveAcrossChains(request);
       if (reserved.isErr()) return err(reserved.error);
       const main = reserved.value[0]!.chain;
-      const chain = p.destination_chain?.name ?? (to.chains.includes(main) ? main : to.chains[0]!);
+      const chain = onChain.value ?? p.destination_chain?.name ?? (to.chains.includes(main) ? main : to.chains[0]!);
       const expiresAt = uow.now + expiresIn * 1000;
       const start = startMachine(limitOrderMachine, { partialFills });
       const doc: LimitOrderDoc = {

@@ -21,7 +21,7 @@ export class QuotesService {
     const amount = parseAmount(from.amount, from.asset, "from.amount");
     if (amount.isErr()) return err(amount.error);
     // Venues are asked outside the transaction (DESIGN.md: no I/O inside one).
-    const priced = await priceNow(this.deps, from.asset, to.asset, amount.value);
+    const priced = await priceNow(this.deps, ctx.livemode, from.asset, to.asset, amount.value);
     if (priced.isErr()) return err(priced.error);
     const pricing = priced.value;
     const ttl = parsed.value.ttl ?? QUOTE_TTL.default;

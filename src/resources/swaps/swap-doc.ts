@@ -33,6 +33,13 @@ export interface SwapDoc {
   metadata?: Metadata;
   created: number;
   settledAt: number | null;
+  /**
+   * What the venues delivered in all (base units of `to`), once settled: more than the pricing's
+   * gross output when an on-chain pool moved the customer's way before the swap was mined. The
+   * customer receives it less the quoted network and platform fees. Absent before settlement and
+   * on swaps stored before it was kept (they received the quoted amount).
+   */
+  delivered?: string;
 }
 
 /** Shape 1 stored the swap object with an `internal` part. */
@@ -78,10 +85,17 @@ export const SWAPS = new DocStore<SwapDoc>({
 /** The swap object of the seed and DECISIONS.md §4, plus `refreshed`. */
 export type SwapObject = Out<typeof Swap>;
 
+/** The swap's input and what the customer receives: the delivered output less the quoted fees once settled, else the quote's. */
+export function customerSide(s: SwapDoc): { amountIn: bigint; netOut: bigint } {
+  const pricing = fromPricingRecord(s.pricing);
+  if (s.delivered === undefined) return { amountIn: pricing.amountIn, netOut: pricing.netOut };
+  return { amountIn: pricing.amountIn, netOut: BigInt(s.delivered) - pricing.networkFee - pricing.platformFee };
+}
+
 export function presentSwap(assets: AssetRegistry, s: SwapDoc): SwapObject {
   const from = assets.get(s.from)!;
   const to = assets.get(s.to)!;
-  const { amountIn, netOut } = fromPricingRecord(s.pricing);
+  const { amountIn, netOut } = customerSide(s);
   return {
     id: s.id,
     object: "swap",

@@ -12,10 +12,10 @@ import type { Ratio } from "../../quoting/venue-curves";
 import { s } from "../../validation/schema";
 import { type ModuleDeps, type RequestContext, jobContext } from "../../engine/context";
 import { haltedVenues } from "../test-helpers/venue-halts";
-import { delivered, executePricing, priceNow, releaseReservations, settleConversion } from "../conversion";
+import { delivered, executePricing, priceNow, releaseReservations, settleConversion, venueChain } from "../conversion";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import { type CreateSwapInput, type ListSwapsParams, type RetrieveSwapParams, createSwapSchema, listSwapsSchema, retrieveSwapSchema } from "./swap-schemas";
-import { SWAPS, type SwapDoc, type SwapObject, presentSwap } from "./swap-doc";
+import { SWAPS, type SwapDoc, type SwapObject, customerSide, presentSwap } from "./swap-doc";
 import { QUOTES, presentQuote } from "../quotes/quote-doc";
 import { docField, expandObjects, itemPaths, type Expandable } from "../../lists/expansion";
 import { newMetadata } from "../../metadata/metadata";
@@ -59,10 +59,16 @@ export class SwapsService {
     let refreshed: StoredPricing | null = null;
     if (this.deps.clock.now() > quote.expiresAt) {
       if (!maxSlippage) return expired(quote.id);
-      const again = await this.refresh(quote.pricing, from.value, to.value, maxSlippage);
+      const again = await this.refresh(ctx.livemode, quote.pricing, from.value, to.value, maxSlippage);
       if (again.isErr()) return err(again.error);
       refreshed = again.value;
     }
+
+    // On-chain venues take the input on their chain and deliver there: no swap into another chain
+    // until a bridge exists (docs/quotes.md).
+    const legs = (refreshed ?? fromPricingRecord(quote.pricing)).legs.map((l) => l.venue);
+    const onChain = await venueChain(this.deps, ctx.livemode, quote.from, quote.to, legs, chain.value.name);
+    if (onChain.isErr()) return err(onChain.error);
 
     return this.deps.storage.command(ctx, async (uow) => {
       const locked = await QUOTES.get(uow.tx, ctx.accountId, quoteId, { lock: true });
@@ -71,12 +77,10 @@ export class SwapsService {
       if (!refreshed && uow.now > locked.doc.expiresAt) return expired(quoteId);
       const pricing = refreshed ?? fromPricingRecord(locked.doc.pricing);
       const id = this.deps.ids.next("sw");
-      const reserved = await uow.ledger.reserveAcrossChains({
-        accountId: ctx.accountId,
-        asset: from.value,
-        amount: pricing.amountIn,
-        resource: id,
-      });
+      const request = { accountId: ctx.accountId, asset: from.value, amount: pricing.amountIn, resource: id };
+      const reserved = onChain.value
+        ? (await uow.ledger.reserve({ ...request, chain: onChain.value })).map((r) => [r])
+        : await uow.ledger.reserveAcrossChains(request);
       if (reserved.isErr()) return err(reserved.error);
       const start = startMachine(swapMachine);
       const doc: SwapDoc = {
@@ -145,7 +149,7 @@ export class SwapsService {
     const stopped = pricing.legs.find((leg) => halted(leg.venue));
     const result: VenueExecutionResult = stopped
       ? { status: "rejected", reason: `venue ${stopped.venue} is halted (test mode)` }
-      : await executePricing(this.deps, doc.id, doc.from, doc.to, pricing);
+      : await executePricing(this.deps, job.livemode, doc.id, doc.from, doc.to, pricing);
     const code = result.status === "rejected" ? "venue_rejected" : null;
     const applied = await this.deps.storage.command(jobContext(job), async (uow) => {
       const locked = await SWAPS.get(uow.tx, accountId, id, { lock: true });
@@ -168,8 +172,14 @@ export class SwapsService {
   }
 
   /** Re-prices an expired quote's amount now; `quote_expired` unless within `maxSlippage`. */
-  private async refresh(old: PricingRecord, from: AssetDefinition, to: AssetDefinition, maxSlippage: Ratio): Promise<Result<StoredPricing, ApiError>> {
-    const again = await priceNow(this.deps, from, to, BigInt(old.amount_in));
+  private async refresh(
+    livemode: boolean,
+    old: PricingRecord,
+    from: AssetDefinition,
+    to: AssetDefinition,
+    maxSlippage: Ratio,
+  ): Promise<Result<StoredPricing, ApiError>> {
+    const again = await priceNow(this.deps, livemode, from, to, BigInt(old.amount_in));
     if (again.isErr()) {
       return fail("quote_expired", `The quote expired and could not be refreshed: ${again.error.message}`, { param: "quote" });
     }
@@ -201,6 +211,7 @@ export class SwapsService {
         case "settle": {
           if (result?.status !== "executed") throw new Error("settle without an execution");
           doc.settledAt = uow.now;
+          doc.delivered = delivered(result).toString();
           const pricing = fromPricingRecord(doc.pricing);
           const posted = await settleConversion(uow, {
             accountId,
@@ -212,7 +223,8 @@ export class SwapsService {
             to,
             chain: doc.destinationChain,
             delivered: delivered(result),
-            netOut: pricing.netOut,
+            // what the venues delivered less the quoted fees: at least the quote (each leg's minimum), more when a pool moved our way
+            netOut: customerSide(doc).netOut,
             networkFee: pricing.networkFee,
           });
           if (posted.isErr()) return posted;

@@ -193,7 +193,7 @@ export class TestHelpersService {
     const codes = this.deps.assets.list().map((a) => a.code);
     for (const from of codes) {
       for (const to of codes) {
-        if (from !== to && (await this.deps.venues.snapshots(from, to)).some((s) => s.venue === venue)) return true;
+        if (from !== to && (await this.deps.venues.for(false).snapshots(from, to)).some((s) => s.venue === venue)) return true;
       }
     }
     return false;

@@ -49,6 +49,7 @@ describe("log redaction", () => {
     const { lines, destination } = capture();
     const leaky: VenueAdapter = {
       name: "leaky",
+      testModeOnly: true,
       async snapshot() {
         throw new Error(`venue refused key ${LIVE_KEY}; operator mnemonic ${MNEMONIC}; secret ${WHSEC}`);
       },
