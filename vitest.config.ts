@@ -7,5 +7,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
+    // Two files at a time on the 2-core CI machine (vitest's default there is one): most files
+    // wait on PostgreSQL, child processes and timers, so a second one fills the idle core.
+    maxWorkers: 2,
   },
 });

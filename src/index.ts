@@ -28,6 +28,7 @@ export {
   type PayrailEngine,
   accountsModule,
   apiKeysModule,
+  auditLogModule,
   balancesModule,
   eventsModule,
   ledgerEntriesModule,

@@ -61,7 +61,7 @@ describe("reports on the host server", () => {
       expect(file.headers.get("content-type")).toBe("text/csv; charset=utf-8");
       const text = await file.text();
       const [header, ...rows] = parseCsv(text);
-      expect(header).toEqual(["payout", "leg", "chain", "asset", "amount", "fee", "balance_type", "ledger_entry", "created"]);
+      expect(header).toEqual(["payout", "leg", "chain", "asset", "amount", "fee", "balance_type", "ledger_entry", "created", "metadata"]);
       const listed = await call("GET", `/v1/ledger_entries?created_gte=${gte}&created_lt=${lt}&limit=200`);
       const ofPayouts = listed.data.filter((e: any) => e.resource?.startsWith("po_")).reverse();
       expect(rows.map((r) => r[7])).toEqual(ofPayouts.map((e: any) => e.id));
@@ -89,7 +89,7 @@ describe("reports on the host server", () => {
       expect(again.status).toBe("ready");
       const file = await fetch(again.url);
       expect(file.status).toBe(200);
-      expect((await file.text()).split("\r\n")[0]).toBe("payout,leg,chain,asset,amount,fee,balance_type,ledger_entry,created");
+      expect((await file.text()).split("\r\n")[0]).toBe("payout,leg,chain,asset,amount,fee,balance_type,ledger_entry,created,metadata");
     } finally {
       await host.stop();
     }
