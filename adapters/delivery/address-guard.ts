@@ -32,6 +32,7 @@ export const SPECIAL_PURPOSE_RANGES: readonly (readonly [network: string, prefix
   ["::", 128, "ipv6", "the unspecified address"],
   ["::1", 128, "ipv6", "a loopback address"],
   ["::ffff:0:0", 96, "ipv6", "an IPv4-mapped address"],
+  ["::ffff:0:0:0", 96, "ipv6", "an IPv4-translated address"], // RFC 2765 (SIIT): ::ffff:0:a.b.c.d reaches a.b.c.d through a translator
   ["::", 96, "ipv6", "an IPv4-compatible address"],
   ["64:ff9b::", 96, "ipv6", "a NAT64 address"],
   ["64:ff9b:1::", 48, "ipv6", "a local-use NAT64 address"],

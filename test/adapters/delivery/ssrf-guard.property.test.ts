@@ -42,6 +42,7 @@ const IPV6_REGISTRY = [
   "::1/128",
   "::/128",
   "::ffff:0:0/96",
+  "::ffff:0:0:0/96", // IPv4-translated (RFC 2765): not in the registry, but it reaches IPv4 through a translator
   "64:ff9b::/96",
   "64:ff9b:1::/48",
   "100::/64",
@@ -149,6 +150,8 @@ describe("the SSRF guard and the special-purpose registries", () => {
       ["::ffff:10.0.0.1", "private"],
       ["::ffff:127.0.0.1", "loopback"],
       ["::ffff:8.8.8.8", "IPv4-mapped"],
+      ["::ffff:0:7f00:1", "IPv4-translated"], // 127.0.0.1 through a SIIT translator
+      ["::ffff:0:808:808", "IPv4-translated"],
       ["2001:db8::1", "documentation"],
       ["192.0.2.1", "documentation"],
       ["198.51.100.7", "documentation"],
