@@ -5,7 +5,7 @@ import { newDueWork, type Job } from "../../workers/due-work";
 import { GroupCommit } from "../../workers/group-commit";
 import type { WorkOutcome } from "../../workers/work-settlement";
 import type { ModuleDeps } from "../../engine/context";
-import { WEBHOOK_ENDPOINTS, type WebhookEndpointDoc } from "./webhook-endpoints-service";
+import { WEBHOOK_ENDPOINTS, type WebhookEndpointDoc } from "./webhook-endpoint-doc";
 import type { EngineCatalogue } from "../../engine/catalogue";
 
 /**

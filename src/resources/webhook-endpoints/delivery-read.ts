@@ -6,7 +6,8 @@ import { PermanentWorkError, type Job } from "../../workers/due-work";
 import { GroupCommit } from "../../workers/group-commit";
 import type { ModuleDeps, ReadTx } from "../../engine/context";
 import { accountApiVersion } from "../accounts/account-version";
-import { WEBHOOK_ENDPOINTS, type WebhookEndpointDoc, type WebhookEndpointsService } from "./webhook-endpoints-service";
+import { WEBHOOK_ENDPOINTS, type WebhookEndpointDoc } from "./webhook-endpoint-doc";
+import type { WebhookEndpointsService } from "./webhook-endpoints-service";
 
 /** A claimed delivery item: some events to one endpoint. */
 export type DeliveryJob = Job<DeliveryPayload>;

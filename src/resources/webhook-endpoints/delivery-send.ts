@@ -10,7 +10,8 @@ import type { WorkOutcome } from "../../workers/work-settlement";
 import type { ModuleDeps } from "../../engine/context";
 import type { DeliveryRecord } from "./delivery-record";
 import type { DeliveryJob, DeliveryReads, PreparedDelivery } from "./delivery-read";
-import { signingSecrets, type WebhookEndpointsService } from "./webhook-endpoints-service";
+import { signingSecrets } from "./webhook-endpoint-doc";
+import type { WebhookEndpointsService } from "./webhook-endpoints-service";
 
 /** One attempt about to be sent: the request, and what the log will need. */
 export interface PreparedAttempt {

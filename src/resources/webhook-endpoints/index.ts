@@ -13,7 +13,7 @@ export type {
   ReplayInput,
   UpdateWebhookEndpointInput,
 } from "./webhook-endpoint-schemas";
-export type { DeletedWebhookEndpoint, WebhookEndpointObject } from "./webhook-endpoints-service";
+export type { DeletedWebhookEndpoint, WebhookEndpointObject } from "./webhook-endpoint-doc";
 export type { WebhooksApi } from "./routes";
 
 /**

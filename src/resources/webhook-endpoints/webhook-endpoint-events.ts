@@ -1,7 +1,7 @@
 import { defineEvent, type SampleContext } from "../../engine/module";
 import type { WebhookEndpointState } from "./webhook-endpoint-machine";
 import { WebhookEndpoint } from "./webhook-endpoint-objects";
-import { presentEndpoint } from "./webhook-endpoints-service";
+import { presentEndpoint } from "./webhook-endpoint-doc";
 
 function sampleEndpoint({ ids, now }: SampleContext, state: WebhookEndpointState = "enabled") {
   return presentEndpoint({

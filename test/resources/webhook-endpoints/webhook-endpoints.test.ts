@@ -5,7 +5,7 @@ import { DEFAULT_CATALOGUE } from "../../../src/modules";
 import { webhooksModule } from "../../../src/resources/webhook-endpoints";
 
 const EVENT_TYPES = DEFAULT_CATALOGUE.eventTypes;
-import { WEBHOOK_ENDPOINTS } from "../../../src/resources/webhook-endpoints/webhook-endpoints-service";
+import { WEBHOOK_ENDPOINTS } from "../../../src/resources/webhook-endpoints/webhook-endpoint-doc";
 import { testWorld, type TestWorld } from "../../support/engine";
 import { closeSharedStorage, storageKinds } from "../../support/storage";
 import { registerEndpoint, trigger } from "../../support/webhooks";
