@@ -396,7 +396,6 @@ function sorted(entries: [string, Json][]): StateEntry[] {
   return [...entries].sort(([a], [b]) => compareStateKeys(a, b)).map(([key, value]) => ({ key, value }));
 }
 
-
 /** A transaction held open until `open()`: `inside` resolves once it called `entered()`. */
 function held() {
   let entered!: () => void;
