@@ -82,7 +82,7 @@ export function domainMetrics(registry: Registry, p: string): (o: DomainObservat
   });
   const reorgDepth = new Histogram({
     name: `${p}chain_reorg_depth_blocks`,
-    help: "Depth of the reorganisations found (blocks replaced)",
+    help: "Depth of the reorganisations found (blocks replaced), where the adapter can tell",
     labelNames: ["chain", "mode"] as const,
     buckets: REORG_DEPTH_BUCKETS,
     registers,
@@ -118,7 +118,7 @@ export function domainMetrics(registry: Registry, p: string): (o: DomainObservat
         break;
       case "chain_reorg":
         reorgs.inc({ chain: o.chain, mode });
-        reorgDepth.observe({ chain: o.chain, mode }, o.depth);
+        if (o.depth !== null) reorgDepth.observe({ chain: o.chain, mode }, o.depth);
         break;
       case "transaction_rescued":
         rescued.inc({ chain: o.chain, mode, action: o.action });

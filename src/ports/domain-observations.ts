@@ -70,7 +70,8 @@ export interface ChainHead {
 export interface ChainReorg {
   type: "chain_reorg";
   chain: string;
-  depth: number;
+  /** Blocks replaced, or null when the adapter cannot tell (it only saw something it had read leave the chain). */
+  depth: number | null;
 }
 
 /**
