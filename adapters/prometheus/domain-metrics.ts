@@ -132,12 +132,7 @@ export function domainMetrics(registry: Registry, p: string): (o: DomainObservat
  * unbounded): delivery work by state, and how long the oldest due item has waited. Read from
  * the due-work counts of the scrape (`stats`); per-endpoint detail is in the API's deliveries.
  */
-export function webhookBacklogMetrics(
-  registry: Registry,
-  p: string,
-  stats: () => Promise<DueWorkKindStats[] | null>,
-  now: () => number,
-): void {
+export function webhookBacklogMetrics(registry: Registry, p: string, stats: () => Promise<DueWorkKindStats[] | null>, now: () => number): void {
   const registers = [registry];
   const webhook = async () => ((await stats()) ?? []).filter((k) => WEBHOOK_WORK_KINDS.includes(k.kind));
   new Gauge({
@@ -148,7 +143,11 @@ export function webhookBacklogMetrics(
     async collect() {
       this.reset();
       const kinds = await webhook();
-      for (const state of ["due", "leased", "scheduled"] as const) this.set({ state }, kinds.reduce((sum, k) => sum + k[state], 0));
+      for (const state of ["due", "leased", "scheduled"] as const)
+        this.set(
+          { state },
+          kinds.reduce((sum, k) => sum + k[state], 0),
+        );
     },
   });
   new Gauge({

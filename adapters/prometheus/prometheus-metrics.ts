@@ -160,7 +160,12 @@ export class PrometheusMetrics {
     });
 
     // after the due-work gauges: they read the same snapshot of the scrape
-    webhookBacklogMetrics(registry, p, () => self.stats(), () => self.source?.clock.now() ?? 0);
+    webhookBacklogMetrics(
+      registry,
+      p,
+      () => self.stats(),
+      () => self.source?.clock.now() ?? 0,
+    );
     const domain = domainMetrics(registry, p);
 
     new Gauge({

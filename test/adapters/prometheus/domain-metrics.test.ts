@@ -43,7 +43,8 @@ describe("domain metrics", () => {
   const histogram = async (name: string, labels: Record<string, string>) => {
     const values = (await metrics.registry.getMetricsAsJSON()).find((m) => m.name === name)?.values ?? [];
     const pick = (suffix: string) =>
-      values.find((v) => (v as { metricName?: string }).metricName === `${name}_${suffix}` && Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value;
+      values.find((v) => (v as { metricName?: string }).metricName === `${name}_${suffix}` && Object.entries(labels).every(([k, l]) => v.labels[k] === l))
+        ?.value;
     return { count: pick("count") ?? 0, sum: pick("sum") ?? 0 };
   };
 
@@ -146,7 +147,8 @@ describe("domain metrics, for any observations", () => {
         const reorgs = (families.get("t_chain_reorgs_total")?.metrics ?? []).reduce((sum, s) => sum + Number(s.value), 0);
         expect(reorgs).toBe(seen.filter((o) => o.type === "chain_reorg").length);
         const allowed = new Set(["asset", "chain", "mode", "outcome", "reason", "action", "le"]);
-        for (const family of families.values()) for (const s of family.metrics) for (const label of Object.keys(s.labels ?? {})) expect(allowed).toContain(label);
+        for (const family of families.values())
+          for (const s of family.metrics) for (const label of Object.keys(s.labels ?? {})) expect(allowed).toContain(label);
       }),
       { numRuns: 50 },
     );
