@@ -144,7 +144,10 @@ export function logObserver(logger: Logger): EngineObserver {
       else logger.info(line, "request");
     },
     workCompleted(o) {
-      if (o.outcome === "dead") logger.error({ kind: o.kind, attempt: o.attempt }, "due work failed for the last time");
+      if (o.outcome === "dead") {
+        const line = { ...(o.id ? { job: o.id } : {}), kind: o.kind, attempt: o.attempt, ...(o.requestId ? { request_id: o.requestId } : {}) };
+        logger.error(line, "due work failed for the last time");
+      }
     },
     deliveryAttempted(o) {
       logger.debug(

@@ -76,6 +76,10 @@ export interface WorkObservation {
   durationMs: number;
   /** How many times the item has been claimed, this run included. */
   attempt: number;
+  /** The item's id (a log field; never a metric label). */
+  id?: string;
+  /** The `req_…` of the API request that started the item's chain of work, or null (a log field). */
+  requestId?: string | null;
 }
 
 /**

@@ -57,6 +57,29 @@ describe("request log lines", () => {
   });
 });
 
+describe("work and chain log lines", () => {
+  it("name the job and the request that started its chain of work, and warn of reorganisations and dropped transactions", () => {
+    const lines: string[] = [];
+    const observer = logObserver(createLogger({ destination: { write: (line: string) => void lines.push(line) } }));
+    observer.workCompleted({ kind: "payouts.track", outcome: "dead", durationMs: 3, attempt: 8, id: "wrk_1", requestId: "req_abc" });
+    observer.workCompleted({ kind: "payouts.track", outcome: "dead", durationMs: 3, attempt: 8, id: "wrk_2", requestId: null });
+    observer.workCompleted({ kind: "payouts.track", outcome: "retry", durationMs: 3, attempt: 1, id: "wrk_3", requestId: "req_abc" });
+    observer.domainObserved!({ type: "chain_reorg", chain: "base", depth: 2, livemode: true });
+    observer.domainObserved!({ type: "transaction_rescued", chain: "base", action: "dropped", livemode: true });
+    observer.domainObserved!({ type: "payout_finished", asset: "USDC", livemode: true, outcome: "settled", durationMs: 1 });
+    const records = lines.map((l) => JSON.parse(l));
+    expect(records.map((r) => [r.level, r.msg])).toEqual([
+      ["error", "due work failed for the last time"],
+      ["error", "due work failed for the last time"],
+      ["warn", "chain reorganisation"],
+      ["warn", "transaction dropped"],
+    ]);
+    expect(records[0]).toMatchObject({ job: "wrk_1", kind: "payouts.track", attempt: 8, request_id: "req_abc" });
+    expect(records[1]).not.toHaveProperty("request_id");
+    expect(records[2]).toMatchObject({ chain: "base", mode: "live", depth: 2 });
+  });
+});
+
 describe("a correlation id", () => {
   it("is 1 to 200 characters of A-Z a-z 0-9 . _ : -, nothing else", () => {
     const allowed = fc.constantFrom(..."ABCXYZabcxyz0189._:-".split(""));
