@@ -242,6 +242,11 @@ export function chainConformance(options: ChainConformanceOptions): void {
       expect(after.get(id)).toMatchObject({ finality: "reverted", confirmations: 0 });
       // an adapter that reports (`observe`) tells of the reorganisation, for the operator's metrics
       if (h.adapter.observe) expect(reported.filter((o) => o.type === "chain_reorg" && o.chain === h.chain).length).toBeGreaterThanOrEqual(1);
+      for (const o of reported) {
+        expect(o.chain).toBe(h.chain);
+        if (o.type === "chain_head") expect(o.lastBlockRead).toBeLessThanOrEqual(o.head); // never read past the head
+        if (o.type === "chain_reorg" && o.depth !== null) expect(o.depth).toBeGreaterThanOrEqual(1);
+      }
       // it stays reverted: nothing on the new branch credits it again
       await h.mine(3);
       const later = await readUntil(state, () => true);
