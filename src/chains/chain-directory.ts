@@ -16,7 +16,6 @@ export class ChainDirectory {
   private readonly test = new Map<string, ChainAdapter>();
   private readonly live = new Map<string, ChainAdapter>();
 
-  /** `timing(name)` times the calls of the adapter called `name` (metrics; see the observer port). */
   /**
    * `timing(name)` times the calls of the adapter called `name` (metrics; see the observer port);
    * `report` hears what each adapter reports of its chains (`ChainAdapter.observe`), with its mode.
