@@ -147,7 +147,11 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     observer: metrics ? combineObservers(metrics.observer, logObserver(logger)) : logObserver(logger),
     worker: {
       ...(options.heartbeat ? { heartbeat: options.heartbeat } : {}),
-      onError: (e, job) => logger.warn({ err: e, ...(job ? { job: job.id, kind: job.kind, attempt: job.attempts } : {}) }, "due work failed"),
+      onError: (e, job) =>
+        logger.warn(
+          { err: e, ...(job ? { job: job.id, kind: job.kind, attempt: job.attempts, ...(job.request?.id ? { request_id: job.request.id } : {}) } : {}) },
+          "due work failed",
+        ),
     },
   });
   metrics?.attach(engine);

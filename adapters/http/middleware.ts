@@ -21,6 +21,8 @@ export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 export type HttpEnv = {
   Variables: {
     requestId: string;
+    /** The client's well-formed `X-Request-Id`, else the request id (see `requestId`). */
+    correlationId: string;
     principal: Principal;
     /** Who is asking, as the services take it (set by `authenticate`, completed by `idempotency`). */
     ctx: RequestContext;
@@ -67,30 +69,58 @@ function unrecognized(c: HttpContext): Response {
   return errorResponse(c, new ApiError("resource_missing", `Unrecognized request URL (${c.req.method} ${c.req.path})`));
 }
 
-/** Mints the request's `req_…` id and sets it as `Request-Id` on whatever goes back. */
+/**
+ * A client's `X-Request-Id` kept as the request's correlation id: 1 to 200 characters of
+ * `A-Z a-z 0-9 . _ : -` (UUIDs, ULIDs, a gateway's ids). Anything else is ignored, so a log line
+ * never carries what a client could use to forge or break one.
+ */
+export const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,200}$/;
+
+/** Whether `value` is kept as a request's correlation id (`CORRELATION_ID`). */
+export function isCorrelationId(value: string | undefined): value is string {
+  return value !== undefined && CORRELATION_ID.test(value);
+}
+
+/**
+ * Mints the request's `req_…` id and sets it as `Request-Id` on whatever goes back (DECISIONS.md
+ * §2: the id errors, events and due work carry). The client's `X-Request-Id`, when well-formed
+ * (`isCorrelationId`), is the request's correlation id, else the request id is: it goes back as
+ * `X-Request-Id` and is on the request's log line (`correlation_id`).
+ */
 export function requestId(engine: Engine): HttpMiddleware {
   return async (c, next) => {
     const id = engine.newRequestId();
+    const sent = c.req.header("x-request-id");
+    const correlationId = isCorrelationId(sent) ? sent : id;
     c.set("requestId", id);
+    c.set("correlationId", correlationId);
     await next();
     c.res.headers.set("Request-Id", id);
+    c.res.headers.set("X-Request-Id", correlationId);
   };
 }
 
 /**
  * Reports every answered request to the engine's observer (`EngineObserver.requestCompleted`):
- * method, route template, status, duration and request id. Runs after `requestId`.
+ * method, route template, status, duration, request and correlation ids, and once the key was
+ * accepted the account, the key's id and the `Idempotency-Key`. Runs after `requestId`.
  */
 export function observeRequest(engine: Engine): HttpMiddleware {
   return async (c, next) => {
     const started = performance.now();
     await next();
+    const ctx = c.get("ctx") as RequestContext | undefined;
+    const principal = c.get("principal") as Principal | undefined;
     engine.observer.requestCompleted({
       method: c.req.method,
       route: c.get("route") ?? "unmatched",
       status: c.res.status,
       durationMs: performance.now() - started,
       requestId: c.get("requestId"),
+      correlationId: c.get("correlationId") ?? c.get("requestId"),
+      accountId: principal?.accountId ?? null,
+      keyId: principal?.keyId ?? null,
+      idempotencyKey: ctx?.idempotencyKey ?? null,
     });
   };
 }

@@ -152,7 +152,8 @@ export function buildOpenApi(
       version: "1",
       description:
         "Payouts, swaps, limit orders, payment intents and signed webhooks over digital assets. " +
-        "Authenticate with `Authorization: Bearer sk_test_…` (or `sk_live_…`). Every answer carries `Request-Id`; " +
+        "Authenticate with `Authorization: Bearer sk_test_…` (or `sk_live_…`). Every answer carries `Request-Id`, and `X-Request-Id`: " +
+        "the client's own `X-Request-Id` when it sent a well-formed one (1 to 200 of `A-Za-z0-9._:-`), kept as the request's correlation id in the host's logs, else the `Request-Id`; " +
         "every error has the shape of the `Error` schema; every POST takes an `Idempotency-Key`; " +
         "request bodies are JSON (`Content-Type: application/json`). Dated API versions: `Payrail-Version` pins one " +
         `per request (default: the account's); this document describes every version up to ${LATEST_VERSION}.`,

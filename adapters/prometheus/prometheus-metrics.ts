@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { EngineObserver, DueWorkKindStats } from "../../src/ports/public";
+import { domainMetrics, webhookBacklogMetrics } from "./domain-metrics";
 
 export interface PrometheusMetricsOptions {
   /** Registry to register on (default: a new one, so two engines in one process never clash). */
@@ -158,6 +159,15 @@ export class PrometheusMetrics {
       },
     });
 
+    // after the due-work gauges: they read the same snapshot of the scrape
+    webhookBacklogMetrics(
+      registry,
+      p,
+      () => self.stats(),
+      () => self.source?.clock.now() ?? 0,
+    );
+    const domain = domainMetrics(registry, p);
+
     new Gauge({
       name: `${p}storage_up`,
       help: "0 while this process's storage sessions fail as unavailable (a restart, a failover, a full disk) and none succeeded since, 1 otherwise",
@@ -194,6 +204,7 @@ export class PrometheusMetrics {
         adapterCalls.inc({ port: o.port, adapter: o.adapter, operation: o.operation, result: o.failed ? "error" : "ok" });
         adapterSeconds.observe({ port: o.port, adapter: o.adapter, operation: o.operation }, o.durationMs / SECONDS);
       },
+      domainObserved: domain,
     };
   }
 

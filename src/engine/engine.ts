@@ -196,7 +196,11 @@ export class Engine {
       assets,
       cursors: new CursorCodec(Buffer.from(secret)),
       config: { ...DEFAULT_CONFIG, ...options.config },
-      chains: new ChainDirectory(options.chainAdapters, (name) => adapterTiming(observer, clock, "chain", name)),
+      chains: new ChainDirectory(
+        options.chainAdapters,
+        (name) => adapterTiming(observer, clock, "chain", name),
+        (o) => observer.domainObserved?.(o),
+      ),
       screening: guardMethods(options.screening.name, options.screening, "", adapterTiming(observer, clock, "screening", options.screening.name)),
       delivery: guardMethods(options.delivery.name, options.delivery),
       wakeWorkers: () => undefined,
