@@ -4,7 +4,8 @@ import type { Schema, JsonSchema } from "../../src/validation/schema";
 import type { EngineCatalogue } from "../../src/engine/catalogue";
 import type { EngineDownloadRoute, EngineRoute } from "../../src/engine/route";
 import type { AssetRegistry } from "../../src/money/assets";
-import { ApiErrorObject, ASSET_CODE, CHAIN_NAME, EVENT_TYPE, SCOPE } from "../../src/api/common-objects";
+import { ApiErrorObject, CHAIN_NAME } from "../../src/api/common-objects";
+import { catalogueComponents } from "../../src/api/catalogue-components";
 import { reachable, type NamedSchema } from "../../src/api/response-schema";
 
 /** What each error status means, for the document's responses (its codes: the catalogue's of that status). */
@@ -121,18 +122,7 @@ export function buildOpenApi(
 
   const schemas: Record<string, unknown> = {};
   for (const [name, schema] of [...reachable(returned)].sort(([a], [b]) => a.localeCompare(b))) schemas[name] = schema.definition;
-  schemas[ASSET_CODE] = assets
-    ? { type: "string", enum: assets.list().map((a) => a.code), description: "An asset code of the registry (DECISIONS.md §1)" }
-    : { type: "string", pattern: "^[A-Z][A-Z0-9]{1,11}$", description: "An asset code of the registry" };
-  schemas[CHAIN_NAME] = assets
-    ? { type: "string", enum: assets.chains().map((c) => c.name), description: "A chain name of the registry (DECISIONS.md §1)" }
-    : { type: "string", pattern: "^[a-z][a-z0-9_]*$", description: "A chain name of the registry" };
-  schemas[EVENT_TYPE] = { type: "string", enum: [...catalogue.eventTypes], description: "An event type of the catalogue (DECISIONS.md §4)" };
-  schemas[SCOPE] = {
-    type: "string",
-    enum: [...catalogue.scopes],
-    description: "An API key scope: `<resource>:read` or `<resource>:write` (write implies read)",
-  };
+  Object.assign(schemas, catalogueComponents(catalogue, assets));
 
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(ERROR_RESPONSES)) {
