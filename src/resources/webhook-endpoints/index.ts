@@ -11,6 +11,7 @@ export type {
   ListDeliveriesParams,
   ListWebhookEndpointsParams,
   ReplayInput,
+  RotateSecretInput,
   UpdateWebhookEndpointInput,
 } from "./webhook-endpoint-schemas";
 export type { DeletedWebhookEndpoint, WebhookEndpointObject } from "./webhook-endpoint-doc";

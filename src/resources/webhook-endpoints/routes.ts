@@ -1,6 +1,13 @@
 import { DeletedWebhookEndpointSchema, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookReplay } from "./webhook-endpoint-objects";
 import type { RouteDefinition } from "../../engine/route";
-import { createEndpointSchema, listDeliveriesSchema, listEndpointsSchema, replaySchema, updateEndpointSchema } from "./webhook-endpoint-schemas";
+import {
+  createEndpointSchema,
+  listDeliveriesSchema,
+  listEndpointsSchema,
+  replaySchema,
+  rotateSecretSchema,
+  updateEndpointSchema,
+} from "./webhook-endpoint-schemas";
 import type { WebhookEndpointsService } from "./webhook-endpoints-service";
 import type { WebhookDeliveriesService } from "./webhook-deliveries-service";
 
@@ -43,7 +50,7 @@ export const webhookEndpointRoutes: RouteDefinition<WebhooksApi>[] = [
   {
     method: "post",
     path: "/v1/webhook_endpoints/:id",
-    summary: "Update a webhook endpoint's URL, events, description, or enable or disable it",
+    summary: "Update a webhook endpoint's URL, events, description or signature scheme, or enable or disable it",
     tag: "Webhook endpoints",
     scope: "webhook_endpoints:write",
     body: updateEndpointSchema,
@@ -62,11 +69,12 @@ export const webhookEndpointRoutes: RouteDefinition<WebhooksApi>[] = [
   {
     method: "post",
     path: "/v1/webhook_endpoints/:id/rotate_secret",
-    summary: "Issue a new signing secret (returned this once); the old one keeps signing for 24 hours",
+    summary: "Issue a new signing secret, or set your own (returned this once); the old one keeps signing for expire_previous_in seconds (default 24 hours)",
     tag: "Webhook endpoints",
     scope: "webhook_endpoints:write",
+    body: rotateSecretSchema,
     returns: WebhookEndpoint,
-    handler: ({ api, ctx, params }) => api.webhookEndpoints.rotateSecret(ctx, params.id!),
+    handler: ({ api, ctx, params, body }) => api.webhookEndpoints.rotateSecret(ctx, params.id!, body),
   },
   {
     method: "get",

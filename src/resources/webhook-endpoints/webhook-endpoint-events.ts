@@ -27,7 +27,7 @@ export const WEBHOOK_ENDPOINT_EVENTS = [
   }),
   defineEvent({
     type: "webhook_endpoint.updated",
-    description: "A webhook endpoint's URL, events, description or status changed (the audit record says what)",
+    description: "A webhook endpoint's URL, events, description, signature scheme or status changed (the audit record says what)",
     object: WebhookEndpoint,
     namedOnly: true,
     sample: (ctx) => sampleEndpoint(ctx),

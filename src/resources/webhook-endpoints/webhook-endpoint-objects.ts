@@ -2,6 +2,7 @@ import { eventType, listOf } from "../../api/common-objects";
 import { o } from "../../api/response-schema";
 import { Event } from "../../events/event-object";
 import { metadataObject } from "../../metadata/metadata";
+import { SIGNATURE_SCHEMES } from "../../events/signature-schemes";
 import { DISABLED_REASONS, ENDPOINT_STATUSES } from "./webhook-endpoint-machine";
 
 export const WebhookEndpoint = o.named(
@@ -14,14 +15,20 @@ export const WebhookEndpoint = o.named(
       status: o.enum(ENDPOINT_STATUSES),
       disabled_reason: o.nullable(o.enum(DISABLED_REASONS, { description: "gone: the receiver answered 410" })),
       enabled_events: o.array(o.anyOf(eventType(), o.literal("*")), { description: "Event types sent to the endpoint; `*`: all" }),
+      signature_scheme: o.enum(SIGNATURE_SCHEMES, {
+        description:
+          "How deliveries are signed: `stripe` (`Service-Signature: t=…,v1=…`, Stripe's scheme) or `standard` (Standard Webhooks: `webhook-id`, `webhook-timestamp`, `webhook-signature`)",
+      }),
       description: o.nullable(o.string()),
       livemode: o.boolean(),
       metadata: metadataObject,
       created: o.time(),
       secret: o.optional(
         o.string({
-          pattern: "^whsec_[A-Za-z0-9_-]{43}$",
-          description: "The signing secret: in the answers to create and rotate_secret only, never in a replayed answer",
+          pattern: "^whsec_[A-Za-z0-9+/=_-]{24,128}$",
+          description:
+            "The signing secret: in the answers to create and rotate_secret only, never in a replayed answer. " +
+            "For `standard`, the base64 after `whsec_` is the key (Standard Webhooks); for `stripe`, the whole string",
           example: "whsec_q3Kf0o8yJc2sWnX1vTzP5mR7bL9dA4eH6gU0iKjYxQw",
         }),
       ),

@@ -3,6 +3,7 @@ import { listParamsShape } from "../../lists/list-params";
 import { s, type Input } from "../../validation/schema";
 import { metadataParam } from "../../metadata/metadata";
 import { ENDPOINT_STATUSES } from "./webhook-endpoint-machine";
+import { SIGNATURE_SCHEMES } from "../../events/signature-schemes";
 
 /** Request schemas of webhook endpoints, their delivery log and replay. */
 
@@ -15,11 +16,28 @@ export const eventsField = s.array(s.eventType({ withAll: true }), { min: 1, max
 
 export const descriptionField = s.string({ max: 1000 }).optional();
 
+/** The longest a rotated secret may keep signing beside the new one (`expire_previous_in`): 7 days. */
+export const MAX_SECRET_OVERLAP_SECONDS = 7 * 24 * 3600;
+
+export const schemeField = s
+  .enum(SIGNATURE_SCHEMES)
+  .optional()
+  .describe("stripe (default): Service-Signature, Stripe's scheme; standard: Standard Webhooks headers");
+
+const secretField = s
+  .string({ min: 1, max: 200 })
+  .optional()
+  .describe(
+    "A signing secret of your own (default: one is generated): whsec_ + base64 of 24 to 64 bytes for standard; whsec_ + 24 to 128 base64 or base64url characters for stripe",
+  );
+
 export const createEndpointSchema = s.object({
   url: urlField,
   enabled_events: eventsField,
   description: descriptionField,
   metadata: metadataParam().optional(),
+  signature_scheme: schemeField,
+  secret: secretField,
 });
 
 export const updateEndpointSchema = s.object({
@@ -27,6 +45,7 @@ export const updateEndpointSchema = s.object({
   enabled_events: eventsField.optional(),
   description: descriptionField,
   status: s.enum(ENDPOINT_STATUSES).optional().describe("disabled stops deliveries until enabled again"),
+  signature_scheme: schemeField.describe("Switch the scheme: every secret still signing must suit the new one (rotate_secret first if not)"),
   metadata: metadataParam().optional().describe('Keys to set; a key set to "" is removed, others are kept'),
 });
 
@@ -44,6 +63,14 @@ export const listDeliveriesSchema = s.object({
     .describe("Replace ids with objects in every attempt: data.event"),
 });
 
+export const rotateSecretSchema = s.object({
+  secret: secretField,
+  expire_previous_in: s
+    .integer({ min: 0, max: MAX_SECRET_OVERLAP_SECONDS })
+    .optional()
+    .describe("Seconds the current secret keeps signing beside the new one: 0 to 604800 (7 days), default 86400 (24 hours)"),
+});
+
 export const replaySchema = s.object({
   from: s.timestamp().describe("Start of the window (inclusive): at most 7 days ago"),
   to: s.timestamp().optional().describe("End of the window (exclusive); default now"),
@@ -53,4 +80,5 @@ export type CreateWebhookEndpointInput = Input<typeof createEndpointSchema>;
 export type UpdateWebhookEndpointInput = Input<typeof updateEndpointSchema>;
 export type ListWebhookEndpointsParams = Input<typeof listEndpointsSchema>;
 export type ListDeliveriesParams = Input<typeof listDeliveriesSchema>;
+export type RotateSecretInput = Input<typeof rotateSecretSchema>;
 export type ReplayInput = Input<typeof replaySchema>;
