@@ -14,6 +14,7 @@ import type { StorageAdapter } from "../../src/ports/storage";
 import type { HeartbeatOptions } from "../../src/workers/process-lease";
 import { systemContext } from "../../src/engine/context";
 import { createHttpApp } from "../http/app";
+import { BASIC_CHALLENGE, apiKeyAuthorizer, createConsole, createWebhookPortal } from "../console";
 import { answerClientErrors } from "../http/node-server";
 import { connectPostgres, openPGlite } from "../postgres";
 import { SystemClock } from "../clock";
@@ -59,6 +60,11 @@ export interface HostOptions {
    */
   allowPrivateWebhooks?: boolean;
   /**
+   * Serve the operator console at `/console` and the webhook portal at `/portal` (default true),
+   * signed in with HTTP Basic authentication whose password is an API key (docs/console.md).
+   */
+  console?: boolean;
+  /**
    * Live chains (DECISIONS.md §9), EVM and Solana: `PAYRAIL_CHAINS` and `PAYRAIL_SIGNER_MNEMONIC`
    * (or signers). Without them every chain is simulated and serves test mode only, as before.
    */
@@ -77,6 +83,8 @@ export interface HostOptions {
 
 export interface RunningHost {
   url: string;
+  /** Where the operator console answers (sign in with an API key as the password), or null when it is off. */
+  consoleUrl: string | null;
   apiKey: string;
   accountId: string;
   /** The live demo account, when `liveApiKey` was given. */
@@ -169,9 +177,15 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
       health: { draining: () => draining },
       ...(metrics ? { metrics } : {}),
     });
+    const surfaces = options.console === false ? [] : consoleSurfaces(engine);
+    const fetch = (request: Request) => {
+      const path = new URL(request.url).pathname;
+      const surface = surfaces.find((s) => path === s.base || path.startsWith(`${s.base}/`));
+      return surface ? surface.app.fetch(request) : app.fetch(request);
+    };
     const hostname = options.hostname ?? "127.0.0.1";
     const server = await new Promise<Server>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, port: options.port ?? 4000, hostname }, () => resolve(s as Server)) as Server;
+      const s = serve({ fetch, port: options.port ?? 4000, hostname }, () => resolve(s as Server)) as Server;
       s.once("error", reject);
     });
     answerClientErrors(server, engine);
@@ -183,6 +197,7 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     let stopping: Promise<ShutdownReport> | null = null;
     return {
       url,
+      consoleUrl: surfaces.length ? `${url}/console/` : null,
       apiKey,
       accountId,
       liveAccountId,
@@ -202,6 +217,15 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     await engine.close();
     throw e;
   }
+}
+
+/** The console and the portal, signed in with an API key of the account (`apiKeyAuthorizer`). */
+function consoleSurfaces(engine: Engine): { base: string; app: { fetch: (request: Request) => Response | Promise<Response> } }[] {
+  const authorize = apiKeyAuthorizer(engine);
+  return [
+    { base: "/console", app: createConsole(engine, { authorize, challenge: BASIC_CHALLENGE }) },
+    { base: "/portal", app: createWebhookPortal(engine, { authorize, challenge: BASIC_CHALLENGE }) },
+  ];
 }
 
 /**

@@ -16,6 +16,11 @@ export interface ConsoleOptions {
   basePath?: string;
   /** Where an unauthorized browser is sent (default: a 401 page). */
   loginUrl?: string;
+  /**
+   * The `WWW-Authenticate` challenge of that 401 page, for a login the browser itself asks for
+   * (`apiKeyAuthorizer`'s `BASIC_CHALLENGE`).
+   */
+  challenge?: string;
   /** Block explorers per chain, `{tx}` standing for a transaction hash: `{ base: "https://basescan.org/tx/{tx}" }`. */
   explorers?: Readonly<Record<string, string>>;
 }
@@ -113,14 +118,9 @@ export function consoleSurface(
         c.html(await page(p.shell(title, current), body, opts.live ? { live: opts.live } : {}), (opts.status ?? 200) as 200),
     };
     c.set("page", p);
-    c.header("Cache-Control", "no-store");
-    c.header("X-Frame-Options", "DENY");
-    c.header("Referrer-Policy", "same-origin");
-    c.header(
-      "Content-Security-Policy",
-      "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
-    );
     await next();
+    // pages hold account data and secrets shown once: never cached, framed or sent elsewhere
+    for (const [name, value] of Object.entries(PAGE_HEADERS)) c.res.headers.set(name, value);
   });
 
   const pages: PageRoutes = {
@@ -141,6 +141,15 @@ export function consoleSurface(
   });
   return app;
 }
+
+const PAGE_HEADERS = {
+  "Cache-Control": "no-store",
+  "X-Frame-Options": "DENY",
+  "Referrer-Policy": "same-origin",
+  "X-Content-Type-Options": "nosniff",
+  "Content-Security-Policy":
+    "default-src 'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+};
 
 /** A form sent by a browser from this origin (a browser always says where a POST comes from; other clients hold no session to abuse). */
 function sameOrigin(c: Context): boolean {

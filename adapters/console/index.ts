@@ -57,6 +57,9 @@ export function createWebhookPortal(engine: ConsoleEngine, options: ConsoleOptio
   });
 }
 
+/** The challenge that makes a browser ask for `apiKeyAuthorizer`'s credentials (`ConsoleOptions.challenge`). */
+export const BASIC_CHALLENGE = 'Basic realm="payrail console", charset="UTF-8"';
+
 /**
  * An `authorize` hook for hosts without a login of their own (and `npm start`): HTTP Basic
  * authentication whose password is an API key of the account; the grant has the key's scopes.

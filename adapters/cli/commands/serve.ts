@@ -102,7 +102,8 @@ Environment:
             `try: export PAYRAIL_URL=${host.url} PAYRAIL_API_KEY=${host.apiKey}\n` +
             `     curl -H "Authorization: Bearer $PAYRAIL_API_KEY" $PAYRAIL_URL/v1/balances\n` +
             `     npx payrail listen --forward-to http://localhost:3000/webhooks\n` +
-            `health: ${host.url}/healthz ${host.url}/readyz  metrics: ${host.url}/metrics\n`,
+            `health: ${host.url}/healthz ${host.url}/readyz  metrics: ${host.url}/metrics\n` +
+            (host.consoleUrl ? `console: ${c.cyan(host.consoleUrl)} (sign in with any user name and the API key as the password)\n` : ""),
         );
         await untilAborted(io.signal);
         io.stdout.write("shutting down\n");

@@ -49,6 +49,8 @@ describe("the operator console (memory)", () => {
     expect(home.text).toContain("Balances");
     expect(home.text).toContain("ops@example.com");
     expect(home.text).toMatch(/USDC available/);
+    expect(home.res.headers.get("cache-control")).toBe("no-store");
+    expect(home.res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
     const list = await page("/payouts");
     expect(list.text).toContain(payoutId);
     const one = await page(`/payouts/${payoutId}`);
