@@ -7,6 +7,7 @@ import { type Metadata, presentMetadata } from "../../metadata/metadata";
 import type { Json } from "../../ports/storage";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
 import { type AuditAction, changesBetween, recordAudit } from "../audit-log/audit-doc";
+import { presentHeaders } from "./endpoint-headers";
 import { endpointState, endpointStatus, type WebhookEndpointState } from "./webhook-endpoint-machine";
 
 /** A signing secret; after a rotation the old one signs beside the new one until it expires. */
@@ -29,6 +30,13 @@ export interface WebhookEndpointDoc {
   created: number;
   /** Newest first. */
   secrets: EndpointSecret[];
+  /** Custom headers sent on every delivery, names lower-case (absent on older documents: none). */
+  headers?: Record<string, string>;
+  /**
+   * When the first delivery failed since the last one that succeeded (null or absent: the last
+   * attempt succeeded, or none was made since it was enabled); see `endpoint-health.ts`.
+   */
+  failingSince?: number | null;
 }
 
 /** Shape 1 stored the API object with the secrets beside it. */
@@ -84,6 +92,7 @@ export function presentEndpoint(doc: WebhookEndpointDoc, secret?: string): Webho
     description: doc.description,
     livemode: doc.livemode,
     metadata: presentMetadata(doc.metadata),
+    headers: presentHeaders(doc.headers),
     created: isoTime(doc.created),
   };
   return secret === undefined ? object : { ...object, secret };
@@ -100,6 +109,8 @@ function audited(doc: WebhookEndpointDoc): Record<string, Json> {
     enabled_events: doc.enabledEvents,
     description: doc.description,
     metadata: presentMetadata(doc.metadata),
+    // names only: a value may be a credential
+    headers: Object.keys(doc.headers ?? {}),
     ...endpointStatus(doc.state),
     secret: current === undefined ? null : `sha256:${createHash("sha256").update(current).digest("hex").slice(0, 8)}`,
   };

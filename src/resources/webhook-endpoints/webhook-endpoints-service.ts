@@ -8,6 +8,7 @@ import { endpointStatus, webhookEndpointMachine, type WebhookEndpointEvent } fro
 import { systemContext, type ModuleDeps, type ReadTx, type RequestContext } from "../../engine/context";
 import type { Stored } from "../../engine/doc-store";
 import { applyMetadata, newMetadata } from "../../metadata/metadata";
+import { applyHeaders } from "./endpoint-headers";
 import {
   type DeletedWebhookEndpoint,
   type WebhookEndpointDoc,
@@ -78,6 +79,8 @@ export class WebhookEndpointsService {
     if (url.isErr()) return err(url.error);
     const events = normaliseEvents(parsed.value.enabled_events);
     if (events.isErr()) return err(events.error);
+    const headers = applyHeaders({}, parsed.value.headers ?? {});
+    if (headers.isErr()) return err(headers.error);
     return this.deps.storage.command(
       ctx,
       async (uow) => {
@@ -92,6 +95,7 @@ export class WebhookEndpointsService {
           metadata: newMetadata(parsed.value.metadata),
           created: uow.now,
           secrets: [{ secret, expiresAt: null }],
+          headers: headers.value,
         };
         await WEBHOOK_ENDPOINTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
         await audit(uow, "webhook_endpoint.created", null, doc);
@@ -137,6 +141,11 @@ export class WebhookEndpointsService {
         const metadata = change.metadata === undefined ? ok(doc.metadata) : applyMetadata(doc.metadata, change.metadata);
         if (metadata.isErr()) return err(metadata.error);
         if (metadata.value !== undefined) doc.metadata = metadata.value;
+        if (change.headers !== undefined) {
+          const headers = applyHeaders(doc.headers, change.headers);
+          if (headers.isErr()) return err(headers.error);
+          doc.headers = headers.value;
+        }
         if (change.status !== undefined && change.status !== endpointStatus(doc.state).status) {
           const moved = transition(doc, change.status === "enabled" ? "enable" : "disable");
           if (!moved) {
@@ -144,7 +153,8 @@ export class WebhookEndpointsService {
               param: "status",
             });
           }
-          doc = moved;
+          // enabled again: its failures so far no longer count towards disabling it
+          doc = change.status === "enabled" ? { ...moved, failingSince: null } : moved;
         }
         await WEBHOOK_ENDPOINTS.update(uow.tx, stored, doc, uow.now);
         const disabling = doc.state !== stored.doc.state && doc.state !== "enabled";
@@ -225,7 +235,7 @@ export class WebhookEndpointsService {
 }
 
 /** The document after `event`, or null when the machine refuses it (a gone endpoint stays gone). */
-function transition(doc: WebhookEndpointDoc, event: WebhookEndpointEvent["type"]): WebhookEndpointDoc | null {
+export function transition(doc: WebhookEndpointDoc, event: WebhookEndpointEvent["type"]): WebhookEndpointDoc | null {
   const step = stepMachine(webhookEndpointMachine, { value: doc.state, context: {} }, { type: event });
   if (!step.moved) return null;
   return { ...doc, state: step.value };
