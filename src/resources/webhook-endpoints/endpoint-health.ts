@@ -25,10 +25,14 @@ export interface HealthAttempt {
   succeeded: boolean;
 }
 
-/** `failingSince` after `attempts` (in any order; counted in the order they were made). */
+/**
+ * `failingSince` after `attempts` (in any order; counted in the order they were made, a success
+ * counted after the failures of its very millisecond).
+ */
 export function failingSinceAfter(current: number | null, attempts: readonly HealthAttempt[]): number | null {
   let since = current;
-  for (const a of [...attempts].sort((x, y) => x.at - y.at)) since = a.succeeded ? null : (since ?? a.at);
+  const ordered = [...attempts].sort((x, y) => x.at - y.at || Number(x.succeeded) - Number(y.succeeded));
+  for (const a of ordered) since = a.succeeded ? null : (since ?? a.at);
   return since;
 }
 

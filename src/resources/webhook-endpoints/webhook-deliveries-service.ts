@@ -78,7 +78,8 @@ export class WebhookDeliveriesService {
       ...(paths.length || params.event !== undefined
         ? { extraBinding: { expand: paths, ...(params.event !== undefined ? { event: params.event } : {}) } }
         : {}),
-      fetch: (query) => this.deps.storage.read((tx) => tx.deliveries.list({ ...query, endpointId, ...(params.event !== undefined ? { eventId: params.event } : {}) })),
+      fetch: (query) =>
+        this.deps.storage.read((tx) => tx.deliveries.list({ ...query, endpointId, ...(params.event !== undefined ? { eventId: params.event } : {}) })),
       position: (row) => ({ created: row.created, id: row.id }),
       present: presentDelivery,
     });

@@ -65,9 +65,7 @@ for (const kind of storageKinds().filter((k) => k.name !== "pglite")) {
       await w.engine.worker.runDue();
       const foreignAccount = await w.engine.accounts.create({ name: "Other" });
       const foreignKey = (await w.engine.accounts.createApiKey(foreignAccount.id))._unsafeUnwrap().key;
-      const foreign = await json(
-        await w.request("POST", "/v1/webhook_endpoints", { key: foreignKey, body: { url: receiver.url(), enabled_events: ["*"] } }),
-      );
+      const foreign = await json(await w.request("POST", "/v1/webhook_endpoints", { key: foreignKey, body: { url: receiver.url(), enabled_events: ["*"] } }));
       const off = await registerEndpoint(w, receiver.url(), ["*"]);
       await w.request("POST", `/v1/webhook_endpoints/${off.id}`, { body: { status: "disabled" } });
       const cases: [string, unknown, number, string, string][] = [
@@ -133,9 +131,7 @@ for (const kind of storageKinds().filter((k) => k.name !== "pglite")) {
         const firstFailure = Date.parse(log.find((l) => l.status === "failed").created);
         const lastAttempt = Date.parse(log[log.length - 1].created);
         expect(lastAttempt - firstFailure).toBeGreaterThanOrEqual(5 * DAY);
-        expect(log.filter((l) => Date.parse(l.created) < firstFailure + 5 * DAY).every((l) => l.status === "failed" || l.event === acknowledged.id)).toBe(
-          true,
-        );
+        expect(log.filter((l) => Date.parse(l.created) < firstFailure + 5 * DAY).every((l) => l.status === "failed" || l.event === acknowledged.id)).toBe(true);
         // the account's other endpoint hears of it
         const told = watcher.requests.map((r) => JSON.parse(r.body));
         expect(told.map((e) => [e.type, e.data.object.id, e.data.object.disabled_reason])).toEqual([["webhook_endpoint.disabled", ep.id, "failing"]]);
@@ -153,7 +149,10 @@ for (const kind of storageKinds().filter((k) => k.name !== "pglite")) {
         receiver.requests.length = 0;
         const res = await w.request("POST", `/v1/webhook_endpoints/${ep.id}/recover`, { body: { since: new Date(start).toISOString() } });
         const recovery = await json(res);
-        expect([res.status, recovery]).toEqual([202, { object: "webhook_recovery", endpoint: ep.id, since: new Date(start).toISOString(), event_count: failed.length }]);
+        expect([res.status, recovery]).toEqual([
+          202,
+          { object: "webhook_recovery", endpoint: ep.id, since: new Date(start).toISOString(), event_count: failed.length },
+        ]);
         await w.engine.worker.runDue();
         const received = receiver.requests.map((r) => JSON.parse(r.body).id);
         expect([...received].sort()).toEqual([...failed].sort());
