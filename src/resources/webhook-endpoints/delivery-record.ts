@@ -185,8 +185,9 @@ export class DeliveryRecord {
     for (const [id, delivery] of handed) this.handedOn.set(id, delivery);
     // the attempts that met a 410 are recorded: now each such endpoint is disabled, audited
     for (const [endpointId, job] of goneEndpoints(items)) await this.endpoints.markGone(job.accountId, job.livemode, endpointId);
-    // and each endpoint whose deliveries began or stopped failing, or failed for the window, is marked
-    await this.health.observe(items);
+    // and each endpoint whose deliveries began or stopped failing, or failed for the window, is
+    // marked; the items are recorded already, so a failure here only waits for the next record
+    await this.health.observe(items).catch(() => undefined);
     return next;
   }
 }
