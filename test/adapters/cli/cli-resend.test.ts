@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHost, type RunningHost } from "../../../adapters/cli/host";
 import { createMemoryStorage } from "../../../adapters/memory";
 import { sinceOf } from "../../../adapters/cli/commands/webhook-endpoints";
+import { engineDeps } from "../../../src/engine/engine";
 import { runCli } from "../../support/cli";
 import { TestReceiver } from "../../support/receiver";
 
@@ -59,6 +60,19 @@ describe("payrail events resend and webhook_endpoints recover", () => {
     const old = runCli(["webhook_endpoints", "recover", ep.id, "--since", "30d"], env);
     expect(await old.done).not.toBe(0);
     expect(old.stderr).toContain("replay_window_exceeded");
+  });
+
+  it("serve takes the disable window from PAYRAIL_WEBHOOK_DISABLE_AFTER_SECONDS, and refuses one that is not whole seconds", async () => {
+    const bad = runCli(["serve"], { PAYRAIL_WEBHOOK_DISABLE_AFTER_SECONDS: "1.5", LOG_LEVEL: "silent" });
+    expect(await bad.done).toBe(2);
+    expect(bad.stderr).toContain("PAYRAIL_WEBHOOK_DISABLE_AFTER_SECONDS must be a whole number of seconds");
+    const other = await startHost({ port: 0, storage: createMemoryStorage(), metrics: false, webhookDisableAfterMs: 60_000 });
+    try {
+      expect(engineDeps(other.engine).config.webhookDisableAfterMs).toBe(60_000);
+      expect(engineDeps(host.engine).config.webhookDisableAfterMs).toBe(5 * 24 * 3_600_000);
+    } finally {
+      await other.stop();
+    }
   });
 
   it("takes --since as a moment the API reads, or a span back from the host's clock", async () => {
