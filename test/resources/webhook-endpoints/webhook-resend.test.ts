@@ -132,6 +132,13 @@ for (const kind of storageKinds().filter((k) => k.name !== "pglite")) {
         const lastAttempt = Date.parse(log[log.length - 1].created);
         expect(lastAttempt - firstFailure).toBeGreaterThanOrEqual(5 * DAY);
         expect(log.filter((l) => Date.parse(l.created) < firstFailure + 5 * DAY).every((l) => l.status === "failed" || l.event === acknowledged.id)).toBe(true);
+        // the engine's change, audited
+        const [record] = (await json(await w.request("GET", "/v1/audit_log?action=webhook_endpoint.disabled"))).data;
+        expect(record).toMatchObject({
+          actor: { type: "engine" },
+          resource: { type: "webhook_endpoint", id: ep.id },
+          changes: { disabled_reason: { from: null, to: "failing" }, status: { from: "enabled", to: "disabled" } },
+        });
         // the account's other endpoint hears of it
         const told = watcher.requests.map((r) => JSON.parse(r.body));
         expect(told.map((e) => [e.type, e.data.object.id, e.data.object.disabled_reason])).toEqual([["webhook_endpoint.disabled", ep.id, "failing"]]);
