@@ -47,6 +47,20 @@ describe("payrail events resend and webhook_endpoints recover", () => {
     const log = await api("GET", `/v1/webhook_endpoints/${ep.id}/deliveries?event=${event.id}`);
     expect(log.data.map((d: any) => d.trigger).sort()).toEqual(["manual", "scheduled"]);
 
+    // deliveries tail --event follows one event's attempts: the next resend of it shows, another event's delivery does not
+    const tail = runCli(["deliveries", "tail", ep.id, "--event", event.id, "--json", "--interval", "100"], env);
+    try {
+      await new Promise((r) => setTimeout(r, 500)); // the tail starts from the host's clock now
+      const other = await api("POST", "/v1/test_helpers/events/trigger", { type: "payout.settled" });
+      expect(await received(3)).toContain(other.id);
+      expect(await runCli(["events", "resend", event.id, "--endpoint", ep.id], env).done).toBe(0);
+      await tail.waitFor(new RegExp(`"event":"${event.id}".*"trigger":"manual"`), 10_000);
+      await new Promise((r) => setTimeout(r, 300));
+      expect(tail.stdout).not.toContain(other.id);
+    } finally {
+      expect(await tail.stop()).toBe(0);
+    }
+
     const recover = runCli(["webhook_endpoints", "recover", ep.id, "--since", "1d", "--json"], env);
     expect(await recover.done, recover.stderr).toBe(0);
     expect(JSON.parse(recover.stdout)).toMatchObject({ object: "webhook_recovery", endpoint: ep.id, event_count: 0 });
