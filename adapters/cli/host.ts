@@ -74,6 +74,11 @@ export interface HostOptions {
   /** How long a leg being sent belongs to the process sending it (`PAYRAIL_SEND_CLAIM_SECONDS`; default 60 s). */
   sendClaimMs?: number;
   /**
+   * How long every delivery to a webhook endpoint may fail before it is disabled
+   * (`PAYRAIL_WEBHOOK_DISABLE_AFTER_SECONDS`; default 5 days).
+   */
+  webhookDisableAfterMs?: number;
+  /**
    * The heartbeat of this process on a PostgreSQL server (`PAYRAIL_HEARTBEAT_SECONDS`, default
    * 1 s; `PAYRAIL_OWNER_LIFETIME_SECONDS`, default 5 s): another process takes over its work, leg
    * claims and Idempotency-Keys once it has not been heard from for the lifetime.
@@ -149,7 +154,10 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     // live accounts are priced and filled by the live venues only, test accounts by the simulated ones
     venues: [...venues, ...(live?.venues ?? [])],
     ...(live ? { chainAdapters: [...(ports.chainAdapters ?? []), ...live.adapters] } : {}),
-    ...(options.sendClaimMs !== undefined ? { config: { sendClaimMs: options.sendClaimMs } } : {}),
+    config: {
+      ...(options.sendClaimMs !== undefined ? { sendClaimMs: options.sendClaimMs } : {}),
+      ...(options.webhookDisableAfterMs !== undefined ? { webhookDisableAfterMs: options.webhookDisableAfterMs } : {}),
+    },
     blobs: options.blobs ?? createFileBlobStore({ directory: join(options.dataDir ?? ".payrail-data", "blobs") }),
     ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
     observer: metrics ? combineObservers(metrics.observer, logObserver(logger)) : logObserver(logger),

@@ -6,9 +6,19 @@ import { listenCommand } from "./listen";
 import { reportsCommand } from "./reports";
 import { serveCommand } from "./serve";
 import { triggerCommand } from "./trigger";
+import { webhookEndpointsCommand } from "./webhook-endpoints";
 
 /**
  * Every command of `payrail`, in the order `--help` lists them. A new command is a file in this
  * folder exporting a `CliCommand`, and one line here.
  */
-export const COMMANDS: readonly CliCommand[] = [serveCommand, listenCommand, triggerCommand, eventsCommand, deliveriesCommand, reportsCommand, keysCommand];
+export const COMMANDS: readonly CliCommand[] = [
+  serveCommand,
+  listenCommand,
+  triggerCommand,
+  eventsCommand,
+  deliveriesCommand,
+  webhookEndpointsCommand,
+  reportsCommand,
+  keysCommand,
+];

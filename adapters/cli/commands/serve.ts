@@ -40,6 +40,8 @@ Environment:
   PAYRAIL_LIVE_API_KEY make (or find) a live demo account with this sk_live_ key
   PAYRAIL_SEND_CLAIM_SECONDS
                        how long a leg being sent belongs to its process (default 60)
+  PAYRAIL_WEBHOOK_DISABLE_AFTER_SECONDS
+                       disable a webhook endpoint whose every delivery failed this long (default 432000: 5 days)
   PAYRAIL_HEARTBEAT_SECONDS, PAYRAIL_OWNER_LIFETIME_SECONDS
                        with DATABASE_URL: how often this process says it is alive (default 1),
                        and after how long without a word others take its work over (default 5)
@@ -61,6 +63,11 @@ Environment:
         const claimSeconds = claimText ? Number(claimText) : null;
         if (claimSeconds !== null && !(Number.isInteger(claimSeconds) && claimSeconds >= 1)) {
           throw new CliError(`PAYRAIL_SEND_CLAIM_SECONDS must be a whole number of seconds, got ${claimText}`, 2);
+        }
+        const disableText = env.PAYRAIL_WEBHOOK_DISABLE_AFTER_SECONDS;
+        const disableSeconds = disableText ? Number(disableText) : null;
+        if (disableSeconds !== null && !(Number.isInteger(disableSeconds) && disableSeconds >= 1)) {
+          throw new CliError(`PAYRAIL_WEBHOOK_DISABLE_AFTER_SECONDS must be a whole number of seconds, got ${disableText}`, 2);
         }
         const heartbeat = heartbeatOf(env.PAYRAIL_HEARTBEAT_SECONDS, env.PAYRAIL_OWNER_LIFETIME_SECONDS);
         const graceText = env.PAYRAIL_SHUTDOWN_GRACE_SECONDS;
@@ -90,6 +97,7 @@ Environment:
             : {}),
           ...(env.PAYRAIL_LIVE_API_KEY ? { liveApiKey: env.PAYRAIL_LIVE_API_KEY } : {}),
           ...(claimSeconds !== null ? { sendClaimMs: claimSeconds * 1000 } : {}),
+          ...(disableSeconds !== null ? { webhookDisableAfterMs: disableSeconds * 1000 } : {}),
           ...(heartbeat ? { heartbeat } : {}),
           shutdownGraceMs: grace * 1000,
           logger,

@@ -104,6 +104,8 @@ export function signedAttempt(
       body,
       timeoutMs: deps.config.webhookTimeoutMs,
       headers: {
+        // the endpoint's own headers first: none of them may be one of the engine's (endpoint-headers.ts)
+        ...endpoint.headers,
         "Content-Type": "application/json",
         ...signatureHeaders(schemeOf(endpoint), { id: event.id, body }, signingSecrets(endpoint, now), Math.floor(now / 1000)),
         "Service-Event": event.type,

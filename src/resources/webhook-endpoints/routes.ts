@@ -1,20 +1,32 @@
-import { DeletedWebhookEndpointSchema, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookReplay } from "./webhook-endpoint-objects";
+import {
+  DeletedWebhookEndpointSchema,
+  WebhookDeliveryList,
+  WebhookEndpoint,
+  WebhookEndpointList,
+  WebhookRecovery,
+  WebhookReplay,
+  WebhookResend,
+} from "./webhook-endpoint-objects";
 import type { RouteDefinition } from "../../engine/route";
 import {
   createEndpointSchema,
   listDeliveriesSchema,
   listEndpointsSchema,
+  recoverSchema,
   replaySchema,
+  resendSchema,
   rotateSecretSchema,
   updateEndpointSchema,
 } from "./webhook-endpoint-schemas";
 import type { WebhookEndpointsService } from "./webhook-endpoints-service";
 import type { WebhookDeliveriesService } from "./webhook-deliveries-service";
+import type { WebhookResendService } from "./webhook-resend-service";
 
 /** The host API of the module: its API operations (members of the engine, and what its routes call). */
 export interface WebhooksApi {
   webhookEndpoints: Pick<WebhookEndpointsService, "create" | "retrieve" | "list" | "update" | "del" | "rotateSecret">;
   webhookDeliveries: Pick<WebhookDeliveriesService, "list" | "replay">;
+  webhookResends: Pick<WebhookResendService, "resend" | "recover">;
 }
 
 export const webhookEndpointRoutes: RouteDefinition<WebhooksApi>[] = [
@@ -96,5 +108,27 @@ export const webhookEndpointRoutes: RouteDefinition<WebhooksApi>[] = [
     successStatus: 202,
     returns: WebhookReplay,
     handler: ({ api, ctx, params, body }) => api.webhookDeliveries.replay(ctx, params.id!, body),
+  },
+  {
+    method: "post",
+    path: "/v1/webhook_endpoints/:id/recover",
+    summary: "Re-send the events whose deliveries to the endpoint failed since a moment (at most 7 days back)",
+    tag: "Webhook endpoints",
+    scope: "webhook_endpoints:write",
+    body: recoverSchema,
+    successStatus: 202,
+    returns: WebhookRecovery,
+    handler: ({ api, ctx, params, body }) => api.webhookResends.recover(ctx, params.id!, body),
+  },
+  {
+    method: "post",
+    path: "/v1/events/:id/resend",
+    summary: "Send one event again to one endpoint (logged with trigger manual)",
+    tag: "Webhook endpoints",
+    scope: "webhook_endpoints:write",
+    body: resendSchema,
+    successStatus: 202,
+    returns: WebhookResend,
+    handler: ({ api, ctx, params, body }) => api.webhookResends.resend(ctx, params.id!, body),
   },
 ];

@@ -8,6 +8,7 @@ import type { Json } from "../../ports/storage";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
 import { type AuditAction, changesBetween, recordAudit } from "../audit-log/audit-doc";
 import type { SignatureScheme } from "../../events/signature-schemes";
+import { presentHeaders } from "./endpoint-headers";
 import { endpointState, endpointStatus, type WebhookEndpointState } from "./webhook-endpoint-machine";
 
 /** A signing secret; after a rotation the old one signs beside the new one until it expires. */
@@ -32,6 +33,13 @@ export interface WebhookEndpointDoc {
   secrets: EndpointSecret[];
   /** How deliveries are signed (DECISIONS.md §11); absent on documents written before the choice existed: stripe. */
   signatureScheme?: SignatureScheme;
+  /** Custom headers sent on every delivery, names lower-case (absent on older documents: none). */
+  headers?: Record<string, string>;
+  /**
+   * When the first delivery failed since the last one that succeeded (null or absent: the last
+   * attempt succeeded, or none was made since it was enabled); see `endpoint-health.ts`.
+   */
+  failingSince?: number | null;
 }
 
 /** Shape 1 stored the API object with the secrets beside it. */
@@ -93,6 +101,7 @@ export function presentEndpoint(doc: WebhookEndpointDoc, secret?: string): Webho
     description: doc.description,
     livemode: doc.livemode,
     metadata: presentMetadata(doc.metadata),
+    headers: presentHeaders(doc.headers),
     created: isoTime(doc.created),
   };
   return secret === undefined ? object : { ...object, secret };
@@ -111,6 +120,8 @@ function audited(doc: WebhookEndpointDoc): Record<string, Json> {
     signature_scheme: schemeOf(doc),
     description: doc.description,
     metadata: presentMetadata(doc.metadata),
+    // names only: a value may be a credential
+    headers: Object.keys(doc.headers ?? {}),
     ...endpointStatus(doc.state),
     secret: current === undefined ? null : `sha256:${createHash("sha256").update(current).digest("hex").slice(0, 8)}`,
     previous_secrets_expire_at: doc.secrets.flatMap((s) => (s.expiresAt === null ? [] : [isoTime(s.expiresAt)])),

@@ -2,6 +2,7 @@ import { listPaths } from "../../lists/expansion";
 import { listParamsShape } from "../../lists/list-params";
 import { s, type Input } from "../../validation/schema";
 import { metadataParam } from "../../metadata/metadata";
+import { headersParam } from "./endpoint-headers";
 import { ENDPOINT_STATUSES } from "./webhook-endpoint-machine";
 import { SIGNATURE_SCHEMES } from "../../events/signature-schemes";
 
@@ -38,6 +39,7 @@ export const createEndpointSchema = s.object({
   metadata: metadataParam().optional(),
   signature_scheme: schemeField,
   secret: secretField,
+  headers: headersParam().optional(),
 });
 
 export const updateEndpointSchema = s.object({
@@ -47,6 +49,7 @@ export const updateEndpointSchema = s.object({
   status: s.enum(ENDPOINT_STATUSES).optional().describe("disabled stops deliveries until enabled again"),
   signature_scheme: schemeField.describe("Switch the scheme: every secret still signing must suit the new one (rotate_secret first if not)"),
   metadata: metadataParam().optional().describe('Keys to set; a key set to "" is removed, others are kept'),
+  headers: headersParam().optional(),
 });
 
 export const listEndpointsSchema = s.object({
@@ -57,6 +60,7 @@ export const listEndpointsSchema = s.object({
 export const listDeliveriesSchema = s.object({
   ...listParamsShape,
   status: s.enum(["succeeded", "failed"] as const).optional(),
+  event: s.string({ min: 1, max: 255 }).optional().describe("Only the attempts of this event (evt_…)"),
   expand: s
     .expand(listPaths(["event"] as const))
     .optional()
@@ -76,9 +80,19 @@ export const replaySchema = s.object({
   to: s.timestamp().optional().describe("End of the window (exclusive); default now"),
 });
 
+export const resendSchema = s.object({
+  endpoint: s.string({ min: 1, max: 255 }).describe("The webhook endpoint (we_…) to send the event to"),
+});
+
+export const recoverSchema = s.object({
+  since: s.timestamp().describe("Re-send the events whose deliveries failed at or after this moment: at most 7 days ago"),
+});
+
 export type CreateWebhookEndpointInput = Input<typeof createEndpointSchema>;
 export type UpdateWebhookEndpointInput = Input<typeof updateEndpointSchema>;
 export type ListWebhookEndpointsParams = Input<typeof listEndpointsSchema>;
 export type ListDeliveriesParams = Input<typeof listDeliveriesSchema>;
 export type RotateSecretInput = Input<typeof rotateSecretSchema>;
 export type ReplayInput = Input<typeof replaySchema>;
+export type ResendInput = Input<typeof resendSchema>;
+export type RecoverInput = Input<typeof recoverSchema>;

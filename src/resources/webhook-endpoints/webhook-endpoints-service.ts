@@ -7,6 +7,7 @@ import { endpointStatus, webhookEndpointMachine, type WebhookEndpointEvent } fro
 import { systemContext, type ModuleDeps, type ReadTx, type RequestContext } from "../../engine/context";
 import type { Stored } from "../../engine/doc-store";
 import { applyMetadata, newMetadata } from "../../metadata/metadata";
+import { applyHeaders } from "./endpoint-headers";
 import {
   type DeletedWebhookEndpoint,
   type WebhookEndpointDoc,
@@ -79,6 +80,8 @@ export class WebhookEndpointsService {
     const scheme = parsed.value.signature_scheme ?? "stripe";
     const chosen = chosenSecret(scheme, parsed.value.secret, this.deps.random);
     if (chosen.isErr()) return err(chosen.error);
+    const headers = applyHeaders({}, parsed.value.headers ?? {});
+    if (headers.isErr()) return err(headers.error);
     return this.deps.storage.command(
       ctx,
       async (uow) => {
@@ -94,6 +97,7 @@ export class WebhookEndpointsService {
           created: uow.now,
           secrets: [{ secret, expiresAt: null }],
           signatureScheme: scheme,
+          headers: headers.value,
         };
         await WEBHOOK_ENDPOINTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
         await audit(uow, "webhook_endpoint.created", null, doc);
@@ -144,6 +148,11 @@ export class WebhookEndpointsService {
           if (switched.isErr()) return err(switched.error);
           doc.signatureScheme = change.signature_scheme;
         }
+        if (change.headers !== undefined) {
+          const headers = applyHeaders(doc.headers, change.headers);
+          if (headers.isErr()) return err(headers.error);
+          doc.headers = headers.value;
+        }
         if (change.status !== undefined && change.status !== endpointStatus(doc.state).status) {
           const moved = transition(doc, change.status === "enabled" ? "enable" : "disable");
           if (!moved) {
@@ -151,7 +160,8 @@ export class WebhookEndpointsService {
               param: "status",
             });
           }
-          doc = moved;
+          // enabled again: its failures so far no longer count towards disabling it
+          doc = change.status === "enabled" ? { ...moved, failingSince: null } : moved;
         }
         await WEBHOOK_ENDPOINTS.update(uow.tx, stored, doc, uow.now);
         const disabling = doc.state !== stored.doc.state && doc.state !== "enabled";
@@ -240,7 +250,7 @@ export class WebhookEndpointsService {
 }
 
 /** The document after `event`, or null when the machine refuses it (a gone endpoint stays gone). */
-function transition(doc: WebhookEndpointDoc, event: WebhookEndpointEvent["type"]): WebhookEndpointDoc | null {
+export function transition(doc: WebhookEndpointDoc, event: WebhookEndpointEvent["type"]): WebhookEndpointDoc | null {
   const step = stepMachine(webhookEndpointMachine, { value: doc.state, context: {} }, { type: event });
   if (!step.moved) return null;
   return { ...doc, state: step.value };
