@@ -52,9 +52,12 @@ describe.skipIf(!existsSync(CHROMIUM))("the console in Chromium", () => {
   });
 
   it("asks for a sign-in, then shows the demo account's balances", async () => {
-    const anonymous = await (await browser.newContext()).newPage();
-    const refused = await anonymous.goto(host.consoleUrl!);
-    expect(refused?.status()).toBe(401);
+    // without credentials: 401 with the challenge that makes the browser ask for them
+    const refused = await fetch(host.consoleUrl!);
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("www-authenticate")).toMatch(/^Basic realm=/);
+    const wrong = await (await browser.newContext({ httpCredentials: { username: "ops", password: "sk_test_wrongWRONGwrongWRONG" } })).newPage();
+    await expect(wrong.goto(host.consoleUrl!)).rejects.toThrow(/ERR_INVALID_AUTH_CREDENTIALS/);
     const page = await signedIn();
     await page.goto(host.consoleUrl!);
     await expect.poll(() => page.textContent("h1")).toBe("Balances");
