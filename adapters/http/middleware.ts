@@ -116,12 +116,52 @@ export function limitHeaders(maxBytes = MAX_HEADER_BYTES): HttpMiddleware {
   };
 }
 
-/** Refuses bodies over 32 MB with 413 `payload_too_large`. */
+/**
+ * Refuses bodies over 32 MB with 413 `payload_too_large`. A chunked body is read here to count
+ * it: one the client cuts off is refused like one read later (`bodyCutOff`).
+ */
 export function limitBody(maxBytes = MAX_BODY_BYTES): HttpMiddleware {
-  return bodyLimit({
+  const limit = bodyLimit({
     maxSize: maxBytes,
     onError: (c) => errorResponse(c as HttpContext, new ApiError("payload_too_large", `Request bodies are limited to ${maxBytes} bytes`)),
   }) as HttpMiddleware;
+  return async (c, next) => {
+    let reached = false;
+    try {
+      return await limit(c, () => {
+        reached = true;
+        return next();
+      });
+    } catch (e) {
+      // what the middleware after this one throw is theirs (Hono answers it); before them, only the body was read
+      if (reached) throw e;
+      return errorResponse(c, bodyCutOff(c));
+    }
+  };
+}
+
+/**
+ * Set by the node:http edge (`answerClientErrors`) on the socket of a request whose body it
+ * refused while the app was reading it (time ran out, the connection closed, a chunk was
+ * malformed): the refusal it answered and its `Request-Id`, so the app logs and counts the same.
+ */
+export const EDGE_REFUSAL = Symbol.for("payrail.http.edgeRefusal");
+export type EdgeRefusal = { requestId: string; refusal: ApiError };
+
+/**
+ * A request body that could not be read to its end: the client closed the connection or sent a
+ * malformed chunk (400 `parameter_invalid`, param `body`), or ran out of time (408
+ * `request_timeout`); on node:http, what the edge answered (`EDGE_REFUSAL`), under its
+ * `Request-Id`. The client's doing, so counted and logged as a 4xx, never reported as an
+ * internal error; the client is usually gone and never reads it.
+ */
+function bodyCutOff(c: HttpContext): ApiError {
+  const edge = (c.env as { incoming?: { socket?: { [EDGE_REFUSAL]?: EdgeRefusal } } } | undefined)?.incoming?.socket?.[EDGE_REFUSAL];
+  if (edge) {
+    c.set("requestId", edge.requestId);
+    return edge.refusal;
+  }
+  return new ApiError("parameter_invalid", "The request body ended before it was complete (the connection closed or a chunk was malformed)", { param: "body" });
 }
 
 /** Bearer-key authentication: sets `principal` and the request's `ctx`, or answers 401. */
@@ -200,7 +240,13 @@ export function parseRequest(route: EngineRoute): HttpMiddleware {
     let body: unknown = {};
     let rawBody = "";
     if (route.method === "post") {
-      const text = utf8Text(new Uint8Array(await c.req.arrayBuffer()));
+      let bytes: ArrayBuffer;
+      try {
+        bytes = await c.req.arrayBuffer();
+      } catch {
+        return errorResponse(c, bodyCutOff(c));
+      }
+      const text = utf8Text(new Uint8Array(bytes));
       if (text === null) {
         return errorResponse(c, new ApiError("parameter_invalid", "The request body is not valid UTF-8", { param: "body" }));
       }
@@ -283,13 +329,26 @@ export function handle(route: EngineRoute, onInternalError?: (error: unknown, re
         params: c.req.param() as Record<string, string>,
         query: c.get("query"),
         body: upgraded(c, route),
-        origin: new URL(c.req.url).origin,
+        origin: boundOrigin(c),
       });
       return result.isOk() ? respond(c, route.successStatus ?? 200, result.value) : errorResponse(c, result.error);
     } catch (e) {
       return thrownResponse(c, e, onInternalError);
     }
   };
+}
+
+/**
+ * The origin of the address the request's connection reached (`http://127.0.0.1:4000`), for
+ * links the engine signs without a `publicUrl`: never the `Host` header or an absolute request
+ * target, which the client writes as it likes. On a server without node:http's socket (another
+ * runtime, `app.request` in tests) `http://localhost`: such a host sets `publicUrl`.
+ */
+function boundOrigin(c: HttpContext): string {
+  const socket = (c.env as { incoming?: { socket?: { localAddress?: string; localPort?: number; encrypted?: boolean } } } | undefined)?.incoming?.socket;
+  if (!socket?.localAddress || !socket.localPort) return "http://localhost";
+  const address = socket.localAddress.includes(":") ? `[${socket.localAddress}]` : socket.localAddress;
+  return `${socket.encrypted ? "https" : "http"}://${address}:${socket.localPort}`;
 }
 
 /** The request's body in the newest shape: the dated changes after its version upgrade it. */
