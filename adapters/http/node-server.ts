@@ -118,6 +118,7 @@ export function answerClientErrors(server: Server, engine: EdgeEngine): void {
       socket.destroy();
       return;
     }
+    const reason = (error as { reason?: unknown }).reason;
     const refusal =
       error.code === "HPE_HEADER_OVERFLOW"
         ? new ApiError("headers_too_large", "The request line and headers are larger than this server accepts (16 KB)")
@@ -125,7 +126,7 @@ export function answerClientErrors(server: Server, engine: EdgeEngine): void {
           ? new ApiError("request_timeout", "The request was not received in time; the connection is closed")
           : error.code === "HPE_INVALID_EOF_STATE"
             ? new ApiError("parameter_invalid", "The connection closed before the request was complete", answering ? { param: "body" } : {})
-            : new ApiError("parameter_invalid", "The request is not valid HTTP/1.1", answering ? { param: "body" } : {});
+            : new ApiError("parameter_invalid", `The request is not valid HTTP/1.1${reason ? ` (${reason})` : ""}`, answering ? { param: "body" } : {});
     const requestId = engine.newRequestId();
     if (answering) (socket as Duplex & { [EDGE_REFUSAL]?: EdgeRefusal })[EDGE_REFUSAL] = { requestId, refusal };
     else engine.observer.requestCompleted({ method: "unknown", route: "unmatched", status: refusal.status, durationMs: 0, requestId });
