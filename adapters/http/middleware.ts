@@ -7,6 +7,7 @@ import { checkIdempotencyKey, requestFingerprint } from "../../src/engine/idempo
 import type { EngineDownloadRoute, EngineRoute } from "../../src/engine/route";
 import { ApiError, causeOf } from "../../src/errors";
 import { StorageUnavailableError } from "../../src/ports/storage/unavailable";
+import { boundOrigin, bodyCutOff } from "./connection";
 import type { Principal } from "../../src/resources/accounts/auth";
 import { badTextReason } from "../../src/validation/schema";
 import { parseApiVersion, renderForVersion, upgradeRequest, VERSION_HEADER } from "../../src/versions/api-versions";
@@ -138,30 +139,6 @@ export function limitBody(maxBytes = MAX_BODY_BYTES): HttpMiddleware {
       return errorResponse(c, bodyCutOff(c));
     }
   };
-}
-
-/**
- * Set by the node:http edge (`answerClientErrors`) on the socket of a request whose body it
- * refused while the app was reading it (time ran out, the connection closed, a chunk was
- * malformed): the refusal it answered and its `Request-Id`, so the app logs and counts the same.
- */
-export const EDGE_REFUSAL = Symbol.for("payrail.http.edgeRefusal");
-export type EdgeRefusal = { requestId: string; refusal: ApiError };
-
-/**
- * A request body that could not be read to its end: the client closed the connection or sent a
- * malformed chunk (400 `parameter_invalid`, param `body`), or ran out of time (408
- * `request_timeout`); on node:http, what the edge answered (`EDGE_REFUSAL`), under its
- * `Request-Id`. The client's doing, so counted and logged as a 4xx, never reported as an
- * internal error; the client is usually gone and never reads it.
- */
-function bodyCutOff(c: HttpContext): ApiError {
-  const edge = (c.env as { incoming?: { socket?: { [EDGE_REFUSAL]?: EdgeRefusal } } } | undefined)?.incoming?.socket?.[EDGE_REFUSAL];
-  if (edge) {
-    c.set("requestId", edge.requestId);
-    return edge.refusal;
-  }
-  return new ApiError("parameter_invalid", "The request body ended before it was complete (the connection closed or a chunk was malformed)", { param: "body" });
 }
 
 /** Bearer-key authentication: sets `principal` and the request's `ctx`, or answers 401. */
@@ -336,19 +313,6 @@ export function handle(route: EngineRoute, onInternalError?: (error: unknown, re
       return thrownResponse(c, e, onInternalError);
     }
   };
-}
-
-/**
- * The origin of the address the request's connection reached (`http://127.0.0.1:4000`), for
- * links the engine signs without a `publicUrl`: never the `Host` header or an absolute request
- * target, which the client writes as it likes. On a server without node:http's socket (another
- * runtime, `app.request` in tests) `http://localhost`: such a host sets `publicUrl`.
- */
-function boundOrigin(c: HttpContext): string {
-  const socket = (c.env as { incoming?: { socket?: { localAddress?: string; localPort?: number; encrypted?: boolean } } } | undefined)?.incoming?.socket;
-  if (!socket?.localAddress || !socket.localPort) return "http://localhost";
-  const address = socket.localAddress.includes(":") ? `[${socket.localAddress}]` : socket.localAddress;
-  return `${socket.encrypted ? "https" : "http"}://${address}:${socket.localPort}`;
 }
 
 /** The request's body in the newest shape: the dated changes after its version upgrade it. */

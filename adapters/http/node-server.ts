@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
 import type { Engine } from "../../src/engine/engine";
 import { ApiError } from "../../src/errors";
-import { EDGE_REFUSAL, type EdgeRefusal } from "./middleware";
+import { EDGE_REFUSAL, type EdgeRefusal } from "./connection";
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./server-limits";
 
 export { DEFAULT_SERVER_LIMITS, type ServerLimits };
