@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { Duplex } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
 import type { Engine } from "../../src/engine/engine";
@@ -95,15 +95,14 @@ function refusedRequest(
   });
 }
 
-const REASONS: Record<number, string> = { 400: "Bad Request", 408: "Request Timeout", 431: "Request Header Fields Too Large" };
-
 /**
  * Answers what Node's HTTP server refuses before any handler runs in the error shape, with a
  * `Request-Id`, instead of Node's bare status line: a request line and headers over the server's
  * `maxHeaderSize` (16 KB by default) is 431 `headers_too_large`, headers or a body not sent within
  * the server's `headersTimeout` or `requestTimeout` 408 `request_timeout`, any other malformed
- * request 400 `parameter_invalid`; each is reported to the engine's observer (method `unknown`,
- * route `unmatched`). For a host serving the binding on `node:http` (`createNodeServer` calls it);
+ * request 400 `parameter_invalid`, and `CONNECT` (no route of the binding) 404 `resource_missing`;
+ * each is reported to the engine's observer (route `unmatched`, method `unknown` when the request
+ * line did not parse). For a host serving the binding on `node:http` (`createNodeServer` calls it);
  * call it once on the server.
  */
 export function answerClientErrors(server: Server, engine: EdgeEngine): void {
@@ -130,16 +129,29 @@ export function answerClientErrors(server: Server, engine: EdgeEngine): void {
     const requestId = engine.newRequestId();
     if (answering) (socket as Duplex & { [EDGE_REFUSAL]?: EdgeRefusal })[EDGE_REFUSAL] = { requestId, refusal };
     else engine.observer.requestCompleted({ method: "unknown", route: "unmatched", status: refusal.status, durationMs: 0, requestId });
-    const body = JSON.stringify(refusal.toBody(requestId));
-    socket.end(
-      `HTTP/1.1 ${refusal.status} ${REASONS[refusal.status]}\r\n` +
-        "Content-Type: application/json\r\n" +
-        `Content-Length: ${Buffer.byteLength(body)}\r\n` +
-        `Request-Id: ${requestId}\r\n` +
-        "Connection: close\r\n\r\n" +
-        body,
-      // cut, not half-closed: a client trickling on would keep the connection otherwise
-      () => socket.destroy(),
-    );
+    writeRefusal(socket, refusal, requestId);
   });
+  // CONNECT is no route of the binding (Node would close the connection without a word)
+  server.on("connect", (request: IncomingMessage, socket: Duplex) => {
+    const requestId = engine.newRequestId();
+    const refusal = new ApiError("resource_missing", `Unrecognized request URL (CONNECT ${request.url ?? ""})`);
+    engine.observer.requestCompleted({ method: "CONNECT", route: "unmatched", status: refusal.status, durationMs: 0, requestId });
+    writeRefusal(socket, refusal, requestId);
+  });
+}
+
+/** Writes `refusal` in the error shape straight to the connection, and closes it. */
+function writeRefusal(socket: Duplex, refusal: ApiError, requestId: string): void {
+  const body = JSON.stringify(refusal.toBody(requestId));
+  socket.on("error", () => undefined);
+  socket.end(
+    `HTTP/1.1 ${refusal.status} ${STATUS_CODES[refusal.status]}\r\n` +
+      "Content-Type: application/json\r\n" +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Request-Id: ${requestId}\r\n` +
+      "Connection: close\r\n\r\n" +
+      body,
+    // cut, not half-closed: a client trickling on would keep the connection otherwise
+    () => socket.destroy(),
+  );
 }
