@@ -24,14 +24,19 @@ export interface NodeServerOptions extends Partial<ServerLimits> {
  * off with 408 `request_timeout` once its time is up, however steadily it sends), and every
  * answer in the error shape with a `Request-Id`, counted by the engine's observer:
  * what Node's parser refuses (`answerClientErrors`), and requests it parses but the binding
- * cannot take as a URL (no `Host`, `OPTIONS *`, a backslash in the path), 400
- * `parameter_invalid`. An `Expect` other than `100-continue` is ignored (RFC 9110 allows it),
+ * cannot take as a URL (HTTP/1.1 without `Host`, `OPTIONS *`, a backslash in the path), 400
+ * `parameter_invalid`. An HTTP/1.0 request without `Host` is for the address it reached. An `Expect` other than `100-continue` is ignored (RFC 9110 allows it),
  * not answered with a bare 417. Call `listen` on it.
  */
 export function createNodeServer(fetch: Parameters<typeof getRequestListener>[0], engine: EdgeEngine, options: NodeServerOptions = {}): Server {
   const limits = serverLimits(options);
   const listener = (incoming: IncomingMessage, outgoing: ServerResponse) => {
     const started = performance.now();
+    // HTTP/1.0 has no Host (1.1 requires it): such a request is for the address it reached
+    if (incoming.headers.host === undefined && incoming.httpVersion === "1.0" && incoming.socket.localAddress) {
+      const { localAddress, localPort } = incoming.socket;
+      incoming.headers.host = `${localAddress.includes(":") ? `[${localAddress}]` : localAddress}:${localPort}`;
+    }
     // a listener per request, so a refusal knows the request it refuses
     return getRequestListener(fetch, {
       errorHandler: (error) => refusedRequest(engine, incoming, error, started, options.onInternalError),
