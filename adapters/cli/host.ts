@@ -176,8 +176,9 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     const { accountId, apiKey } = await ensureDemoAccount(engine, options.apiKey, logger);
     if (live) logger.info({ chains: live.chains, hot_wallets: live.hotWallets }, "live chains");
     const liveAccountId = options.liveApiKey ? await ensureLiveAccount(engine, options.liveApiKey, (line) => logger.info(line)) : null;
+    const onInternalError = (e: unknown, requestId: string) => logger.error({ err: e, request_id: requestId }, "internal error");
     const app = createHttpApp(engine, {
-      onInternalError: (e, requestId) => logger.error({ err: e, request_id: requestId }, "internal error"),
+      onInternalError,
       health: { draining: () => draining },
       ...(metrics ? { metrics } : {}),
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
@@ -186,7 +187,7 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     let refused = 0;
     const server = createNodeServer(app.fetch, engine, {
       ...options.serverLimits,
-      onInternalError: (e, requestId) => logger.error({ err: e, request_id: requestId }, "internal error"),
+      onInternalError,
       // at most one line a minute while connections are refused, however many there are
       onConnectionRefused: () => {
         if (refused++ > 0) return;
