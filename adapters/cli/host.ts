@@ -1,7 +1,6 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { join } from "node:path";
-import { serve } from "@hono/node-server";
 import { createFileBlobStore } from "../blobs/file-blob-store";
 import type { BlobStore } from "../../src/ports/blobs";
 import pino from "pino";
@@ -15,7 +14,7 @@ import type { HeartbeatOptions } from "../../src/workers/process-lease";
 import { systemContext } from "../../src/engine/context";
 import { createHttpApp } from "../http/app";
 import { BASIC_CHALLENGE, apiKeyAuthorizer, createConsole, createWebhookPortal } from "../console";
-import { answerClientErrors } from "../http/node-server";
+import { createNodeServer, type ServerLimits } from "../http/node-server";
 import { connectPostgres, openPGlite } from "../postgres";
 import { SystemClock } from "../clock";
 import { devPorts } from "../dev";
@@ -37,7 +36,10 @@ export interface HostOptions {
   storage?: StorageAdapter;
   /** Where report files go (default: files under `<dataDir>/blobs`). */
   blobs?: BlobStore;
-  /** Origin clients reach the host at, for report download links (default: each request's origin). */
+  /**
+   * Origin clients reach the host at, for report download links (default: the address the
+   * request's connection reached, such as `http://127.0.0.1:4000`; never the `Host` header).
+   */
   publicUrl?: string;
   clock?: Clock;
   /** Venues to convert on (default: the simulated venues on the host's clock). */
@@ -46,9 +48,20 @@ export interface HostOptions {
   logger?: Logger;
   /**
    * The Prometheus metrics served on `GET /metrics` (default: a registry of its own, with the
-   * process metrics). Pass `false` to serve none.
+   * process metrics; webhook attempts without endpoint ids unless `metricsEndpointLabels`).
+   * Pass `false` to serve none.
    */
   metrics?: PrometheusMetrics | false;
+  /** `PAYRAIL_METRICS_TOKEN`: `GET /metrics` then needs `Authorization: Bearer <token>` (default: open). */
+  metricsToken?: string;
+  /** `PAYRAIL_METRICS_ENDPOINT_LABELS=1`: label webhook attempt metrics with each endpoint's id (one series per endpoint of every account). */
+  metricsEndpointLabels?: boolean;
+  /**
+   * Timeouts and the connection cap of the HTTP server (`PAYRAIL_HEADERS_TIMEOUT_SECONDS`,
+   * `PAYRAIL_REQUEST_TIMEOUT_SECONDS`, `PAYRAIL_KEEP_ALIVE_TIMEOUT_SECONDS`,
+   * `PAYRAIL_MAX_CONNECTIONS`; defaults `DEFAULT_SERVER_LIMITS`: 10 s, 60 s, 5 s, 1024).
+   */
+  serverLimits?: Partial<ServerLimits>;
   /**
    * How long `stop` waits for requests and work in flight before it cuts them (default 10 s).
    * Work cut then gives its lease back, so another process takes it at once.
@@ -135,7 +148,10 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
   const storage = options.storage ?? (options.databaseUrl ? await connectPostgres(options.databaseUrl) : await openPGlite(options.dataDir ?? ".payrail-data"));
   // The simulated venues price on the engine's own clock, so quotes move with real time.
   const clock = options.clock ?? new SystemClock();
-  const metrics = options.metrics === false ? null : (options.metrics ?? new PrometheusMetrics({ processMetrics: true }));
+  const metrics =
+    options.metrics === false
+      ? null
+      : (options.metrics ?? new PrometheusMetrics({ processMetrics: true, endpointLabels: options.metricsEndpointLabels ?? false }));
   // The simulated chains keep their world in the engine's storage: a restart loses no deposit.
   const ports = devPorts({ clock, allowPrivateWebhooks: options.allowPrivateWebhooks ?? false, storage });
   const venues = options.venues ?? ports.venues ?? [];
@@ -180,10 +196,12 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     const { accountId, apiKey } = await ensureDemoAccount(engine, options.apiKey, logger);
     if (live) logger.info({ chains: live.chains, hot_wallets: live.hotWallets }, "live chains");
     const liveAccountId = options.liveApiKey ? await ensureLiveAccount(engine, options.liveApiKey, (line) => logger.info(line)) : null;
+    const onInternalError = (e: unknown, requestId: string) => logger.error({ err: e, request_id: requestId }, "internal error");
     const app = createHttpApp(engine, {
-      onInternalError: (e, requestId) => logger.error({ err: e, request_id: requestId }, "internal error"),
+      onInternalError,
       health: { draining: () => draining },
       ...(metrics ? { metrics } : {}),
+      ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
     });
     const surfaces = options.console === false ? [] : consoleSurfaces(engine);
     const fetch = (request: Request) => {
@@ -192,11 +210,24 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
       return surface ? surface.app.fetch(request) : app.fetch(request);
     };
     const hostname = options.hostname ?? "127.0.0.1";
-    const server = await new Promise<Server>((resolve, reject) => {
-      const s = serve({ fetch, port: options.port ?? 4000, hostname }, () => resolve(s as Server)) as Server;
-      s.once("error", reject);
+    let refused = 0;
+    const server = createNodeServer(fetch, engine, {
+      ...options.serverLimits,
+      onInternalError,
+      // at most one line a minute while connections are refused, however many there are
+      onConnectionRefused: () => {
+        if (refused++ > 0) return;
+        logger.warn("a connection was refused: the server's connection cap is reached");
+        setTimeout(() => {
+          if (refused > 1) logger.warn({ refused: refused - 1 }, "more connections refused in the last minute");
+          refused = 0;
+        }, 60_000).unref();
+      },
     });
-    answerClientErrors(server, engine);
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 4000, hostname, () => resolve());
+    });
     const { port } = server.address() as AddressInfo;
     engine.worker.start();
     const url = `http://${hostname}:${port}`;

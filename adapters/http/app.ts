@@ -37,6 +37,8 @@ export interface HttpOptions<E extends HttpEngine = HttpEngine> {
   health?: HealthOptions | boolean;
   /** Serve `GET /metrics` from this source without an API key, e.g. `createPrometheusMetrics()`. */
   metrics?: MetricsSource;
+  /** `GET /metrics` then needs `Authorization: Bearer <metricsToken>` (default: open to whoever reaches it). */
+  metricsToken?: string;
 }
 
 /** The middleware of a route, in the order the binding runs them by default. */
@@ -56,7 +58,7 @@ export function createHttpApp<E extends HttpEngine>(engine: E, options: HttpOpti
   const openapi = buildOpenApi(routes, engine.downloads, engine.catalogue, engine.assets);
 
   // operator routes first: they answer before the /v1 middleware (no key, no request id, not counted)
-  mountOperatorRoutes(app, engine, options.health === true ? {} : options.health || null, options.metrics ?? null);
+  mountOperatorRoutes(app, engine, options.health === true ? {} : options.health || null, options.metrics ?? null, options.metricsToken ?? null);
   app.use("*", requestId(engine), observeRequest(engine), limitHeaders(), limitBody());
   app.get("/v1/openapi.json", (c) => {
     c.set("route", "/v1/openapi.json");

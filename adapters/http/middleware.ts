@@ -7,6 +7,7 @@ import { checkIdempotencyKey, requestFingerprint } from "../../src/engine/idempo
 import type { EngineDownloadRoute, EngineRoute } from "../../src/engine/route";
 import { ApiError, causeOf } from "../../src/errors";
 import { StorageUnavailableError } from "../../src/ports/storage/unavailable";
+import { boundOrigin, bodyCutOff } from "./connection";
 import type { Principal } from "../../src/resources/accounts/auth";
 import { badTextReason } from "../../src/validation/schema";
 import { parseApiVersion, renderForVersion, upgradeRequest, VERSION_HEADER } from "../../src/versions/api-versions";
@@ -146,12 +147,28 @@ export function limitHeaders(maxBytes = MAX_HEADER_BYTES): HttpMiddleware {
   };
 }
 
-/** Refuses bodies over 32 MB with 413 `payload_too_large`. */
+/**
+ * Refuses bodies over 32 MB with 413 `payload_too_large`. A chunked body is read here to count
+ * it: one the client cuts off is refused like one read later (`bodyCutOff`).
+ */
 export function limitBody(maxBytes = MAX_BODY_BYTES): HttpMiddleware {
-  return bodyLimit({
+  const limit = bodyLimit({
     maxSize: maxBytes,
     onError: (c) => errorResponse(c as HttpContext, new ApiError("payload_too_large", `Request bodies are limited to ${maxBytes} bytes`)),
   }) as HttpMiddleware;
+  return async (c, next) => {
+    let reached = false;
+    try {
+      return await limit(c, () => {
+        reached = true;
+        return next();
+      });
+    } catch (e) {
+      // what the middleware after this one throw is theirs (Hono answers it); before them, only the body was read
+      if (reached) throw e;
+      return errorResponse(c, bodyCutOff(c));
+    }
+  };
 }
 
 /** Bearer-key authentication: sets `principal` and the request's `ctx`, or answers 401. */
@@ -230,7 +247,13 @@ export function parseRequest(route: EngineRoute): HttpMiddleware {
     let body: unknown = {};
     let rawBody = "";
     if (route.method === "post") {
-      const text = utf8Text(new Uint8Array(await c.req.arrayBuffer()));
+      let bytes: ArrayBuffer;
+      try {
+        bytes = await c.req.arrayBuffer();
+      } catch {
+        return errorResponse(c, bodyCutOff(c));
+      }
+      const text = utf8Text(new Uint8Array(bytes));
       if (text === null) {
         return errorResponse(c, new ApiError("parameter_invalid", "The request body is not valid UTF-8", { param: "body" }));
       }
@@ -313,7 +336,7 @@ export function handle(route: EngineRoute, onInternalError?: (error: unknown, re
         params: c.req.param() as Record<string, string>,
         query: c.get("query"),
         body: upgraded(c, route),
-        origin: new URL(c.req.url).origin,
+        origin: boundOrigin(c),
       });
       return result.isOk() ? respond(c, route.successStatus ?? 200, result.value) : errorResponse(c, result.error);
     } catch (e) {
