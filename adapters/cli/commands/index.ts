@@ -1,4 +1,5 @@
 import type { CliCommand } from "../program";
+import { configCommand } from "./config";
 import { deliveriesCommand } from "./deliveries";
 import { eventsCommand } from "./events";
 import { keysCommand } from "./keys";
@@ -11,4 +12,4 @@ import { triggerCommand } from "./trigger";
  * Every command of `payrail`, in the order `--help` lists them. A new command is a file in this
  * folder exporting a `CliCommand`, and one line here.
  */
-export const COMMANDS: readonly CliCommand[] = [serveCommand, listenCommand, triggerCommand, eventsCommand, deliveriesCommand, reportsCommand, keysCommand];
+export const COMMANDS: readonly CliCommand[] = [serveCommand, listenCommand, triggerCommand, eventsCommand, deliveriesCommand, reportsCommand, keysCommand, configCommand];

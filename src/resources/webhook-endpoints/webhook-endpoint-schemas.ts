@@ -15,10 +15,17 @@ export const eventsField = s.array(s.eventType({ withAll: true }), { min: 1, max
 
 export const descriptionField = s.string({ max: 1000 }).optional();
 
+/** A signing secret a client brings (`whsec_` then 24 to 64 bytes, base64 or base64url), e.g. `payrail listen`'s. */
+export const SUPPLIED_SECRET = /^whsec_[A-Za-z0-9+/_-]{32,86}={0,2}$/;
+
 export const createEndpointSchema = s.object({
   url: urlField,
   enabled_events: eventsField,
   description: descriptionField,
+  secret: s
+    .string({ pattern: SUPPLIED_SECRET })
+    .optional()
+    .describe("The signing secret to use (whsec_ then 24 to 64 random bytes, base64); default a new one"),
   metadata: metadataParam().optional(),
 });
 

@@ -81,7 +81,7 @@ export class WebhookEndpointsService {
     return this.deps.storage.command(
       ctx,
       async (uow) => {
-        const secret = newSecret(this.deps);
+        const secret = parsed.value.secret ?? newSecret(this.deps);
         const doc: WebhookEndpointDoc = {
           id: this.deps.ids.next("we"),
           state: startMachine(webhookEndpointMachine).value,
