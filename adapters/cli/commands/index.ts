@@ -1,4 +1,5 @@
 import type { CliCommand } from "../program";
+import { apiCommand } from "./api";
 import { configCommand } from "./config";
 import { deliveriesCommand } from "./deliveries";
 import { eventsCommand } from "./events";
@@ -6,10 +7,11 @@ import { keysCommand } from "./keys";
 import { listenCommand } from "./listen";
 import { reportsCommand } from "./reports";
 import { serveCommand } from "./serve";
+import { testHelpersCommand } from "./test-helpers";
 import { triggerCommand } from "./trigger";
 
 /**
  * Every command of `payrail`, in the order `--help` lists them. A new command is a file in this
  * folder exporting a `CliCommand`, and one line here.
  */
-export const COMMANDS: readonly CliCommand[] = [serveCommand, listenCommand, triggerCommand, eventsCommand, deliveriesCommand, reportsCommand, keysCommand, configCommand];
+export const COMMANDS: readonly CliCommand[] = [serveCommand, listenCommand, triggerCommand, eventsCommand, deliveriesCommand, reportsCommand, keysCommand, testHelpersCommand, apiCommand, configCommand];
