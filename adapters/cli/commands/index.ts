@@ -1,5 +1,6 @@
 import type { CliCommand } from "../program";
 import { apiCommand } from "./api";
+import { completionCommand } from "./completion";
 import { configCommand } from "./config";
 import { deliveriesCommand } from "./deliveries";
 import { eventsCommand } from "./events";
@@ -14,4 +15,4 @@ import { triggerCommand } from "./trigger";
  * Every command of `payrail`, in the order `--help` lists them. A new command is a file in this
  * folder exporting a `CliCommand`, and one line here.
  */
-export const COMMANDS: readonly CliCommand[] = [serveCommand, listenCommand, triggerCommand, eventsCommand, deliveriesCommand, reportsCommand, keysCommand, testHelpersCommand, apiCommand, configCommand];
+export const COMMANDS: readonly CliCommand[] = [serveCommand, listenCommand, triggerCommand, eventsCommand, deliveriesCommand, reportsCommand, keysCommand, testHelpersCommand, apiCommand, configCommand, completionCommand];
