@@ -15,6 +15,7 @@ import type { HeartbeatOptions } from "../../src/workers/process-lease";
 import { systemContext } from "../../src/engine/context";
 import { createHttpApp } from "../http/app";
 import { answerClientErrors } from "../http/node-server";
+import { RequestLog } from "../http/request-log";
 import { connectPostgres, openPGlite } from "../postgres";
 import { SystemClock } from "../clock";
 import { devPorts } from "../dev";
@@ -164,6 +165,7 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
       onInternalError: (e, requestId) => logger.error({ err: e, request_id: requestId }, "internal error"),
       health: { draining: () => draining },
       ...(metrics ? { metrics } : {}),
+      requestLog: new RequestLog(),
     });
     const hostname = options.hostname ?? "127.0.0.1";
     const server = await new Promise<Server>((resolve, reject) => {

@@ -6,6 +6,7 @@ import { deliveriesCommand } from "./deliveries";
 import { eventsCommand } from "./events";
 import { keysCommand } from "./keys";
 import { listenCommand } from "./listen";
+import { logsCommand } from "./logs";
 import { reportsCommand } from "./reports";
 import { serveCommand } from "./serve";
 import { testHelpersCommand } from "./test-helpers";
@@ -15,4 +16,4 @@ import { triggerCommand } from "./trigger";
  * Every command of `payrail`, in the order `--help` lists them. A new command is a file in this
  * folder exporting a `CliCommand`, and one line here.
  */
-export const COMMANDS: readonly CliCommand[] = [serveCommand, listenCommand, triggerCommand, eventsCommand, deliveriesCommand, reportsCommand, keysCommand, testHelpersCommand, apiCommand, configCommand, completionCommand];
+export const COMMANDS: readonly CliCommand[] = [serveCommand, listenCommand, triggerCommand, eventsCommand, deliveriesCommand, logsCommand, reportsCommand, keysCommand, testHelpersCommand, apiCommand, configCommand, completionCommand];
