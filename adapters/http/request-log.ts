@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { ok } from "neverthrow";
+import { err } from "neverthrow";
 import { listOf } from "../../src/api/common-objects";
 import { o } from "../../src/api/response-schema";
 import type { RouteDefinition } from "../../src/engine/route";
@@ -8,7 +8,7 @@ import { listPage } from "../../src/lists/list-page";
 import { listParamsShape } from "../../src/lists/list-params";
 import type { KeysetQuery } from "../../src/ports/storage/resources";
 import { s } from "../../src/validation/schema";
-import type { HttpMiddleware } from "./middleware";
+import type { HttpEngine, HttpMiddleware } from "./middleware";
 
 /** One request as the request log keeps it (`GET /v1/request_logs`). */
 export interface RequestLogEntry {
@@ -115,7 +115,7 @@ export class RequestLog {
   }
 
   /** `GET /v1/request_logs`, mounted through `createHttpApp(engine, { requestLog })`. */
-  route(): RouteDefinition<unknown> {
+  route(): RouteDefinition<HttpEngine> {
     return {
       method: "get",
       path: "/v1/request_logs",
@@ -124,8 +124,10 @@ export class RequestLog {
       scope: "full_access",
       query: listRequestLogsSchema,
       returns: listOf("RequestLog", RequestLogObject),
-      handler: async ({ ctx, query }) => {
-        const { status, path, ...params } = query as { status?: string; path?: string } & Record<string, unknown>;
+      handler: async ({ api, ctx, query }) => {
+        const parsed = listRequestLogsSchema.parse(query, "", { assets: api.assets, catalogue: api.catalogue });
+        if (parsed.isErr()) return err(parsed.error);
+        const { status, path, ...params } = parsed.value;
         const matches = (row: Row) =>
           (status === undefined || String(row.entry.status) === status || (status.endsWith("xx") && String(row.entry.status)[0] === status[0])) &&
           (path === undefined || row.entry.path.startsWith(path)) &&
@@ -139,7 +141,7 @@ export class RequestLog {
           fetch: async (q) => this.page(q, matches),
           position: (row: Row) => ({ created: row.created, id: row.entry.id }),
           present: (row: Row) => row.entry,
-        }).then((page) => (page.isOk() ? ok(page.value) : page));
+        });
       },
     };
   }
