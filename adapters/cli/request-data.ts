@@ -19,6 +19,8 @@ export function splitPath(key: string): string[] {
     .split(".")
     .filter((p) => p !== "");
   if (parts.length === 0) throw new CliError(`an empty key in ${JSON.stringify(key)}`, 2);
+  const unsafe = parts.find((p) => p === "__proto__" || p === "constructor" || p === "prototype");
+  if (unsafe) throw new CliError(`${unsafe} cannot be a key (in ${JSON.stringify(key)})`, 2);
   return parts;
 }
 

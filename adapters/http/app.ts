@@ -53,7 +53,7 @@ export function defaultRouteStack(engine: HttpEngine, route: EngineRoute): HttpM
  * `Idempotency-Key`. Mount `app.fetch` in any server (Node, Bun, Deno, workers).
  */
 export function createHttpApp<E extends HttpEngine>(engine: E, options: HttpOptions<E> = {}): Hono<HttpEnv> {
-  const extra = [...(options.routes ?? []), ...(options.requestLog ? [(options.requestLog.route() as RouteDefinition<E>)] : [])];
+  const extra = [...(options.routes ?? []), ...(options.requestLog ? [options.requestLog.route() as RouteDefinition<E>] : [])];
   const routes = [...engine.routes, ...extra.map((route) => bindRoute(route, engine))];
   const stack = options.routeStack ?? defaultRouteStack;
   const app = new Hono<HttpEnv>();

@@ -148,7 +148,8 @@ export class RequestLog {
 
   private page(q: KeysetQuery, matches: (row: Row) => boolean): Row[] {
     const asc = q.order === "asc";
-    const before = (a: { created: number; id: string }, b: { created: number; id: string }) => a.created < b.created || (a.created === b.created && a.id < b.id);
+    const before = (a: { created: number; id: string }, b: { created: number; id: string }) =>
+      a.created < b.created || (a.created === b.created && a.id < b.id);
     const rows = (this.rows.get(q.accountId) ?? [])
       .filter(
         (r) =>
@@ -158,7 +159,10 @@ export class RequestLog {
           (q.after === undefined || (asc ? before(q.after, { created: r.created, id: r.entry.id }) : before({ created: r.created, id: r.entry.id }, q.after))),
       )
       .sort((a, b) => {
-        const [x, y] = [{ created: a.created, id: a.entry.id }, { created: b.created, id: b.entry.id }];
+        const [x, y] = [
+          { created: a.created, id: a.entry.id },
+          { created: b.created, id: b.entry.id },
+        ];
         return before(x, y) ? -1 : before(y, x) ? 1 : 0;
       });
     if (!asc) rows.reverse();

@@ -29,9 +29,15 @@ export const apiCommand: CliCommand = {
     for (const method of ["get", "post", "delete"] as const) {
       program
         .command(method)
-        .description(`${method.toUpperCase()} any API path, e.g. payrail ${method} /v1/${method === "post" ? "recipients -d name=Ada -d chain_addresses.base=0x…" : "payouts"}`)
+        .description(
+          `${method.toUpperCase()} any API path, e.g. payrail ${method} /v1/${method === "post" ? "recipients -d name=Ada -d chain_addresses.base=0x…" : "payouts"}`,
+        )
         .argument("<path>", "the API path, e.g. /v1/payouts/po_… (the /v1 may be left out)")
-        .option("-d, --data <key=value>", `${method === "post" ? "a body field" : "a query parameter"}: key=value (text) or key:=json; dotted or [bracketed] keys nest (repeatable)`, collectData)
+        .option(
+          "-d, --data <key=value>",
+          `${method === "post" ? "a body field" : "a query parameter"}: key=value (text) or key:=json; dotted or [bracketed] keys nest (repeatable)`,
+          collectData,
+        )
         .option("-i, --idempotency-key <key>", "the Idempotency-Key (POST; default a fresh one)")
         .option("--compact", "print the answer on one line")
         .action(async (path: string, options: RequestOptions, cmd: Command) => {

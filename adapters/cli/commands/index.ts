@@ -16,4 +16,17 @@ import { triggerCommand } from "./trigger";
  * Every command of `payrail`, in the order `--help` lists them. A new command is a file in this
  * folder exporting a `CliCommand`, and one line here.
  */
-export const COMMANDS: readonly CliCommand[] = [serveCommand, listenCommand, triggerCommand, eventsCommand, deliveriesCommand, logsCommand, reportsCommand, keysCommand, testHelpersCommand, apiCommand, configCommand, completionCommand];
+export const COMMANDS: readonly CliCommand[] = [
+  serveCommand,
+  listenCommand,
+  triggerCommand,
+  eventsCommand,
+  deliveriesCommand,
+  logsCommand,
+  reportsCommand,
+  keysCommand,
+  testHelpersCommand,
+  apiCommand,
+  configCommand,
+  completionCommand,
+];

@@ -80,8 +80,6 @@ export const testHelpersCommand: CliCommand = {
       .description("move the manual clock forward, running due work on the way (a host on the manual clock only)")
       .argument("<seconds>", "how far", wholeNumber("<seconds>"))
       .option("--json", "one line of JSON")
-      .action((seconds: number, o: { json?: boolean }, cmd: Command) =>
-        helper(ctx, cmd, o.json, (c) => c.post("/v1/test_helpers/clock/advance", { seconds })),
-      );
+      .action((seconds: number, o: { json?: boolean }, cmd: Command) => helper(ctx, cmd, o.json, (c) => c.post("/v1/test_helpers/clock/advance", { seconds })));
   },
 };

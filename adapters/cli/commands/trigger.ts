@@ -69,7 +69,11 @@ export const triggerCommand: CliCommand = {
       .command("trigger")
       .description("make an event happen: run its fixture (real objects through the API, test mode), or emit it about a sample object")
       .argument("[event]", "an event type, e.g. payout.settled")
-      .option("--override <[step:]path=value>", "set a param of a fixture step (default its main one), or a field of the sample; key:=json for JSON (repeatable)", collectOverride)
+      .option(
+        "--override <[step:]path=value>",
+        "set a param of a fixture step (default its main one), or a field of the sample; key:=json for JSON (repeatable)",
+        collectOverride,
+      )
       .option("--fixture <file>", "run the fixture in this JSON file (stripe-cli's format: fixtures[] of name, path, method, params)")
       .option("--sample", "emit the event about a sample object (sample: true; nothing is made) instead of running a fixture")
       .option("--json", "print each answer (fixture) or the event (sample) as one line of JSON")
@@ -100,7 +104,8 @@ export const triggerCommand: CliCommand = {
             const what = [object.id ?? object.object, object.status].filter((v) => typeof v === "string").join(" ");
             io.stdout.write(`${c.green("✔")} ${step.name.padEnd(12)} ${c.dim(`${(step.method ?? "post").toUpperCase()} ${path}`)}  ${c.bold(what)}\n`);
           });
-          if (!options.json && type) io.stderr.write(`${c.dim(`triggered ${type}: its events are in payrail events tail and reach the account's endpoints`)}\n`);
+          if (!options.json && type)
+            io.stderr.write(`${c.dim(`triggered ${type}: its events are in payrail events tail and reach the account's endpoints`)}\n`);
           return;
         }
 
@@ -110,7 +115,8 @@ export const triggerCommand: CliCommand = {
           const eq = text.indexOf("=");
           overrides[text.slice(0, eq).replace(/:$/, "")] = text.slice(eq + 1);
         }
-        if (!options.sample) io.stderr.write(`${c.dim(`${type} has no fixture: emitting it about a sample object (sample: true; the object does not exist)`)}\n`);
+        if (!options.sample)
+          io.stderr.write(`${c.dim(`${type} has no fixture: emitting it about a sample object (sample: true; the object does not exist)`)}\n`);
         const event = await ctx.client(cmd).post<EventEnvelope>("/v1/test_helpers/events/trigger", {
           type,
           ...(options.override ? { overrides } : {}),

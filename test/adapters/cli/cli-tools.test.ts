@@ -7,6 +7,9 @@ import { createMemoryStorage } from "../../../adapters/memory";
 import { eventually, runCli } from "../../support/cli";
 import { TestReceiver } from "../../support/receiver";
 
+/** `${step:path}` of a fixture. */
+const ref = (step: string, path: string) => `\${${step}:${path}}`;
+
 /** Issue 25 item 6: listen's secret per host and profile, fixtures, test helpers, any API call, logs tail, profiles, completion, exit codes. */
 describe("payrail CLI tools", () => {
   let host: RunningHost;
@@ -91,9 +94,17 @@ describe("payrail CLI tools", () => {
       JSON.stringify({
         _meta: { template_version: 0 },
         fixtures: [
-          { name: "who", path: "/v1/recipients", params: { name: "${.env:WHO}", chain_addresses: { base: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" } } },
-          { name: "again", path: "/v1/recipients/${who:id}", method: "get" },
-          { name: "renamed", path: "/v1/recipients/${again:id}", params: { name: "${who:name} the second", metadata: { of: "${who:id}" } } },
+          {
+            name: "who",
+            path: "/v1/recipients",
+            params: { name: ref(".env", "WHO"), chain_addresses: { base: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" } },
+          },
+          { name: "again", path: `/v1/recipients/${ref("who", "id")}`, method: "get" },
+          {
+            name: "renamed",
+            path: `/v1/recipients/${ref("again", "id")}`,
+            params: { name: `${ref("who", "name")} the second`, metadata: { of: ref("who", "id") } },
+          },
         ],
       }),
     );
@@ -119,7 +130,10 @@ describe("payrail CLI tools", () => {
   });
 
   it("get, post and delete call any path; test fund credits exactly the amount", async () => {
-    const made = runCli(["post", "/v1/recipients", "-d", "name=Cli", "-d", "chain_addresses.base=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", "-d", "screening:=false"], env);
+    const made = runCli(
+      ["post", "/v1/recipients", "-d", "name=Cli", "-d", "chain_addresses.base=0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed", "-d", "screening:=false"],
+      env,
+    );
     expect(await made.done, made.stderr).toBe(0);
     const recipient = JSON.parse(made.stdout);
     expect(recipient).toMatchObject({ object: "recipient", name: "Cli", screening: false });
@@ -154,7 +168,9 @@ describe("payrail CLI tools", () => {
         .trim()
         .split("\n")
         .map((l) => JSON.parse(l));
-      expect(lines).toEqual([expect.objectContaining({ object: "request_log", method: "GET", path: "/v1/payouts/po_missing", status: 404, error_code: "resource_missing" })]);
+      expect(lines).toEqual([
+        expect.objectContaining({ object: "request_log", method: "GET", path: "/v1/payouts/po_missing", status: 404, error_code: "resource_missing" }),
+      ]);
       expect(lines[0].id).toMatch(/^req_/);
     } finally {
       expect(await run.stop()).toBe(0);
