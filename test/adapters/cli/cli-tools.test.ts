@@ -179,6 +179,24 @@ describe("payrail CLI tools", () => {
     expect(await badStatus.done).toBe(2);
   });
 
+  it("the request log pages under the list contract and is for full-access keys only", async () => {
+    for (const id of ["po_a1", "po_a2", "po_a3"]) await api("GET", `/v1/payouts/${id}`);
+    const first = await api("GET", "/v1/request_logs?path=/v1/payouts/po_a&limit=2");
+    expect(first.data.map((r: any) => r.path)).toEqual(["/v1/payouts/po_a3", "/v1/payouts/po_a2"]);
+    expect(first).toMatchObject({ object: "list", has_more: true, previous_cursor: null });
+    const second = await api("GET", `/v1/request_logs?path=/v1/payouts/po_a&limit=2&starting_after=${first.next_cursor}`);
+    expect(second.data.map((r: any) => r.path)).toEqual(["/v1/payouts/po_a1"]);
+    expect(second.has_more).toBe(false);
+    const back = await api("GET", `/v1/request_logs?path=/v1/payouts/po_a&limit=2&ending_before=${second.previous_cursor}`);
+    expect(back.data.map((r: any) => r.path)).toEqual(["/v1/payouts/po_a3", "/v1/payouts/po_a2"]);
+    // a cursor is bound to its filters
+    expect((await api("GET", `/v1/request_logs?path=/v1/x&starting_after=${first.next_cursor}`)).error.code).toBe("cursor_invalid");
+    expect((await api("GET", "/v1/request_logs?status=4x")).error).toMatchObject({ code: "parameter_invalid", param: "status" });
+    const restricted = await api("POST", "/v1/api_keys", { scopes: ["payouts:read"] });
+    const res = await fetch(`${host.url}/v1/request_logs`, { headers: { authorization: `Bearer ${restricted.secret}` } });
+    expect(res.status).toBe(403);
+  });
+
   it("profiles: config set/get/list, a profile's host and key used by every command, the option and the environment first", async () => {
     const cfg = { PAYRAIL_CONFIG: configFile("profiles") };
     for (const [k, v] of [
