@@ -10,6 +10,12 @@ interface RequestOptions {
   compact?: boolean;
 }
 
+const EXAMPLES = {
+  get: "get /v1/payouts -d limit=3",
+  post: "post /v1/recipients -d name=Ada -d chain_addresses.base=0x…",
+  delete: "delete /v1/recipients/rcp_…",
+} as const;
+
 const collectData = (text: string, previous: DataPair[] = []) => [...previous, parseDataPair(text, "-d")];
 
 /** `/v1/payouts`, `v1/payouts` or `payouts` as the API path `/v1/payouts`. */
@@ -29,9 +35,7 @@ export const apiCommand: CliCommand = {
     for (const method of ["get", "post", "delete"] as const) {
       program
         .command(method)
-        .description(
-          `${method.toUpperCase()} any API path, e.g. payrail ${method} /v1/${method === "post" ? "recipients -d name=Ada -d chain_addresses.base=0x…" : "payouts"}`,
-        )
+        .description(`${method.toUpperCase()} any API path, e.g. payrail ${EXAMPLES[method]}`)
         .argument("<path>", "the API path, e.g. /v1/payouts/po_… (the /v1 may be left out)")
         .option(
           "-d, --data <key=value>",
