@@ -2,6 +2,7 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { BUILTIN_FIXTURES } from "../../../adapters/cli/fixtures/builtin";
 import { startHost, type RunningHost } from "../../../adapters/cli/host";
 import { createMemoryStorage } from "../../../adapters/memory";
 import { eventually, runCli } from "../../support/cli";
@@ -85,6 +86,21 @@ describe("payrail CLI tools", () => {
     const payout = await api("GET", `/v1/payouts/${steps[2].answer.id}`);
     expect(payout).toMatchObject({ http: 200, status: "settled", amount: "7.5", recipient: steps[1].answer.id });
     expect((await api("GET", `/v1/recipients/${payout.recipient}`)).name).toBe("Fixture Ada");
+  });
+
+  it("every built-in fixture causes a real event of its type (not a sample)", async () => {
+    for (const type of Object.keys(BUILTIN_FIXTURES)) {
+      const since = new Date(Date.now() - 1000).toISOString();
+      const run = runCli(["trigger", type], env);
+      expect(await run.done, `${type}: ${run.stderr}`).toBe(0);
+      let event: any;
+      for (let i = 0; i < 100 && !event; i++) {
+        event = (await api("GET", `/v1/events?type=${type}&created_gte=${since}&limit=1`)).data[0];
+        if (!event) await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(event, `an event ${type}`).toBeDefined();
+      expect(event.data.object.sample, type).toBeUndefined();
+    }
   });
 
   it("trigger --fixture runs a file with references; a bad override or file is a usage error and runs nothing", async () => {
