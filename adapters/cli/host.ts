@@ -15,6 +15,7 @@ import { systemContext } from "../../src/engine/context";
 import { createHttpApp } from "../http/app";
 import { BASIC_CHALLENGE, apiKeyAuthorizer, createConsole, createWebhookPortal } from "../console";
 import { createNodeServer, type ServerLimits } from "../http/node-server";
+import { RequestLog } from "../http/request-log";
 import { connectPostgres, openPGlite } from "../postgres";
 import { SystemClock } from "../clock";
 import { devPorts } from "../dev";
@@ -202,6 +203,7 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
       health: { draining: () => draining },
       ...(metrics ? { metrics } : {}),
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
+      requestLog: new RequestLog(),
     });
     const surfaces = options.console === false ? [] : consoleSurfaces(engine);
     const fetch = (request: Request) => {

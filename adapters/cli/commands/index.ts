@@ -1,10 +1,15 @@
 import type { CliCommand } from "../program";
+import { apiCommand } from "./api";
+import { completionCommand } from "./completion";
+import { configCommand } from "./config";
 import { deliveriesCommand } from "./deliveries";
 import { eventsCommand } from "./events";
 import { keysCommand } from "./keys";
 import { listenCommand } from "./listen";
+import { logsCommand } from "./logs";
 import { reportsCommand } from "./reports";
 import { serveCommand } from "./serve";
+import { testHelpersCommand } from "./test-helpers";
 import { triggerCommand } from "./trigger";
 import { webhookEndpointsCommand } from "./webhook-endpoints";
 
@@ -19,6 +24,11 @@ export const COMMANDS: readonly CliCommand[] = [
   eventsCommand,
   deliveriesCommand,
   webhookEndpointsCommand,
+  logsCommand,
   reportsCommand,
   keysCommand,
+  testHelpersCommand,
+  apiCommand,
+  configCommand,
+  completionCommand,
 ];
