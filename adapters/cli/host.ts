@@ -206,10 +206,11 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
       requestLog: new RequestLog(),
     });
     const surfaces = options.console === false ? [] : consoleSurfaces(engine);
-    const fetch = (request: Request) => {
+    // the node server's bindings (the connection, for the address it reached) go along to either app
+    const fetch = (request: Request, env?: unknown) => {
       const path = new URL(request.url).pathname;
       const surface = surfaces.find((s) => path === s.base || path.startsWith(`${s.base}/`));
-      return surface ? surface.app.fetch(request) : app.fetch(request);
+      return surface ? surface.app.fetch(request, env) : app.fetch(request, env);
     };
     const hostname = options.hostname ?? "127.0.0.1";
     let refused = 0;
@@ -261,7 +262,7 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
 }
 
 /** The console and the portal, signed in with an API key of the account (`apiKeyAuthorizer`). */
-function consoleSurfaces(engine: Engine): { base: string; app: { fetch: (request: Request) => Response | Promise<Response> } }[] {
+function consoleSurfaces(engine: Engine): { base: string; app: { fetch: (request: Request, env?: unknown) => Response | Promise<Response> } }[] {
   const authorize = apiKeyAuthorizer(engine);
   return [
     { base: "/console", app: createConsole(engine, { authorize, challenge: BASIC_CHALLENGE }) },

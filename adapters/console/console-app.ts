@@ -82,7 +82,8 @@ export function consoleSurface(
     const grant = await options.authorize(c.req.raw);
     if (!grant) {
       if (options.loginUrl) return c.redirect(options.loginUrl, 303);
-      const body = await html`<!doctype html><html lang="en"><title>Sign in · payrail</title><main><h1>Sign in required</h1><p>This console is open to signed-in operators only.</p></main></html>`;
+      const body =
+        await html`<!doctype html><html lang="en"><title>Sign in · payrail</title><main><h1>Sign in required</h1><p>This console is open to signed-in operators only.</p></main></html>`;
       return c.html(body, 401, options.challenge ? { "WWW-Authenticate": options.challenge } : {});
     }
     const api = apiFor(grant);
