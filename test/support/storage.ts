@@ -184,7 +184,8 @@ function sqlInspector(db: SqlClient, schema: string): StorageInspector {
       (await q(`SELECT * FROM $S.due_work ORDER BY run_at, id`)).map((r) => ({
         id: r.id,
         kind: r.kind,
-        accountId: r.account_id,
+        // the engine's own work is kept under the account '' (migration 20)
+        accountId: r.account_id === "" ? null : r.account_id,
         livemode: r.livemode,
         payload: r.payload,
         runAt: Number(r.run_at),
