@@ -15,6 +15,7 @@ import { metaSuite } from "./meta";
 import { ownerSuite } from "./owners";
 import { rateLimitSuite } from "./rate-limits";
 import { resourceSuite } from "./resources";
+import { retentionSuite } from "./retention";
 import { transactionSuite } from "./transactions";
 
 export type { StorageConformanceOptions, StorageHarness, StorageInspector } from "./harness";
@@ -52,6 +53,7 @@ export function storageConformance(options: StorageConformanceOptions): void {
     resourceSuite(s);
     eventSuite(s);
     deliveryLogSuite(s);
+    retentionSuite(s);
     idempotencySuite(s);
     dueWorkSuite(s);
     dueWorkAccountSuite(s);

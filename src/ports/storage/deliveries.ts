@@ -31,6 +31,6 @@ export interface DeliveryLogStore {
   insert(records: DeliveryLogRecord[]): Promise<void>;
   /** One keyset page of one endpoint's attempts; `status` filters on the status column. */
   list(query: KeysetQuery & { endpointId: string }): Promise<DeliveryLogRecord[]>;
-  /** Deletes attempts created before `before` (retention); returns how many. */
+  /** Deletes attempts created before `before` (retention); returns how many (see `EventStore.pruneBefore`). */
   pruneBefore(before: number, limit: number): Promise<number>;
 }
