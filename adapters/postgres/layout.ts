@@ -108,14 +108,17 @@ async function dayPartitions(run: Run, s: string, table: string): Promise<number
 
 /**
  * Gives every day that has rows in the default partition its own partition (moving those rows
- * into it), and the two days after the newest day one too, so new rows land in a day of their own.
+ * into it), and the two days after the newest row's day one too, so new rows land in a day of
+ * their own (the default partition only takes rows of days no sweep has made yet).
  * The default partition is locked while it runs, so no row of a day being made lands in it meanwhile.
  */
 async function rollDays(run: Run, s: string, table: string, partitions: number): Promise<void> {
   await run(`LOCK TABLE ${s}.${table}_default IN ACCESS EXCLUSIVE MODE`);
   const waiting = (await run(`SELECT DISTINCT floor(created / ${DAY_MS})::int AS day FROM ${s}.${table}_default`)).rows.map((r) => Number(r.day));
   const existing = await dayPartitions(run, s, table);
-  const newest = Math.max(...waiting, ...existing);
+  // the days ahead follow the newest row, not the newest partition (which would run ahead at every sweep)
+  const last = (await run(`SELECT floor(max(created) / ${DAY_MS})::int AS day FROM ${s}.${table}`)).rows[0]?.day;
+  const newest = last === null || last === undefined ? Number.NEGATIVE_INFINITY : Number(last);
   const wanted = new Set(waiting);
   if (Number.isFinite(newest)) for (const d of [newest + 1, newest + 2]) if (!existing.includes(d)) wanted.add(d);
   for (const day of [...wanted].sort((a, b) => a - b)) {
