@@ -106,6 +106,17 @@ async function dayPartitions(run: Run, s: string, table: string): Promise<number
   return rows.map((r) => Number(String(r.relname).slice(table.length + 2))).sort((a, b) => a - b);
 }
 
+/** The days `rollDays` makes: those with rows in the default partition, and the two after the newest row's day, less those made. */
+async function daysToMake(run: Run, s: string, table: string): Promise<number[]> {
+  const waiting = (await run(`SELECT DISTINCT floor(created / ${DAY_MS})::int AS day FROM ${s}.${table}_default`)).rows.map((r) => Number(r.day));
+  const existing = await dayPartitions(run, s, table);
+  // the days ahead follow the newest row, not the newest partition (which would run ahead at every sweep)
+  const last = (await run(`SELECT floor(max(created) / ${DAY_MS})::int AS day FROM ${s}.${table}`)).rows[0]?.day;
+  const wanted = new Set(waiting);
+  if (last !== null && last !== undefined) for (const d of [Number(last) + 1, Number(last) + 2]) if (!existing.includes(d)) wanted.add(d);
+  return [...wanted].sort((a, b) => a - b);
+}
+
 /**
  * Gives every day that has rows in the default partition its own partition (moving those rows
  * into it), and the two days after the newest row's day one too, so new rows land in a day of
@@ -113,15 +124,11 @@ async function dayPartitions(run: Run, s: string, table: string): Promise<number
  * The default partition is locked while it runs, so no row of a day being made lands in it meanwhile.
  */
 async function rollDays(run: Run, s: string, table: string, partitions: number): Promise<void> {
+  // most sweeps find nothing to make, and then lock nothing
+  if (!(await daysToMake(run, s, table)).length) return;
   await run(`LOCK TABLE ${s}.${table}_default IN ACCESS EXCLUSIVE MODE`);
-  const waiting = (await run(`SELECT DISTINCT floor(created / ${DAY_MS})::int AS day FROM ${s}.${table}_default`)).rows.map((r) => Number(r.day));
-  const existing = await dayPartitions(run, s, table);
-  // the days ahead follow the newest row, not the newest partition (which would run ahead at every sweep)
-  const last = (await run(`SELECT floor(max(created) / ${DAY_MS})::int AS day FROM ${s}.${table}`)).rows[0]?.day;
-  const newest = last === null || last === undefined ? Number.NEGATIVE_INFINITY : Number(last);
-  const wanted = new Set(waiting);
-  if (Number.isFinite(newest)) for (const d of [newest + 1, newest + 2]) if (!existing.includes(d)) wanted.add(d);
-  for (const day of [...wanted].sort((a, b) => a - b)) {
+  const wanted = await daysToMake(run, s, table);
+  for (const day of wanted) {
     const name = `${table}_d${day}`;
     const bound = `FROM (${day * DAY_MS}) TO (${(day + 1) * DAY_MS})`;
     // built apart, filled from the default partition, then attached (attaching checks the bounds)
