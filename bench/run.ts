@@ -1,3 +1,4 @@
+import { benchLayout } from "./layout";
 import { benchLedger } from "./ledger";
 import { benchLists } from "./lists";
 import { benchPayouts } from "./payouts";
@@ -22,6 +23,7 @@ const BENCHES: Record<string, () => Promise<Figure[] | void>> = {
   lists: benchLists,
   ledger: benchLedger,
   reports: benchReports,
+  layout: benchLayout,
 };
 
 const wanted = process.argv.slice(2);

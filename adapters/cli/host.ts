@@ -31,6 +31,8 @@ export interface HostOptions {
   dataDir?: string;
   /** Use a PostgreSQL server instead of embedded PGlite. */
   databaseUrl?: string;
+  /** With `databaseUrl`: the partitioned layout, this many hash partitions by account (`PAYRAIL_DB_PARTITIONS`, docs/scaling.md). */
+  databasePartitions?: number;
   /** Fix the demo account's API key (`PAYRAIL_API_KEY`). */
   apiKey?: string;
   /** Use this storage instead of PGlite or `databaseUrl`. */
@@ -146,7 +148,11 @@ export const DEMO_FUNDING: Record<string, string> = {
  */
 export async function startHost(options: HostOptions = {}): Promise<RunningHost> {
   const logger = options.logger ?? pino({ level: "silent" });
-  const storage = options.storage ?? (options.databaseUrl ? await connectPostgres(options.databaseUrl) : await openPGlite(options.dataDir ?? ".payrail-data"));
+  const storage =
+    options.storage ??
+    (options.databaseUrl
+      ? await connectPostgres(options.databaseUrl, options.databasePartitions ? { partitions: options.databasePartitions } : {})
+      : await openPGlite(options.dataDir ?? ".payrail-data"));
   // The simulated venues price on the engine's own clock, so quotes move with real time.
   const clock = options.clock ?? new SystemClock();
   const metrics =

@@ -32,7 +32,7 @@ export interface MemoryTables {
   work: Map<string, DueWorkRecord>;
   /** Processes that heartbeat, by owner (`stores/owners.ts`). */
   owners: Map<string, OwnerRecord>;
-  /** Dedupe key → id of the work item holding it (the unique index of `due_work.dedupe_key`). */
+  /** Account and dedupe key → id of the work item holding it (the unique key `(account_id, dedupe_key)` of `due_work`). */
   workByDedupeKey: Map<string, string>;
   meta: Map<string, string>;
   rateLimits: Map<string, { key: string; at: number; count: number }>;

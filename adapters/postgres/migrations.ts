@@ -537,6 +537,22 @@ ALTER TABLE {s}.api_keys ADD COLUMN last_used_at bigint;
 `,
   },
   {
+    version: 20,
+    name: "due work keyed by account",
+    sql: `
+-- Due work carries its account first in every key, as the other account-owned tables do, so the
+-- table can be partitioned (and distributed, docs/scaling.md) by account: the engine's own work
+-- is kept under the account '' (never null), and a dedupe key is unique within its account.
+UPDATE {s}.due_work SET account_id = '' WHERE account_id IS NULL;
+ALTER TABLE {s}.due_work ALTER COLUMN account_id SET DEFAULT '', ALTER COLUMN account_id SET NOT NULL;
+ALTER TABLE {s}.due_work DROP CONSTRAINT due_work_pkey, ADD PRIMARY KEY (account_id, id);
+ALTER TABLE {s}.due_work DROP CONSTRAINT due_work_dedupe_key_key,
+  ADD CONSTRAINT due_work_dedupe UNIQUE (account_id, dedupe_key);
+-- a worker completes or releases what it holds by the item's id
+CREATE INDEX due_work_by_id ON {s}.due_work (id);
+`,
+  },
+  {
     version: 22,
     name: "delivery log by event",
     sql: `

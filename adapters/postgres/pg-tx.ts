@@ -26,6 +26,8 @@ export interface PgTxContext {
    * a store's write that may run alone puts `RELAXED_COMMIT_ROW` in its FROM list then.
    */
   readonly durable: boolean;
+  /** Hash partitions of each big table (`layout.ts`); 0 in the plain layout. */
+  readonly partitions: number;
   /** Runs a statement after flushing the buffers, so it sees (and orders after) every write. */
   run(text: string, params?: unknown[]): Promise<{ rows: Row[]; rowCount: number }>;
   /**
@@ -100,6 +102,7 @@ export class PgTx implements PgTxContext {
   /** Flush early (`EARLY_FLUSH_ROWS`): the session is a server's, working beside the engine. */
   private readonly early: boolean;
   readonly durable: boolean;
+  readonly partitions: number;
 
   /** Gives back the turns this transaction took (`takeTurns`), once it ended. */
   private endTurns: (() => void) | null = null;
@@ -109,8 +112,9 @@ export class PgTx implements PgTxContext {
   constructor(
     private readonly client: TxClient,
     readonly s: string,
-    options: { autocommit?: boolean; early?: boolean; durable?: boolean; turns?: KeyedTurns | null } = {},
+    options: { autocommit?: boolean; early?: boolean; durable?: boolean; turns?: KeyedTurns | null; partitions?: number } = {},
   ) {
+    this.partitions = options.partitions ?? 0;
     this.autocommit = options.autocommit ?? false;
     this.early = (options.early ?? false) && !this.autocommit;
     this.durable = options.durable ?? true;

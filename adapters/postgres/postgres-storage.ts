@@ -11,6 +11,7 @@ import {
 } from "../../src/ports/public";
 import { claimDueWork } from "./claim";
 import { isStalePlan, type PostgresDriver } from "./driver";
+import { partitionCount, partitionTables } from "./layout";
 import { MIGRATIONS } from "./migrations";
 import { PgTx, type Row } from "./pg-tx";
 import { adapterStateTx } from "./stores/adapter-state";
@@ -22,6 +23,13 @@ export interface PostgresStorageOptions {
   schema?: string;
   /** Attempts of a transaction that hits a serialization failure or deadlock (default 5). */
   maxAttempts?: number;
+  /**
+   * The partitioned layout (`layout.ts`, docs/scaling.md): the big tables hash-partitioned by
+   * account into this many partitions (2 to 64), events and the delivery log also by day (their
+   * retention drops whole days). `init` converts a plain schema once, rows and all; a schema
+   * converted before keeps its layout whatever this says. Absent: plain tables.
+   */
+  partitions?: number;
 }
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -58,6 +66,9 @@ export class PostgresStorage implements StorageAdapter {
   readonly schema: string;
   private readonly s: string;
   private readonly maxAttempts: number;
+  private readonly wantPartitions: number;
+  /** Hash partitions of each big table, as `init` found the schema (0: plain tables). */
+  private partitions = 0;
   /** Turns on balance rows among this process's transactions (`PgTxContext.takeTurns`). */
   private readonly turns: KeyedTurns | null;
 
@@ -69,6 +80,10 @@ export class PostgresStorage implements StorageAdapter {
     if (!SCHEMA_NAME.test(this.schema)) throw new TypeError(`invalid schema name ${this.schema}`);
     this.s = `"${this.schema}"`;
     this.maxAttempts = options.maxAttempts ?? 5;
+    if (options.partitions !== undefined && !(Number.isInteger(options.partitions) && options.partitions >= 2 && options.partitions <= 64)) {
+      throw new TypeError(`partitions must be an integer from 2 to 64, got ${options.partitions}`);
+    }
+    this.wantPartitions = options.partitions ?? 0;
     this.capabilities = { concurrentTransactions: driver.concurrent };
     // one session at a time (PGlite) needs no queue in front of its row locks
     this.turns = driver.concurrent ? new KeyedTurns(TURN_WAIT_MS) : null;
@@ -87,6 +102,8 @@ export class PostgresStorage implements StorageAdapter {
         await c.exec(m.sql.replaceAll("{s}", this.s));
         await c.query(`INSERT INTO ${this.s}.schema_migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
       }
+      if (this.wantPartitions) await partitionTables(c, this.schema, this.wantPartitions);
+      this.partitions = await partitionCount(c, this.schema);
     });
   }
 
@@ -108,7 +125,7 @@ export class PostgresStorage implements StorageAdapter {
       let tx = undefined as PgTx | undefined;
       try {
         return await this.driver.transaction(async (client) => {
-          tx = new PgTx(client, this.s, { early: this.driver.concurrent, turns: this.turns, durable: options.durable ?? true });
+          tx = new PgTx(client, this.s, { early: this.driver.concurrent, turns: this.turns, durable: options.durable ?? true, partitions: this.partitions });
           let result: T;
           try {
             result = await fn(view(tx));
@@ -134,6 +151,7 @@ export class PostgresStorage implements StorageAdapter {
   /** One session without a transaction: each statement, and each flush of buffered writes, commits alone. */
   autocommit<T>(fn: (tx: StorageTx) => Promise<T>, options: CommitOptions = {}): Promise<T> {
     return this.driver.transaction(async (client) => {
+      // no transaction to hold a day partition's locks in: retention deletes rows here (layout.ts)
       const tx = new PgTx(client, this.s, { autocommit: true, durable: options.durable ?? true });
       const result = await fn(tx.view());
       await tx.flush(true);

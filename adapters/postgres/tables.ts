@@ -66,12 +66,14 @@ const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCas
 /**
  * Describes a table: `columns` maps each record field to its column type, or to `[column, type]`
  * when the column's name is not the field's in snake case. `onConflict` is appended to inserts.
+ * `nullAsEmpty`: text fields whose null is kept as `''` (a key column, which is never null).
  */
 export function table<R>(
   name: string,
   columns: { [K in keyof R]-?: ColumnType | readonly [string, ColumnType] },
-  options: { onConflict?: string } = {},
+  options: { onConflict?: string; nullAsEmpty?: readonly (keyof R & string)[] } = {},
 ): Table<R> {
+  const empty = new Set<string>(options.nullAsEmpty ?? []);
   const cols: Column[] = Object.entries(columns as Record<string, ColumnType | readonly [string, ColumnType]>).map(([field, spec], i) => {
     const [column, type] = typeof spec === "string" ? [snake(field), spec] : spec;
     return { field, name: column, type, alias: `${i.toString(36)}_` };
@@ -101,7 +103,7 @@ export function table<R>(
           const out: Record<string, unknown> = {};
           for (const c of cols) {
             const value = (record as Record<string, unknown>)[c.field];
-            out[c.alias] = value === undefined || value === null ? null : c.type === "numeric" ? String(value) : value;
+            out[c.alias] = value === undefined || value === null ? (empty.has(c.field) ? "" : null) : c.type === "numeric" ? String(value) : value;
           }
           return out;
         }),
@@ -112,7 +114,7 @@ export function table<R>(
       for (const c of cols) {
         const value = row[c.name];
         out[c.field] =
-          value === null || value === undefined
+          value === null || value === undefined || (value === "" && empty.has(c.field))
             ? c.type === "text[]"
               ? []
               : null
@@ -259,7 +261,8 @@ export const DUE_WORK = table<DueWorkRecord>(
     request: "json",
     created: "bigint",
   },
-  { onConflict: "(dedupe_key) DO NOTHING" },
+  // the engine's own work (no account) is kept under the account '' (migration 20)
+  { onConflict: "(account_id, dedupe_key) DO NOTHING", nullAsEmpty: ["accountId"] },
 );
 
 export const WEBHOOK_DELIVERIES = table<DeliveryLogRecord>("webhook_deliveries", {

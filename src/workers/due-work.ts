@@ -93,7 +93,7 @@ export function toJob<P, S extends WorkScope>(def: WorkKind<P, S>, record: DueWo
 export interface NewWorkOptions {
   /** When it falls due (default: now). */
   runAt?: number;
-  /** At most one item per dedupe key exists at a time. */
+  /** At most one item per dedupe key exists at a time (within its account). */
   dedupeKey?: string;
   /** Concurrency group (see `DueWorkRecord.group`). */
   group?: string;

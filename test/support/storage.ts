@@ -60,24 +60,34 @@ export function storageKinds(): StorageKind[] {
       },
     },
   ];
-  if (process.env.DATABASE_URL) {
-    kinds.push({
-      name: "postgres",
-      factory: async () => {
-        const p = sharedPool();
-        const schema = schemaName();
-        // background work capped below the pool, as connectPostgres does, so the suites run with the cap
-        const driver = pgPoolDriver(p, { ownsPool: false, backgroundSessions: 18 });
-        const storage = new PostgresStorage(driver, { schema });
-        return {
-          storage,
-          inspect: sqlInspector(driver as unknown as SqlClient, schema),
-          close: () => p.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).then(() => undefined),
-        };
-      },
-    });
-  }
+  if (process.env.DATABASE_URL) kinds.push(serverKind("postgres"));
   return kinds;
+}
+
+/**
+ * The PostgreSQL server with the big tables hash-partitioned by account into `partitions`
+ * (the layout Citus distributes, docs/scaling.md); only when DATABASE_URL is set.
+ */
+export function partitionedKinds(partitions: number): StorageKind[] {
+  return process.env.DATABASE_URL ? [serverKind(`postgres partitioned by account (${partitions})`, partitions)] : [];
+}
+
+function serverKind(name: string, partitions?: number): StorageKind {
+  return {
+    name,
+    factory: async () => {
+      const p = sharedPool();
+      const schema = schemaName();
+      // background work capped below the pool, as connectPostgres does, so the suites run with the cap
+      const driver = pgPoolDriver(p, { ownsPool: false, backgroundSessions: 18 });
+      const storage = new PostgresStorage(driver, partitions ? { schema, partitions } : { schema });
+      return {
+        storage,
+        inspect: sqlInspector(driver as unknown as SqlClient, schema),
+        close: () => p.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).then(() => undefined),
+      };
+    },
+  };
 }
 
 /** Closes the shared PGlite and pool; call from a file's afterAll. */
@@ -184,7 +194,8 @@ function sqlInspector(db: SqlClient, schema: string): StorageInspector {
       (await q(`SELECT * FROM $S.due_work ORDER BY run_at, id`)).map((r) => ({
         id: r.id,
         kind: r.kind,
-        accountId: r.account_id,
+        // the engine's own work is kept under the account '' (migration 20)
+        accountId: r.account_id === "" ? null : r.account_id,
         livemode: r.livemode,
         payload: r.payload,
         runAt: Number(r.run_at),

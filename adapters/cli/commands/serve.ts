@@ -41,6 +41,9 @@ Environment:
   PAYRAIL_METRICS_ENDPOINT_LABELS=1
                        label webhook attempt metrics with each endpoint id (default: outcome only)
   DATABASE_URL         use a PostgreSQL server instead of embedded storage
+  PAYRAIL_DB_PARTITIONS
+                       with DATABASE_URL: hash-partition the big tables by account into this
+                       many partitions, 2 to 64 (the layout Citus distributes, docs/scaling.md)
   PAYRAIL_ALLOW_PRIVATE_WEBHOOKS=1
                        let webhooks reach plain-http and loopback receivers (local development)
   PAYRAIL_CHAINS       live EVM and Solana chains: JSON, or @path to a JSON file (see docs/chains.md)
@@ -104,6 +107,7 @@ Environment:
           hostname: options.host ?? env.HOST ?? "127.0.0.1",
           ...(env.PAYRAIL_DATA_DIR ? { dataDir: env.PAYRAIL_DATA_DIR } : {}),
           ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+          ...(env.PAYRAIL_DB_PARTITIONS ? { databasePartitions: Number(env.PAYRAIL_DB_PARTITIONS) } : {}),
           ...(env.PAYRAIL_API_KEY ? { apiKey: env.PAYRAIL_API_KEY } : {}),
           ...(env.PAYRAIL_PUBLIC_URL ? { publicUrl: env.PAYRAIL_PUBLIC_URL } : {}),
           allowPrivateWebhooks: env.PAYRAIL_ALLOW_PRIVATE_WEBHOOKS === "1",

@@ -15,24 +15,30 @@ export function leased(w: DueWorkRecord, owner: string, leaseUntil: number): Due
   return frozen({ ...w, leaseOwner: owner, leaseUntil, attempts: w.attempts + 1 });
 }
 
+/** An item's key in the dedupe index: its dedupe key within its account (the engine's own work is one). */
+const dedupeOf = (w: DueWorkRecord) => (w.dedupeKey ? `${w.accountId ?? ""}\u0000${w.dedupeKey}` : null);
+
 export function workStore(m: MemoryTx): WorkStore {
   const { t } = m;
   /** Writes an item, keeping the dedupe-key index in step with it. */
   const save = (item: DueWorkRecord) => {
     const before = t.work.get(item.id);
-    if (before?.dedupeKey && before.dedupeKey !== item.dedupeKey) m.remove(t.workByDedupeKey, before.dedupeKey);
-    if (item.dedupeKey) m.put(t.workByDedupeKey, item.dedupeKey, item.id);
+    const [was, is] = [before ? dedupeOf(before) : null, dedupeOf(item)];
+    if (was && was !== is) m.remove(t.workByDedupeKey, was);
+    if (is) m.put(t.workByDedupeKey, is, item.id);
     m.put(t.work, item.id, item);
   };
   const drop = (id: string) => {
     const item = t.work.get(id);
-    if (item?.dedupeKey) m.remove(t.workByDedupeKey, item.dedupeKey);
+    const key = item ? dedupeOf(item) : null;
+    if (key) m.remove(t.workByDedupeKey, key);
     m.remove(t.work, id);
   };
   return {
     async enqueue(items) {
       for (const item of items) {
-        if (item.dedupeKey !== null && t.workByDedupeKey.has(item.dedupeKey)) continue;
+        const key = dedupeOf(item);
+        if (key !== null && t.workByDedupeKey.has(key)) continue;
         save(frozen({ ...item, group: item.group ?? null, request: item.request ?? null }));
       }
     },

@@ -1,5 +1,6 @@
 import type { DeliveryLogStore } from "../../../src/ports/public";
 import { keysetSql } from "../keyset";
+import { pruneDaily } from "../layout";
 import type { PgTxContext } from "../pg-tx";
 import { WEBHOOK_DELIVERIES } from "../tables";
 
@@ -14,6 +15,9 @@ export function deliveryLogStore(tx: PgTxContext): DeliveryLogStore {
       const { text, params } = keysetSql(`${s}.webhook_deliveries`, query, { filters });
       return (await tx.read(text, params)).rows.map(WEBHOOK_DELIVERIES.fromRow);
     },
-    pruneBefore: (before, limit) => tx.prune("webhook_deliveries", "account_id, id", "created < $1", before, limit),
+    pruneBefore: (before, limit) =>
+      tx.partitions
+        ? pruneDaily(tx, "webhook_deliveries", "account_id, id", before, limit, tx.partitions)
+        : tx.prune("webhook_deliveries", "account_id, id", "created < $1", before, limit),
   };
 }

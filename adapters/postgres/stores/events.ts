@@ -1,5 +1,6 @@
 import type { EventStore } from "../../../src/ports/public";
 import { keysetSql } from "../keyset";
+import { pruneDaily } from "../layout";
 import type { PgTxContext } from "../pg-tx";
 import { EVENTS } from "../tables";
 
@@ -22,6 +23,9 @@ export function eventStore(tx: PgTxContext): EventStore {
       const { text, params } = keysetSql(`${s}.events`, query, { statusColumn: "type" });
       return (await tx.read(text, params)).rows.map(EVENTS.fromRow);
     },
-    pruneBefore: (before, limit) => tx.prune("events", "account_id, id", "created < $1", before, limit),
+    pruneBefore: (before, limit) =>
+      tx.partitions
+        ? pruneDaily(tx, "events", "account_id, id", before, limit, tx.partitions)
+        : tx.prune("events", "account_id, id", "created < $1", before, limit),
   };
 }

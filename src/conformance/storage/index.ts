@@ -5,6 +5,7 @@ import { adapterStateSuite } from "./adapter-state";
 import { deliveryLogSuite } from "./deliveries";
 import { depositAddressSuite } from "./deposit-addresses";
 import { dueWorkSuite } from "./due-work";
+import { dueWorkAccountSuite } from "./due-work-accounts";
 import { eventSuite } from "./events";
 import type { SuiteContext } from "./fixtures";
 import type { StorageConformanceOptions, StorageHarness } from "./harness";
@@ -14,6 +15,7 @@ import { metaSuite } from "./meta";
 import { ownerSuite } from "./owners";
 import { rateLimitSuite } from "./rate-limits";
 import { resourceSuite } from "./resources";
+import { retentionSuite } from "./retention";
 import { transactionSuite } from "./transactions";
 
 export type { StorageConformanceOptions, StorageHarness, StorageInspector } from "./harness";
@@ -51,8 +53,10 @@ export function storageConformance(options: StorageConformanceOptions): void {
     resourceSuite(s);
     eventSuite(s);
     deliveryLogSuite(s);
+    retentionSuite(s);
     idempotencySuite(s);
     dueWorkSuite(s);
+    dueWorkAccountSuite(s);
     ownerSuite(s);
     rateLimitSuite(s);
     depositAddressSuite(s);

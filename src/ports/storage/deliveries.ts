@@ -34,6 +34,6 @@ export interface DeliveryLogStore {
    * keeps one event's attempts.
    */
   list(query: KeysetQuery & { endpointId: string; eventId?: string }): Promise<DeliveryLogRecord[]>;
-  /** Deletes attempts created before `before` (retention); returns how many. */
+  /** Deletes attempts created before `before` (retention); returns how many (see `EventStore.pruneBefore`). */
   pruneBefore(before: number, limit: number): Promise<number>;
 }

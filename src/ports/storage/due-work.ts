@@ -20,7 +20,11 @@ export interface DueWorkRecord {
   lastError: string | null;
   /** Dead items have failed for good and are kept for inspection; they are never claimed. */
   status: "ready" | "dead";
-  /** At most one item per dedupe key exists at a time. */
+  /**
+   * At most one item per dedupe key exists at a time within an account (the engine's own work,
+   * `accountId` null, counting as one account): keys are unique per account, as every key of an
+   * account-owned table is (docs/scaling.md).
+   */
   dedupeKey: string | null;
   /**
    * Items of one group (e.g. the deliveries of one webhook endpoint) share a concurrency limit
@@ -89,7 +93,7 @@ export interface DueWorkKindStats {
 }
 
 export interface WorkStore {
-  /** Adds items; an item whose dedupe key exists already is skipped. */
+  /** Adds items; an item whose dedupe key exists already in its account is skipped. */
   enqueue(items: DueWorkRecord[]): Promise<void>;
   /** Deletes an item if `owner` still holds its lease; false if the lease was lost. */
   complete(id: string, owner: string): Promise<boolean>;

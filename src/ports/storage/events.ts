@@ -25,6 +25,10 @@ export interface EventStore {
   getMany(accountId: string, ids: readonly string[]): Promise<EventRecord[]>;
   /** One keyset page; `status` filters on the event type. */
   list(query: KeysetQuery): Promise<EventRecord[]>;
-  /** Deletes events created before `before` (retention); returns how many. */
+  /**
+   * Deletes events created before `before` (retention), at most `limit` of them one by one;
+   * returns how many went. A store that keeps events by day may drop whole days before
+   * `before` at once besides, and count them: more than `limit` then means there may be more.
+   */
   pruneBefore(before: number, limit: number): Promise<number>;
 }
