@@ -13,7 +13,7 @@ export const overviewPages: PageSet = (_app, pages) => {
     const balances = await p.api.get<{ data: any[] }>("/v1/balances");
     if (!balances.ok) return p.render("Balances", "/", apiError(balances.error), { status: balances.status });
     const held = balances.body.data.filter((b) => [b.available, b.reserved, b.pending].some((v: string) => Number(v) !== 0));
-    const asset = p.query("asset") ?? held[0]?.asset ?? "USDC";
+    const asset = p.query("asset") ?? (held.some((b) => b.asset === "USDC") ? "USDC" : (held[0]?.asset ?? "USDC"));
     const chosen = balances.body.data.find((b) => b.asset === asset);
     const points = chosen && p.allows("get", "/v1/ledger_entries") ? await availableOverTime(p.api, asset, Number(chosen.available)) : [];
     const rows = balances.body.data.flatMap((b) =>
