@@ -105,12 +105,9 @@ export class WebhookDeliveriesService {
     return this.deps.storage.command(
       ctx,
       async (uow) => {
-        const found = await this.endpoints.find(uow.tx, ctx, endpointId);
+        const found = await this.endpoints.findEnabled(uow.tx, ctx, endpointId, "replaying");
         if (found.isErr()) return err(found.error);
-        const endpoint = found.value.doc;
-        if (endpoint.state !== "enabled") {
-          return fail("parameter_invalid", "This endpoint is disabled; enable it before replaying", { param: "id" });
-        }
+        const endpoint = found.value;
         const events: string[] = [];
         let after: { created: number; id: string } | undefined;
         for (;;) {

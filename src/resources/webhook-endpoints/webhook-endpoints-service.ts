@@ -237,6 +237,20 @@ export class WebhookEndpointsService {
     return stored ? ok(stored) : fail("resource_missing", `No such webhook endpoint: ${id}`, { param: "id" });
   }
 
+  /** The endpoint, if it is enabled: what a replay, a recovery or a resend sends to (`param` names it in the errors). */
+  async findEnabled(
+    tx: Pick<ReadTx, "resources">,
+    ctx: RequestContext,
+    id: string,
+    before: string,
+    param = "id",
+  ): Promise<Result<WebhookEndpointDoc, ApiError>> {
+    const stored = await WEBHOOK_ENDPOINTS.get(tx, ctx.accountId, id);
+    if (!stored) return fail("resource_missing", `No such webhook endpoint: ${id}`, { param });
+    if (stored.doc.state !== "enabled") return fail("parameter_invalid", `This endpoint is disabled; enable it before ${before}`, { param });
+    return ok(stored.doc);
+  }
+
   private checkUrl(text: string): Result<string, ApiError> {
     let url: URL;
     try {

@@ -55,12 +55,9 @@ export class WebhookResendService {
       async (uow) => {
         const event = await uow.tx.events.get(ctx.accountId, eventId);
         if (!event) return fail("resource_missing", `No such event: ${eventId}`, { param: "id" });
-        const found = await this.endpoints.find(uow.tx, ctx, endpointId);
-        if (found.isErr()) return fail("resource_missing", `No such webhook endpoint: ${endpointId}`, { param: "endpoint" });
-        const endpoint = found.value.doc;
-        if (endpoint.state !== "enabled") {
-          return fail("parameter_invalid", "This endpoint is disabled; enable it before resending to it", { param: "endpoint" });
-        }
+        const found = await this.endpoints.findEnabled(uow.tx, ctx, endpointId, "resending to it", "endpoint");
+        if (found.isErr()) return err(found.error);
+        const endpoint = found.value;
         if (!this.deps.catalogue.subscribes(endpoint.enabledEvents, event.type)) {
           return fail("parameter_invalid", `This endpoint does not subscribe to ${event.type} events`, { param: "endpoint" });
         }
@@ -88,12 +85,9 @@ export class WebhookResendService {
     return this.deps.storage.command(
       ctx,
       async (uow) => {
-        const found = await this.endpoints.find(uow.tx, ctx, endpointId);
+        const found = await this.endpoints.findEnabled(uow.tx, ctx, endpointId, "recovering");
         if (found.isErr()) return err(found.error);
-        const endpoint = found.value.doc;
-        if (endpoint.state !== "enabled") {
-          return fail("parameter_invalid", "This endpoint is disabled; enable it before recovering", { param: "id" });
-        }
+        const endpoint = found.value;
         // each event's latest entry, kept where the event first appeared (what `recoverable` needs of it)
         const latest = new Map<string, DeliveryLogRecord>();
         let after: { created: number; id: string } | undefined;
