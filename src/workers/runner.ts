@@ -7,7 +7,7 @@ import { inBackground } from "../concurrency/priority";
 import { causeOf } from "../errors";
 import { StorageUnavailableError } from "../ports/storage/unavailable";
 import { toJob, type JobHandler, type WorkKind, type WorkScope } from "./due-work";
-import { WorkLanes, claimable as laneClaimable, type LaneState, type WorkLane } from "./work-lanes";
+import { WorkLanes, claimable as laneClaimable, holdSlot, type LaneState, type WorkLane } from "./work-lanes";
 import { backoffMs, runAndSettle, type Settler, type WorkHandler } from "./work-settlement";
 import { ProcessLease, type HeartbeatOptions } from "./process-lease";
 
@@ -276,11 +276,18 @@ export class WorkerRunner {
         lane.dryAt = wakes;
         for (const job of jobs) {
           lane.running++;
-          const running: Promise<void> = this.runOne(job)
+          const slot = { job };
+          holdSlot(lane, job, 1);
+          const running: Promise<void> = this.runOne(job, (next) => {
+            // an item handed on to the slot: the slot is now its account's
+            holdSlot(lane, slot.job, -1);
+            holdSlot(lane, (slot.job = next), 1);
+          })
             .then((n) => {
               ran += n - 1; // items handed on to this slot ran too
             })
             .finally(() => {
+              holdSlot(lane, slot.job, -1);
               inflight.delete(running);
               lane.running--;
               lane.finished++;
@@ -297,9 +304,10 @@ export class WorkerRunner {
   }
 
   /** Runs `first`, then every item handed on to its slot (see `WorkOutcome`); returns how many ran. */
-  private async runOne(first: DueWorkRecord): Promise<number> {
+  private async runOne(first: DueWorkRecord, handedOn: (next: DueWorkRecord) => void): Promise<number> {
     let ran = 0;
     for (let job: DueWorkRecord | undefined = first; job; ran++) {
+      if (job !== first) handedOn(job);
       this.running.set(job.id, job);
       const started = this.clock.now();
       let observed: WorkOutcomeKind = "retry";

@@ -5,6 +5,7 @@ import { adapterStateSuite } from "./adapter-state";
 import { deliveryLogSuite } from "./deliveries";
 import { depositAddressSuite } from "./deposit-addresses";
 import { dueWorkSuite } from "./due-work";
+import { dueWorkSharesSuite } from "./due-work-shares";
 import { eventSuite } from "./events";
 import type { SuiteContext } from "./fixtures";
 import type { StorageConformanceOptions, StorageHarness } from "./harness";
@@ -53,6 +54,7 @@ export function storageConformance(options: StorageConformanceOptions): void {
     deliveryLogSuite(s);
     idempotencySuite(s);
     dueWorkSuite(s);
+    dueWorkSharesSuite(s);
     ownerSuite(s);
     rateLimitSuite(s);
     depositAddressSuite(s);

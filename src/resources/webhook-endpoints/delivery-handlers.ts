@@ -14,7 +14,9 @@ import type { WebhookEndpointsService } from "./webhook-endpoints-service";
  * in another, grouped by endpoint, so receivers that hang for the full timeout hold only their
  * own endpoint's slots: an item is read (group commit), sends its events one after the other
  * outside any transaction, then is recorded (group commit) with its slot handed on to the
- * endpoint's next due item. `workerLeaseMs` is the runner's default lease.
+ * endpoint's next due item. The lane's slots are shared fairly among accounts (`fairShares`): an
+ * account alone holds half of them at most, so another's events always find a free one.
+ * `workerLeaseMs` is the runner's default lease.
  */
 export function deliveryWork(deps: ModuleDeps, endpoints: WebhookEndpointsService, workerLeaseMs: number): WorkBinding[] {
   // the lease outlasts an attempt's timeout by the time its record may take
@@ -32,6 +34,8 @@ export function deliveryWork(deps: ModuleDeps, endpoints: WebhookEndpointsServic
       leaseMs,
       // an item holds its slot for many attempts, then mostly hands it on: refill at once
       refillAt: 1,
+      // one account's slow receivers never hold the slots of another's
+      fairShares: true,
     }),
   ];
 }
