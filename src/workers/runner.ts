@@ -71,6 +71,8 @@ export class WorkerRunner {
   private nap: AbortController | null = null;
   private draining: Promise<number> | null = null;
   private woken = false;
+  /** Drains waiting for the next `wake` (see `drain`). */
+  private readonly wakeListeners = new Set<() => void>();
   /** Counts wakes, so a drain can tell a lane's claim is older than the latest scheduled work. */
   private wakes = 0;
   /** Items this runner holds a lease on and is running now, by id. */
@@ -195,6 +197,8 @@ export class WorkerRunner {
     this.woken = true;
     this.wakes++;
     this.nap?.abort();
+    for (const listener of this.wakeListeners) listener();
+    this.wakeListeners.clear();
   }
 
   /**
@@ -299,7 +303,10 @@ export class WorkerRunner {
       }
       if (lanes.some(claimable)) continue;
       if (inflight.size === 0) return ran;
-      await Promise.race(inflight);
+      // new work may be due in a lane whose items all hang (slow receivers'): a wake claims for it at once
+      let woken!: () => void;
+      await Promise.race([...inflight, new Promise<void>((resolve) => this.wakeListeners.add((woken = resolve)))]);
+      this.wakeListeners.delete(woken);
     }
   }
 
