@@ -84,7 +84,7 @@ export class MemoryStorage implements StorageAdapter {
 
   claimDueWork(request: ClaimRequest): Promise<DueWorkRecord[]> {
     return this.mutex.run(async () => {
-      const { now, onlyKinds, exceptKinds, groupLimit, accountRoom } = request;
+      const { now, onlyKinds, exceptKinds, groupLimit, accountRoom, exceptGroups } = request;
       if (!ownerAlive(memoryTx(this.t, []), request.owner, now)) return [];
       const leasedPerGroup = new Map<string, number>();
       if (groupLimit !== undefined) {
@@ -96,7 +96,11 @@ export class MemoryStorage implements StorageAdapter {
       }
       const due = [...this.t.work.values()]
         .filter(
-          (w) => claimable(w, now) && (onlyKinds === undefined || onlyKinds.includes(w.kind)) && (exceptKinds === undefined || !exceptKinds.includes(w.kind)),
+          (w) =>
+            claimable(w, now) &&
+            (onlyKinds === undefined || onlyKinds.includes(w.kind)) &&
+            (exceptKinds === undefined || !exceptKinds.includes(w.kind)) &&
+            !(w.group && exceptGroups?.includes(w.group)),
         )
         .sort(byRunAt);
       const claimed: DueWorkRecord[] = [];

@@ -11,7 +11,7 @@ import { DUE_WORK } from "./tables";
 export async function claimDueWork(driver: PostgresDriver, s: string, schema: string, request: ClaimRequest): Promise<DueWorkRecord[]> {
   const params: unknown[] = [request.now, request.limit, request.owner, request.now + request.leaseMs];
   const kinds = kindFilter(request, params);
-  if (request.groupLimit !== undefined || request.accountRoom !== undefined) return claimLimited(driver, s, schema, request);
+  if (request.groupLimit !== undefined || request.accountRoom !== undefined || request.exceptGroups?.length) return claimLimited(driver, s, schema, request);
   const { rows } = await driver.query<Row>(
     `WITH due AS (
        SELECT id FROM ${s}.due_work
@@ -35,7 +35,7 @@ const MAX_ROUNDS = 32;
 
 /**
  * A claim that keeps each group under `groupLimit` leases, strictly, with concurrent claimers,
- * and each account within its `accountRoom`: (1) lock due candidates, skipping groups already at
+ * each account within its `accountRoom`, and no item of `exceptGroups`: (1) lock due candidates, skipping groups already at
  * their limit, accounts and groups this claim has filled, and rows others hold; (2) take each new
  * candidate group's advisory lock for the rest of this short transaction, so one claimer at a
  * time decides for a group (a group whose lock is busy waits for the next claim); (3) count the
@@ -52,7 +52,7 @@ function claimLimited(driver: PostgresDriver, s: string, schema: string, request
     const groupRoom = new Map<string, number>();
     const taken = new Map<string, number>();
     const fullAccounts = new Set(Object.entries(accountRoom?.room ?? {}).flatMap(([account, n]) => (n <= 0 ? [account] : [])));
-    const fullGroups = new Set<string>();
+    const fullGroups = new Set<string>(request.exceptGroups ?? []);
     for (let round = 0; round < MAX_ROUNDS && ids.length < request.limit; round++) {
       const want = (request.limit - ids.length) * 2;
       const params: unknown[] = [request.now, want, ids, [...fullAccounts], [...fullGroups], groupLimit ?? null];

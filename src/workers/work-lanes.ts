@@ -28,6 +28,8 @@ export interface WorkLane {
    * is always room for one more (see `fairShare`).
    */
   fairShares?: boolean;
+  /** Groups whose items the lane does not claim now (asked before each claim; see `ClaimRequest.exceptGroups`). */
+  heldBack?: () => readonly string[];
 }
 
 /**
@@ -65,7 +67,7 @@ export interface LaneState extends WorkLane {
 }
 
 /** What a lane's claim asks for besides its time, owner and limit: its kinds, lease and group limit. */
-export type LaneClaim = Pick<ClaimRequest, "leaseMs" | "onlyKinds" | "exceptKinds" | "groupLimit" | "accountRoom">;
+export type LaneClaim = Pick<ClaimRequest, "leaseMs" | "onlyKinds" | "exceptKinds" | "groupLimit" | "accountRoom" | "exceptGroups">;
 
 /** The lanes of one runner: the default lane, and those added for kinds of their own. */
 export class WorkLanes {
@@ -94,12 +96,14 @@ export class WorkLanes {
   /** What a claim of `lane` asks for, beside its time, owner and limit (`leaseMs`: the runner's). */
   claim(lane: LaneState, leaseMs: number): LaneClaim {
     const laned = this.added.flatMap((l) => l.kinds);
-    return {
+    const claim: LaneClaim = {
       leaseMs: lane.leaseMs ?? leaseMs,
       ...(lane.only ? { onlyKinds: lane.only } : laned.length ? { exceptKinds: laned } : {}),
       ...(lane.groupLimit !== undefined ? { groupLimit: lane.groupLimit } : {}),
       ...(lane.fairShares ? { accountRoom: accountRoom(lane.concurrency, lane.held) } : {}),
     };
+    const heldBack = lane.heldBack?.() ?? [];
+    return heldBack.length ? { ...claim, exceptGroups: heldBack } : claim;
   }
 }
 

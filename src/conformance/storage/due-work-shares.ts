@@ -56,5 +56,15 @@ export function dueWorkSharesSuite(s: SuiteContext): void {
       // acct_a: we_a's 2 oldest (its limit), then we_a2's oldest (acct_a's third); acct_b: both
       expect(claimed.map((w) => w.id)).toEqual([items[0]!.id, items[1]!.id, items[6]!.id, items[12]!.id, items[13]!.id]);
     });
+
+    it("claims no item of the groups held back, grouped claims or not", async () => {
+      const items = [item(0, "acct_a", T0, "we_paused"), item(1, "acct_a", T0 + 1, "we_ok"), item(2, null, T0 + 2), item(3, "acct_b", T0 + 3, "we_paused")];
+      await s.storage.transaction((tx) => tx.work.enqueue(items));
+      const plain = await s.storage.claimDueWork({ now: T0 + 100, limit: 10, leaseMs: 1000, owner: "w1", exceptGroups: ["we_paused"] });
+      expect(plain.map((w) => w.id)).toEqual([items[1]!.id, items[2]!.id]);
+      expect(await s.storage.claimDueWork({ now: T0 + 100, limit: 10, leaseMs: 1000, owner: "w2", exceptGroups: ["we_paused"], groupLimit: 4 })).toEqual([]);
+      const after = await s.storage.claimDueWork({ now: T0 + 100, limit: 10, leaseMs: 1000, owner: "w3", groupLimit: 4 });
+      expect(after.map((w) => w.id)).toEqual([items[0]!.id, items[3]!.id]);
+    });
   });
 }

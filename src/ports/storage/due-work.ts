@@ -70,6 +70,11 @@ export interface ClaimRequest {
    * item they all allow (it looks past the items of accounts out of room). Absent: no limit.
    */
   accountRoom?: AccountRoom;
+  /**
+   * Never claim items of these groups now (a lane holding them back: an endpoint out of its rate
+   * limit's slots until its window moves on). Items without a group are not affected.
+   */
+  exceptGroups?: readonly string[];
 }
 
 /** See `ClaimRequest.accountRoom`. */

@@ -3,6 +3,7 @@ import { work, type WorkBinding } from "../../engine/module";
 import type { ModuleDeps } from "../../engine/context";
 import { DeliveryFanOut, FAN_OUTS_AT_ONCE } from "./delivery-fan-out";
 import { DeliveryReads } from "./delivery-read";
+import { DeliveryPace } from "./delivery-pace";
 import { DeliveryRecord } from "./delivery-record";
 import { DeliverySend, RECORD_MARGIN_MS } from "./delivery-send";
 import type { WebhookEndpointsService } from "./webhook-endpoints-service";
@@ -24,7 +25,8 @@ export function deliveryWork(deps: ModuleDeps, endpoints: WebhookEndpointsServic
   const fanOut = new DeliveryFanOut(deps);
   const reads = new DeliveryReads(deps, endpoints);
   const record = new DeliveryRecord(deps, endpoints, reads, leaseMs);
-  const send = new DeliverySend(deps, endpoints, reads, record);
+  const pace = new DeliveryPace(deps);
+  const send = new DeliverySend(deps, endpoints, reads, record, pace);
   return [
     work(WEBHOOK_FANOUT, (job) => fanOut.fanOut(job), { concurrency: FAN_OUTS_AT_ONCE }),
     work(WEBHOOK_DELIVERY, (job) => send.deliver(job), {
@@ -36,6 +38,8 @@ export function deliveryWork(deps: ModuleDeps, endpoints: WebhookEndpointsServic
       refillAt: 1,
       // one account's slow receivers never hold the slots of another's
       fairShares: true,
+      // endpoints out of their rate limit's slots wait for their window without a claim
+      heldBack: () => pace.heldBack(),
     }),
   ];
 }

@@ -26,6 +26,8 @@ export interface WebhookEndpointDoc {
   livemode: boolean;
   /** Absent on documents written before metadata existed: none. */
   metadata?: Metadata;
+  /** Deliveries per second at most; absent or null: no limit. */
+  rateLimit?: number | null;
   created: number;
   /** Newest first. */
   secrets: EndpointSecret[];
@@ -84,6 +86,7 @@ export function presentEndpoint(doc: WebhookEndpointDoc, secret?: string): Webho
     description: doc.description,
     livemode: doc.livemode,
     metadata: presentMetadata(doc.metadata),
+    rate_limit: doc.rateLimit ?? null,
     created: isoTime(doc.created),
   };
   return secret === undefined ? object : { ...object, secret };
@@ -100,6 +103,7 @@ function audited(doc: WebhookEndpointDoc): Record<string, Json> {
     enabled_events: doc.enabledEvents,
     description: doc.description,
     metadata: presentMetadata(doc.metadata),
+    rate_limit: doc.rateLimit ?? null,
     ...endpointStatus(doc.state),
     secret: current === undefined ? null : `sha256:${createHash("sha256").update(current).digest("hex").slice(0, 8)}`,
   };

@@ -17,6 +17,7 @@ export const WebhookEndpoint = o.named(
       description: o.nullable(o.string()),
       livemode: o.boolean(),
       metadata: metadataObject,
+      rate_limit: o.nullable(o.integer({ minimum: 1, description: "Deliveries per second at most; null: no limit" })),
       created: o.time(),
       secret: o.optional(
         o.string({

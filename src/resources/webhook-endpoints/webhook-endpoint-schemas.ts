@@ -1,6 +1,7 @@
 import { listPaths } from "../../lists/expansion";
 import { listParamsShape } from "../../lists/list-params";
-import { s, type Input } from "../../validation/schema";
+import { ok } from "neverthrow";
+import { s, Schema, type Input, type JsonSchema, type ParseContext } from "../../validation/schema";
 import { metadataParam } from "../../metadata/metadata";
 import { ENDPOINT_STATUSES } from "./webhook-endpoint-machine";
 
@@ -15,11 +16,33 @@ export const eventsField = s.array(s.eventType({ withAll: true }), { min: 1, max
 
 export const descriptionField = s.string({ max: 1000 }).optional();
 
+/** The most deliveries per second an endpoint may ask to be limited to. */
+export const MAX_RATE_LIMIT = 10_000;
+
+/** `inner`, or null (which clears a setting). */
+class NullableSchema<T, I> extends Schema<T | null, I | null> {
+  constructor(private readonly inner: Schema<T, I>) {
+    super();
+  }
+  parse(value: unknown, path: string, ctx: ParseContext) {
+    return value === null ? ok(null) : this.inner.parse(value, path, ctx);
+  }
+  protected baseJsonSchema(): JsonSchema {
+    const j = this.inner.jsonSchema();
+    return typeof j.type === "string" ? { ...j, type: [j.type, "null"] } : { anyOf: [j, { type: "null" }] };
+  }
+}
+
+export const rateLimitField = new NullableSchema(s.integer({ min: 1, max: MAX_RATE_LIMIT }))
+  .describe("Deliveries per second at most, across every engine process; null: no limit")
+  .optional();
+
 export const createEndpointSchema = s.object({
   url: urlField,
   enabled_events: eventsField,
   description: descriptionField,
   metadata: metadataParam().optional(),
+  rate_limit: rateLimitField,
 });
 
 export const updateEndpointSchema = s.object({
@@ -27,6 +50,7 @@ export const updateEndpointSchema = s.object({
   enabled_events: eventsField.optional(),
   description: descriptionField,
   status: s.enum(ENDPOINT_STATUSES).optional().describe("disabled stops deliveries until enabled again"),
+  rate_limit: rateLimitField,
   metadata: metadataParam().optional().describe('Keys to set; a key set to "" is removed, others are kept'),
 });
 
