@@ -19,22 +19,21 @@ export const descriptionField = s.string({ max: 1000 }).optional();
 /** The most deliveries per second an endpoint may ask to be limited to. */
 export const MAX_RATE_LIMIT = 10_000;
 
-/** `inner`, or null (which clears a setting). */
-class NullableSchema<T, I> extends Schema<T | null, I | null> {
+/** `inner`, or `""`, which clears the setting (null: yields null; a null field is an absent one, as everywhere). */
+class ClearableSchema<T, I> extends Schema<T | null, I | ""> {
   constructor(private readonly inner: Schema<T, I>) {
     super();
   }
   parse(value: unknown, path: string, ctx: ParseContext) {
-    return value === null ? ok(null) : this.inner.parse(value, path, ctx);
+    return value === "" ? ok(null) : this.inner.parse(value, path, ctx);
   }
   protected baseJsonSchema(): JsonSchema {
-    const j = this.inner.jsonSchema();
-    return typeof j.type === "string" ? { ...j, type: [j.type, "null"] } : { anyOf: [j, { type: "null" }] };
+    return { anyOf: [this.inner.jsonSchema(), { type: "string", enum: [""] }] };
   }
 }
 
-export const rateLimitField = new NullableSchema(s.integer({ min: 1, max: MAX_RATE_LIMIT }))
-  .describe("Deliveries per second at most, across every engine process; null: no limit")
+export const rateLimitField = new ClearableSchema(s.integer({ min: 1, max: MAX_RATE_LIMIT }))
+  .describe('Deliveries per second at most, across every engine process; "" removes the limit')
   .optional();
 
 export const createEndpointSchema = s.object({
