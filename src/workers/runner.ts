@@ -303,9 +303,11 @@ export class WorkerRunner {
       }
       if (lanes.some(claimable)) continue;
       if (inflight.size === 0) return ran;
-      // new work may be due in a lane whose items all hang (slow receivers'): a wake claims for it at once
+      // New work may be due in a lane whose items all hang (slow receivers'): a wake claims for it
+      // at once. After the turn of the event loop it came in, though: most wakes come from this
+      // drain's own items committing, which then finish and let the loop claim for both at once.
       let woken!: () => void;
-      await Promise.race([...inflight, new Promise<void>((resolve) => this.wakeListeners.add((woken = resolve)))]);
+      await Promise.race([...inflight, new Promise<void>((resolve) => this.wakeListeners.add((woken = () => setImmediate(resolve))))]);
       this.wakeListeners.delete(woken);
     }
   }
