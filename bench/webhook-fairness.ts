@@ -90,6 +90,7 @@ async function benchStore(name: string, storage: StorageAdapter): Promise<{ p50:
       await fast.arrived(i);
       latencies.push(performance.now() - started);
     }
+    console.log(`${name.padEnd(10)} in order (ms): ${latencies.map((l) => l.toFixed(0)).join(" ")}`);
     latencies.sort((x, y) => x - y);
     const p50 = latencies[Math.floor(latencies.length / 2)]!;
     const max = latencies.at(-1)!;

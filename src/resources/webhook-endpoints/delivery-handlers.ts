@@ -28,7 +28,8 @@ export function deliveryWork(deps: ModuleDeps, endpoints: WebhookEndpointsServic
   const pace = new DeliveryPace(deps);
   const send = new DeliverySend(deps, endpoints, reads, record, pace);
   return [
-    work(WEBHOOK_FANOUT, (job) => fanOut.fanOut(job), { concurrency: FAN_OUTS_AT_ONCE }),
+    // shared among accounts too: a backlog of one account's fan-outs never queues another's
+    work(WEBHOOK_FANOUT, (job) => fanOut.fanOut(job), { concurrency: FAN_OUTS_AT_ONCE, fairShares: true }),
     work(WEBHOOK_DELIVERY, (job) => send.deliver(job), {
       // one item sends one attempt at a time: items in flight are attempts in flight
       concurrency: deps.config.webhookConcurrency,
