@@ -3,6 +3,7 @@ import { benchLedger } from "./ledger";
 import { benchLists } from "./lists";
 import { benchPayouts } from "./payouts";
 import { benchWebhooks } from "./webhooks";
+import { benchWebhookFairness } from "./webhook-fairness";
 import { benchQuotes } from "./quotes";
 import { benchReports } from "./reports";
 import { benchScaleOut } from "./scale-out";
@@ -19,6 +20,7 @@ const BENCHES: Record<string, () => Promise<Figure[] | void>> = {
   "scale-out": benchScaleOut,
   settle: async () => (await benchSettle()).flatMap(settleFigures),
   webhooks: benchWebhooks,
+  "webhook-fairness": benchWebhookFairness,
   quotes: benchQuotes,
   lists: benchLists,
   ledger: benchLedger,

@@ -25,7 +25,15 @@ export interface HttpDeliveryOptions {
   resolve?: (hostname: string) => Promise<ResolvedAddress[]>;
   /** Connections kept open per receiver origin (default 64). */
   connectionsPerOrigin?: number;
+  /**
+   * The ports a receiver's URL may name, unless `allowPrivateNetworks` (default
+   * `WEBHOOK_PORTS`: 443 and 8443). A URL without a port means 443.
+   */
+  ports?: readonly number[];
 }
+
+/** The ports a receiver may listen on outside the private-webhooks mode (see `HttpDeliveryOptions.ports`). */
+export const WEBHOOK_PORTS: readonly number[] = [443, 8443];
 
 /** What a receiver's answer body may cost us: read and dropped up to this, then the socket goes. */
 const MAX_RESPONSE_BYTES = 64 * 1024;
@@ -46,6 +54,7 @@ class AddressRefused extends Error {
  */
 export function createHttpDelivery(options: HttpDeliveryOptions = {}): DeliveryAdapter {
   const allowPrivate = options.allowPrivateNetworks ?? false;
+  const ports = options.ports ?? WEBHOOK_PORTS;
   const clock = options.clock ?? new SystemClock();
   const resolve = options.resolve ?? ((hostname: string) => dnsLookup(hostname, { all: true, verbatim: true }));
   /** Every address of `hostname`, or a refusal when any of them is off limits. */
@@ -82,6 +91,7 @@ export function createHttpDelivery(options: HttpDeliveryOptions = {}): DeliveryA
     }
     if (url.username || url.password) return "the URL must not carry credentials";
     if (allowPrivate) return null;
+    if (!ports.includes(url.port === "" ? 443 : Number(url.port))) return `the URL's port must be one of ${ports.join(", ")}`;
     const literal = addressLiteral(url.hostname);
     if (literal) return refusedAddress(literal);
     return refusedName(url.hostname);

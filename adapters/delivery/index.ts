@@ -1,2 +1,2 @@
-export { createHttpDelivery, parseRetryAfter, type HttpDeliveryOptions, type ResolvedAddress } from "./http-delivery";
+export { createHttpDelivery, parseRetryAfter, WEBHOOK_PORTS, type HttpDeliveryOptions, type ResolvedAddress } from "./http-delivery";
 export { refusedAddress, addressLiteral } from "./address-guard";

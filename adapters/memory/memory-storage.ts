@@ -1,6 +1,7 @@
 import {
   assertStateNamespace,
   Mutex,
+  roomOf,
   type AdapterStateStore,
   type AdapterStateTx,
   type ClaimRequest,
@@ -83,7 +84,7 @@ export class MemoryStorage implements StorageAdapter {
 
   claimDueWork(request: ClaimRequest): Promise<DueWorkRecord[]> {
     return this.mutex.run(async () => {
-      const { now, onlyKinds, exceptKinds, groupLimit } = request;
+      const { now, onlyKinds, exceptKinds, groupLimit, accountRoom, exceptGroups } = request;
       if (!ownerAlive(memoryTx(this.t, []), request.owner, now)) return [];
       const leasedPerGroup = new Map<string, number>();
       if (groupLimit !== undefined) {
@@ -95,17 +96,24 @@ export class MemoryStorage implements StorageAdapter {
       }
       const due = [...this.t.work.values()]
         .filter(
-          (w) => claimable(w, now) && (onlyKinds === undefined || onlyKinds.includes(w.kind)) && (exceptKinds === undefined || !exceptKinds.includes(w.kind)),
+          (w) =>
+            claimable(w, now) &&
+            (onlyKinds === undefined || onlyKinds.includes(w.kind)) &&
+            (exceptKinds === undefined || !exceptKinds.includes(w.kind)) &&
+            !(w.group && exceptGroups?.includes(w.group)),
         )
         .sort(byRunAt);
       const claimed: DueWorkRecord[] = [];
+      const taken = new Map<string, number>();
       for (const w of due) {
         if (claimed.length >= request.limit) break;
+        if (accountRoom && w.accountId !== null && (taken.get(w.accountId) ?? 0) >= roomOf(accountRoom, w.accountId)) continue;
         if (groupLimit !== undefined && w.group) {
           const leased = leasedPerGroup.get(w.group) ?? 0;
           if (leased >= groupLimit) continue;
           leasedPerGroup.set(w.group, leased + 1);
         }
+        if (w.accountId !== null) taken.set(w.accountId, (taken.get(w.accountId) ?? 0) + 1);
         const lease = leased(w, request.owner, now + request.leaseMs);
         this.t.work.set(w.id, lease);
         claimed.push(lease);

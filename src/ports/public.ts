@@ -35,6 +35,7 @@ export { StaleResourceError } from "./storage/resources";
 export { StorageUnavailableError, isReadOnlyStoreMethod, type StorageUnavailableReason } from "./storage/unavailable";
 /** The decision of `RateLimitStore.take` over a key's hits in its sliding window, for storage adapters. */
 export { slidingWindowTake } from "./storage/rate-limits";
+export { roomOf } from "./storage/due-work";
 /** Whether an owner (a process that heartbeats) is dead: what it holds may be taken over. */
 export { ownerDead } from "./storage/owners";
 /** The observer that observes nothing, the list of its members, and several observers as one. */

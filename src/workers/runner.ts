@@ -7,7 +7,7 @@ import { inBackground } from "../concurrency/priority";
 import { causeOf } from "../errors";
 import { StorageUnavailableError } from "../ports/storage/unavailable";
 import { toJob, type JobHandler, type WorkKind, type WorkScope } from "./due-work";
-import { WorkLanes, claimable as laneClaimable, type LaneState, type WorkLane } from "./work-lanes";
+import { WorkLanes, claimable as laneClaimable, holdSlot, type LaneState, type WorkLane } from "./work-lanes";
 import { backoffMs, runAndSettle, type Settler, type WorkHandler } from "./work-settlement";
 import { ProcessLease, type HeartbeatOptions } from "./process-lease";
 
@@ -71,6 +71,8 @@ export class WorkerRunner {
   private nap: AbortController | null = null;
   private draining: Promise<number> | null = null;
   private woken = false;
+  /** Drains waiting for the next `wake` (see `drain`). */
+  private readonly wakeListeners = new Set<() => void>();
   /** Counts wakes, so a drain can tell a lane's claim is older than the latest scheduled work. */
   private wakes = 0;
   /** Items this runner holds a lease on and is running now, by id. */
@@ -195,6 +197,8 @@ export class WorkerRunner {
     this.woken = true;
     this.wakes++;
     this.nap?.abort();
+    for (const listener of this.wakeListeners) listener();
+    this.wakeListeners.clear();
   }
 
   /**
@@ -276,11 +280,18 @@ export class WorkerRunner {
         lane.dryAt = wakes;
         for (const job of jobs) {
           lane.running++;
-          const running: Promise<void> = this.runOne(job)
+          const slot = { job };
+          holdSlot(lane, job, 1);
+          const running: Promise<void> = this.runOne(job, (next) => {
+            // an item handed on to the slot: the slot is now its account's
+            holdSlot(lane, slot.job, -1);
+            holdSlot(lane, (slot.job = next), 1);
+          })
             .then((n) => {
               ran += n - 1; // items handed on to this slot ran too
             })
             .finally(() => {
+              holdSlot(lane, slot.job, -1);
               inflight.delete(running);
               lane.running--;
               lane.finished++;
@@ -292,14 +303,20 @@ export class WorkerRunner {
       }
       if (lanes.some(claimable)) continue;
       if (inflight.size === 0) return ran;
-      await Promise.race(inflight);
+      // New work may be due in a lane whose items all hang (slow receivers'): a wake claims for it
+      // at once. After the turn of the event loop it came in, though: most wakes come from this
+      // drain's own items committing, which then finish and let the loop claim for both at once.
+      let woken!: () => void;
+      await Promise.race([...inflight, new Promise<void>((resolve) => this.wakeListeners.add((woken = () => setImmediate(resolve))))]);
+      this.wakeListeners.delete(woken);
     }
   }
 
   /** Runs `first`, then every item handed on to its slot (see `WorkOutcome`); returns how many ran. */
-  private async runOne(first: DueWorkRecord): Promise<number> {
+  private async runOne(first: DueWorkRecord, handedOn: (next: DueWorkRecord) => void): Promise<number> {
     let ran = 0;
     for (let job: DueWorkRecord | undefined = first; job; ran++) {
+      if (job !== first) handedOn(job);
       this.running.set(job.id, job);
       const started = this.clock.now();
       let observed: WorkOutcomeKind = "retry";

@@ -1,4 +1,4 @@
-import type { ClaimRequest } from "../ports/storage";
+import type { AccountRoom, ClaimRequest, DueWorkRecord } from "../ports/storage";
 
 /**
  * A lane: kinds that run in their own pool, so slow work (webhook deliveries waiting on
@@ -20,6 +20,33 @@ export interface WorkLane {
    * or hand their slots on, sets 1: a freed slot then does not sit idle waiting for others.
    */
   refillAt?: number;
+  /**
+   * Shares the lane's slots among accounts, so one account's slow or failing work cannot hold
+   * another's: with n accounts holding slots of the lane in this process, a claim gives each at
+   * most `fairShare(concurrency, n)` slots in all, and an account holding none at most
+   * `fairShare(concurrency, n + 1)`. The accounts holding slots then never fill the lane: there
+   * is always room for one more (see `fairShare`).
+   */
+  fairShares?: boolean;
+  /** Groups whose items the lane does not claim now (asked before each claim; see `ClaimRequest.exceptGroups`). */
+  heldBack?: () => readonly string[];
+}
+
+/**
+ * One account's share of a lane of `slots` when `accounts` accounts hold slots of it:
+ * `slots / (accounts + 1)`, rounded down, at least 1. Shares leave a slot in `accounts + 1` free
+ * for an account that holds none yet: alone, an account takes half the lane, never all of it.
+ */
+export function fairShare(slots: number, accounts: number): number {
+  return Math.max(1, Math.floor(slots / (accounts + 1)));
+}
+
+/** What a claim of a lane whose accounts hold `held` slots may take of each (see `WorkLane.fairShares`). */
+export function accountRoom(slots: number, held: ReadonlyMap<string, number>): AccountRoom {
+  const share = fairShare(slots, held.size);
+  const room: Record<string, number> = {};
+  for (const [account, n] of held) room[account] = Math.max(0, share - n);
+  return { room, others: fairShare(slots, held.size + 1) };
 }
 
 /** A lane as a drain runs it. */
@@ -35,10 +62,12 @@ export interface LaneState extends WorkLane {
    */
   dry: boolean;
   dryAt: number;
+  /** Slots of the lane each account holds now (only counted with `fairShares`). */
+  held: Map<string, number>;
 }
 
 /** What a lane's claim asks for besides its time, owner and limit: its kinds, lease and group limit. */
-export type LaneClaim = Pick<ClaimRequest, "leaseMs" | "onlyKinds" | "exceptKinds" | "groupLimit">;
+export type LaneClaim = Pick<ClaimRequest, "leaseMs" | "onlyKinds" | "exceptKinds" | "groupLimit" | "accountRoom" | "exceptGroups">;
 
 /** The lanes of one runner: the default lane, and those added for kinds of their own. */
 export class WorkLanes {
@@ -49,16 +78,17 @@ export class WorkLanes {
     const taken = lane.kinds.find((kind) => this.added.some((l) => l.kinds.includes(kind)));
     if (taken !== undefined) throw new Error(`${taken} runs in a lane already`);
     if (!(lane.concurrency >= 1)) throw new RangeError("a lane needs a concurrency of at least 1");
-    this.added.push({ ...lane, kinds: [...lane.kinds], only: [...lane.kinds], running: 0, finished: 0, dry: false, dryAt: 0 });
+    this.added.push({ ...lane, kinds: [...lane.kinds], only: [...lane.kinds], running: 0, finished: 0, dry: false, dryAt: 0, held: new Map() });
   }
 
   /** Every lane, counts at zero, for a drain: the default lane (of `concurrency` slots) first. */
   forDrain(concurrency: number): LaneState[] {
-    const lanes: LaneState[] = [{ kinds: [], only: null, concurrency, running: 0, finished: 0, dry: false, dryAt: 0 }, ...this.added];
+    const lanes: LaneState[] = [{ kinds: [], only: null, concurrency, running: 0, finished: 0, dry: false, dryAt: 0, held: new Map() }, ...this.added];
     for (const lane of lanes) {
       lane.running = 0;
       lane.finished = 0;
       lane.dry = false;
+      lane.held = new Map();
     }
     return lanes;
   }
@@ -66,12 +96,23 @@ export class WorkLanes {
   /** What a claim of `lane` asks for, beside its time, owner and limit (`leaseMs`: the runner's). */
   claim(lane: LaneState, leaseMs: number): LaneClaim {
     const laned = this.added.flatMap((l) => l.kinds);
-    return {
+    const claim: LaneClaim = {
       leaseMs: lane.leaseMs ?? leaseMs,
       ...(lane.only ? { onlyKinds: lane.only } : laned.length ? { exceptKinds: laned } : {}),
       ...(lane.groupLimit !== undefined ? { groupLimit: lane.groupLimit } : {}),
+      ...(lane.fairShares ? { accountRoom: accountRoom(lane.concurrency, lane.held) } : {}),
     };
+    const heldBack = lane.heldBack?.() ?? [];
+    return heldBack.length ? { ...claim, exceptGroups: heldBack } : claim;
   }
+}
+
+/** Counts a slot of `lane` taken (`+1`) or given back (`-1`) by `job`'s account, with `fairShares`. */
+export function holdSlot(lane: LaneState, job: Pick<DueWorkRecord, "accountId">, delta: 1 | -1): void {
+  if (!lane.fairShares || job.accountId === null) return;
+  const n = (lane.held.get(job.accountId) ?? 0) + delta;
+  if (n > 0) lane.held.set(job.accountId, n);
+  else lane.held.delete(job.accountId);
 }
 
 /**

@@ -6,6 +6,7 @@ import { deliveryLogSuite } from "./deliveries";
 import { depositAddressSuite } from "./deposit-addresses";
 import { dueWorkSuite } from "./due-work";
 import { dueWorkAccountSuite } from "./due-work-accounts";
+import { dueWorkSharesSuite } from "./due-work-shares";
 import { eventSuite } from "./events";
 import type { SuiteContext } from "./fixtures";
 import type { StorageConformanceOptions, StorageHarness } from "./harness";
@@ -57,6 +58,7 @@ export function storageConformance(options: StorageConformanceOptions): void {
     idempotencySuite(s);
     dueWorkSuite(s);
     dueWorkAccountSuite(s);
+    dueWorkSharesSuite(s);
     ownerSuite(s);
     rateLimitSuite(s);
     depositAddressSuite(s);

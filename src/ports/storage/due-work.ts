@@ -66,6 +66,31 @@ export interface ClaimRequest {
    * under concurrent claimers. Items without a group are not limited. Absent: no limit.
    */
   groupLimit?: number;
+  /**
+   * Shares of the claim among accounts (a lane's fair shares, see `WorkLane.fairShares`): at most
+   * `room[account]` items of an account `room` names (0: none of its items), at most `others`
+   * items of any other account; items without an account are not limited. Applied with the kind
+   * filters and `groupLimit`: a claim that returns fewer than `limit` items has taken every due
+   * item they all allow (it looks past the items of accounts out of room). Absent: no limit.
+   */
+  accountRoom?: AccountRoom;
+  /**
+   * Never claim items of these groups now (a lane holding them back: an endpoint out of its rate
+   * limit's slots until its window moves on). Items without a group are not affected.
+   */
+  exceptGroups?: readonly string[];
+}
+
+/** See `ClaimRequest.accountRoom`. */
+export interface AccountRoom {
+  room: Readonly<Record<string, number>>;
+  others: number;
+}
+
+/** How many more items of `accountId` a claim with `shares` may take (unlimited without an account). */
+export function roomOf(shares: AccountRoom, accountId: string | null): number {
+  if (accountId === null) return Number.POSITIVE_INFINITY;
+  return Object.hasOwn(shares.room, accountId) ? shares.room[accountId]! : shares.others;
 }
 
 /** See `WorkStore.takeNext`. */

@@ -15,6 +15,7 @@ export type * from "./accounts";
 export type * from "./deliveries";
 export type * from "./deposit-addresses";
 export type * from "./due-work";
+export { roomOf } from "./due-work";
 export type * from "./events";
 export type * from "./idempotency";
 export { IdempotencyKeyLostError } from "./idempotency";

@@ -3,6 +3,7 @@ import { work, type WorkBinding } from "../../engine/module";
 import type { ModuleDeps } from "../../engine/context";
 import { DeliveryFanOut, FAN_OUTS_AT_ONCE } from "./delivery-fan-out";
 import { DeliveryReads } from "./delivery-read";
+import { DeliveryPace } from "./delivery-pace";
 import { DeliveryRecord } from "./delivery-record";
 import { DeliverySend, RECORD_MARGIN_MS } from "./delivery-send";
 import type { WebhookEndpointsService } from "./webhook-endpoints-service";
@@ -14,7 +15,9 @@ import type { WebhookEndpointsService } from "./webhook-endpoints-service";
  * in another, grouped by endpoint, so receivers that hang for the full timeout hold only their
  * own endpoint's slots: an item is read (group commit), sends its events one after the other
  * outside any transaction, then is recorded (group commit) with its slot handed on to the
- * endpoint's next due item. `workerLeaseMs` is the runner's default lease.
+ * endpoint's next due item. The lane's slots are shared fairly among accounts (`fairShares`): an
+ * account alone holds half of them at most, so another's events always find a free one.
+ * `workerLeaseMs` is the runner's default lease.
  */
 export function deliveryWork(deps: ModuleDeps, endpoints: WebhookEndpointsService, workerLeaseMs: number): WorkBinding[] {
   // the lease outlasts an attempt's timeout by the time its record may take
@@ -22,9 +25,11 @@ export function deliveryWork(deps: ModuleDeps, endpoints: WebhookEndpointsServic
   const fanOut = new DeliveryFanOut(deps);
   const reads = new DeliveryReads(deps, endpoints);
   const record = new DeliveryRecord(deps, endpoints, reads, leaseMs);
-  const send = new DeliverySend(deps, endpoints, reads, record);
+  const pace = new DeliveryPace(deps);
+  const send = new DeliverySend(deps, endpoints, reads, record, pace);
   return [
-    work(WEBHOOK_FANOUT, (job) => fanOut.fanOut(job), { concurrency: FAN_OUTS_AT_ONCE }),
+    // shared among accounts too: a backlog of one account's fan-outs never queues another's
+    work(WEBHOOK_FANOUT, (job) => fanOut.fanOut(job), { concurrency: FAN_OUTS_AT_ONCE, fairShares: true }),
     work(WEBHOOK_DELIVERY, (job) => send.deliver(job), {
       // one item sends one attempt at a time: items in flight are attempts in flight
       concurrency: deps.config.webhookConcurrency,
@@ -32,6 +37,10 @@ export function deliveryWork(deps: ModuleDeps, endpoints: WebhookEndpointsServic
       leaseMs,
       // an item holds its slot for many attempts, then mostly hands it on: refill at once
       refillAt: 1,
+      // one account's slow receivers never hold the slots of another's
+      fairShares: true,
+      // endpoints out of their rate limit's slots wait for their window without a claim
+      heldBack: () => pace.heldBack(),
     }),
   ];
 }

@@ -17,6 +17,8 @@ export interface SentItem {
   sent: SentAttempt[];
   /** Events the item did not send (it ran out of lease, or its endpoint changed): they go on in a new item. */
   rest: string[];
+  /** When the rest goes on (default now): the moment a rate-limited endpoint's window frees a slot. */
+  restAt?: number;
 }
 
 interface RecordRequest extends SentItem {
@@ -64,9 +66,9 @@ export function logEntry(job: DeliveryJob, { prepared, result, outcome, at }: Se
 
 /**
  * The items that carry an item's events on: each failure alone, due at its next slot under the
- * next attempt number, and the rest now under the same one (none after a 410).
+ * next attempt number, and the rest under the same one, now or at its `restAt` (none after a 410).
  */
-export function followUps({ delivery, sent, rest }: SentItem, now: number, ids: IdGenerator): DueWorkRecord[] {
+export function followUps({ delivery, sent, rest, restAt }: SentItem, now: number, ids: IdGenerator): DueWorkRecord[] {
   const { job, endpoint, first, trigger } = delivery;
   const owner = { accountId: job.accountId, livemode: job.livemode };
   const item = (events: string[], attempt: number, runAt: number) =>
@@ -76,7 +78,7 @@ export function followUps({ delivery, sent, rest }: SentItem, now: number, ids: 
     });
   const out = sent.flatMap(({ prepared, outcome }) => (outcome.next === null ? [] : [item([prepared.event.id], prepared.attempt + 1, outcome.next)]));
   // an endpoint that answered 410 gets nothing more; the rest of another endpoint's item goes on
-  if (rest.length && !sent.some((s) => s.outcome.gone)) out.push(item(rest, delivery.attempt, now));
+  if (rest.length && !sent.some((s) => s.outcome.gone)) out.push(item(rest, delivery.attempt, restAt ?? now));
   return out;
 }
 
@@ -112,7 +114,8 @@ export class DeliveryRecord {
   /** Records an item; yields the item its slot was handed on to, if any, for the runner to run next. */
   async record(item: SentItem): Promise<DueWorkRecord | null> {
     const [draw = 0] = this.deps.random(1);
-    return this.writes.submit({ ...item, handOver: draw < HAND_ON });
+    // an item held back by its endpoint's rate limit hands its slot to no item of that endpoint
+    return this.writes.submit({ ...item, handOver: draw < HAND_ON && item.restAt === undefined });
   }
 
   /**

@@ -10,6 +10,7 @@ import type { WorkOutcome } from "../../workers/work-settlement";
 import type { ModuleDeps } from "../../engine/context";
 import type { DeliveryRecord } from "./delivery-record";
 import type { DeliveryJob, DeliveryReads, PreparedDelivery } from "./delivery-read";
+import type { DeliveryPace } from "./delivery-pace";
 import { schemeOf, signingSecrets } from "./webhook-endpoint-doc";
 import type { WebhookEndpointsService } from "./webhook-endpoints-service";
 
@@ -121,8 +122,9 @@ export function signedAttempt(
  * handed it on), sends its events one after the other through the delivery port, each signed
  * afresh (so the item holds one of its endpoint's slots, never more), and hands the attempts to
  * the record stage. It stops early when its endpoint answers 410 (the rest is dropped), when the
- * endpoint changed in this process meanwhile, or when the next attempt could outlast its lease
- * (the rest goes on in a new item, under the same attempt number).
+ * endpoint changed in this process meanwhile, when the next attempt could outlast its lease (the
+ * rest goes on in a new item, under the same attempt number), or when the endpoint's rate limit
+ * has no slot now (likewise, due when its window frees one: `DeliveryPace`).
  */
 export class DeliverySend {
   /** Endpoints that answered 410 to this process: nothing more is sent to them from here. */
@@ -135,6 +137,7 @@ export class DeliverySend {
     private readonly endpoints: WebhookEndpointsService,
     private readonly reads: DeliveryReads,
     private readonly record: DeliveryRecord,
+    private readonly pace: DeliveryPace,
   ) {}
 
   /** Runs one delivery item; the runner runs the item its slot was handed on to, if any, next. */
@@ -146,10 +149,17 @@ export class DeliverySend {
     const timeout = this.deps.config.webhookTimeoutMs;
     const sent: SentAttempt[] = [];
     let rest: string[] = [];
+    let restAt: number | null = null;
     for (let i = 0; i < events.length; i++) {
       if (this.gone.has(endpoint.id)) break;
       const late = i > 0 && this.deps.clock.now() + timeout + RECORD_MARGIN_MS > job.leaseUntil;
       if (late || this.endpoints.revision(endpoint.id) !== delivery.revision) {
+        rest = events.slice(i).map((e) => e.id);
+        break;
+      }
+      // an endpoint with a rate limit out of slots: the rest waits for its window, in no slot
+      restAt = endpoint.rateLimit ? await this.pace.take(endpoint) : null;
+      if (restAt !== null) {
         rest = events.slice(i).map((e) => e.id);
         break;
       }
@@ -160,7 +170,7 @@ export class DeliverySend {
       sent.push({ prepared, result, outcome, at });
       if (outcome.gone) this.gone.add(endpoint.id); // every item of the endpoint stops here
     }
-    const next = await this.record.record({ delivery, sent, rest });
+    const next = await this.record.record({ delivery, sent, rest, ...(restAt !== null ? { restAt } : {}) });
     for (const { prepared, result, outcome } of sent) {
       this.deps.observer.deliveryAttempted({
         endpoint: prepared.endpointId,

@@ -28,6 +28,8 @@ export interface WebhookEndpointDoc {
   livemode: boolean;
   /** Absent on documents written before metadata existed: none. */
   metadata?: Metadata;
+  /** Deliveries per second at most; absent or null: no limit. */
+  rateLimit?: number | null;
   created: number;
   /** The current one first, then rotated ones still in their overlap. */
   secrets: EndpointSecret[];
@@ -102,6 +104,7 @@ export function presentEndpoint(doc: WebhookEndpointDoc, secret?: string): Webho
     livemode: doc.livemode,
     metadata: presentMetadata(doc.metadata),
     headers: presentHeaders(doc.headers),
+    rate_limit: doc.rateLimit ?? null,
     created: isoTime(doc.created),
   };
   return secret === undefined ? object : { ...object, secret };
@@ -122,6 +125,7 @@ function audited(doc: WebhookEndpointDoc): Record<string, Json> {
     metadata: presentMetadata(doc.metadata),
     // names only: a value may be a credential
     headers: Object.keys(doc.headers ?? {}),
+    rate_limit: doc.rateLimit ?? null,
     ...endpointStatus(doc.state),
     secret: current === undefined ? null : `sha256:${createHash("sha256").update(current).digest("hex").slice(0, 8)}`,
     previous_secrets_expire_at: doc.secrets.flatMap((s) => (s.expiresAt === null ? [] : [isoTime(s.expiresAt)])),

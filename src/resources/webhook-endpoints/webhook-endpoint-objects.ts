@@ -28,6 +28,7 @@ export const WebhookEndpoint = o.named(
       livemode: o.boolean(),
       metadata: metadataObject,
       headers: headersObject,
+      rate_limit: o.nullable(o.integer({ minimum: 1, description: "Deliveries per second at most; null: no limit" })),
       created: o.time(),
       secret: o.optional(
         o.string({

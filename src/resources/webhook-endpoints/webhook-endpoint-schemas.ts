@@ -1,6 +1,7 @@
 import { listPaths } from "../../lists/expansion";
 import { listParamsShape } from "../../lists/list-params";
-import { s, type Input } from "../../validation/schema";
+import { ok } from "neverthrow";
+import { s, Schema, type Input, type JsonSchema, type ParseContext } from "../../validation/schema";
 import { metadataParam } from "../../metadata/metadata";
 import { headersParam } from "./endpoint-headers";
 import { ENDPOINT_STATUSES } from "./webhook-endpoint-machine";
@@ -31,6 +32,25 @@ const secretField = s
   .describe(
     "A signing secret of your own (default: one is generated): whsec_ + base64 of 24 to 64 bytes for standard; whsec_ + 24 to 128 base64 or base64url characters for stripe",
   );
+/** The most deliveries per second an endpoint may ask to be limited to. */
+export const MAX_RATE_LIMIT = 10_000;
+
+/** `inner`, or `""`, which clears the setting (null: yields null; a null field is an absent one, as everywhere). */
+class ClearableSchema<T, I> extends Schema<T | null, I | ""> {
+  constructor(private readonly inner: Schema<T, I>) {
+    super();
+  }
+  parse(value: unknown, path: string, ctx: ParseContext) {
+    return value === "" ? ok(null) : this.inner.parse(value, path, ctx);
+  }
+  protected baseJsonSchema(): JsonSchema {
+    return { anyOf: [this.inner.jsonSchema(), { type: "string", enum: [""] }] };
+  }
+}
+
+export const rateLimitField = new ClearableSchema(s.integer({ min: 1, max: MAX_RATE_LIMIT }))
+  .describe('Deliveries per second at most, across every engine process; "" removes the limit')
+  .optional();
 
 export const createEndpointSchema = s.object({
   url: urlField,
@@ -40,6 +60,7 @@ export const createEndpointSchema = s.object({
   signature_scheme: schemeField,
   secret: secretField,
   headers: headersParam().optional(),
+  rate_limit: rateLimitField,
 });
 
 export const updateEndpointSchema = s.object({
@@ -48,6 +69,7 @@ export const updateEndpointSchema = s.object({
   description: descriptionField,
   status: s.enum(ENDPOINT_STATUSES).optional().describe("disabled stops deliveries until enabled again"),
   signature_scheme: schemeField.describe("Switch the scheme: every secret still signing must suit the new one (rotate_secret first if not)"),
+  rate_limit: rateLimitField,
   metadata: metadataParam().optional().describe('Keys to set; a key set to "" is removed, others are kept'),
   headers: headersParam().optional(),
 });

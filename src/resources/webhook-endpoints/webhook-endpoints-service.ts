@@ -94,6 +94,7 @@ export class WebhookEndpointsService {
           description: parsed.value.description ?? null,
           livemode: ctx.livemode,
           metadata: newMetadata(parsed.value.metadata),
+          ...(parsed.value.rate_limit ? { rateLimit: parsed.value.rate_limit } : {}),
           created: uow.now,
           secrets: [{ secret, expiresAt: null }],
           signatureScheme: scheme,
@@ -140,6 +141,7 @@ export class WebhookEndpointsService {
         if (url.value !== undefined) doc.url = url.value;
         if (events.value !== undefined) doc.enabledEvents = events.value;
         if (change.description !== undefined) doc.description = change.description;
+        if (change.rate_limit !== undefined) doc.rateLimit = change.rate_limit;
         const metadata = change.metadata === undefined ? ok(doc.metadata) : applyMetadata(doc.metadata, change.metadata);
         if (metadata.isErr()) return err(metadata.error);
         if (metadata.value !== undefined) doc.metadata = metadata.value;

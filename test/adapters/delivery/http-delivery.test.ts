@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../../adapters/clock";
-import { createHttpDelivery, parseRetryAfter } from "../../../adapters/delivery";
+import { WEBHOOK_PORTS, createHttpDelivery, parseRetryAfter } from "../../../adapters/delivery";
 import type { DeliveryAdapter } from "../../../src/ports/delivery";
 import { TestReceiver, hang, ok, reset, status } from "../../support/receiver";
 
@@ -89,7 +89,9 @@ describe("the SSRF guard", () => {
   });
   afterAll(() => receiver.close());
 
-  const strict = (resolve?: (h: string) => Promise<{ address: string; family: number }[]>) => createHttpDelivery(resolve ? { resolve } : {});
+  // the receiver's own port is allowed too, so the checks below reach the address guard
+  const strict = (resolve?: (h: string) => Promise<{ address: string; family: number }[]>) =>
+    createHttpDelivery({ ...(resolve ? { resolve } : {}), ports: [...WEBHOOK_PORTS, receiver.port] });
 
   it("refuses plain http, credentials, private address literals and localhost unless the host opts in", async () => {
     const d = strict();
@@ -116,8 +118,15 @@ describe("the SSRF guard", () => {
     expect(check("https://hooks.example.com/x")).toBeNull();
     expect(check("https://93.184.216.34/")).toBeNull();
     expect(check("https://[2606:4700::1111]/")).toBeNull();
+    // ports: 443 (named or implied) and 8443 only, outside the private-webhooks mode
+    expect(check("https://hooks.example.com:443/x")).toBeNull();
+    expect(check("https://hooks.example.com:8443/x")).toBeNull();
+    for (const port of [22, 25, 80, 6379, 8080, 9200]) {
+      expect(createHttpDelivery().checkUrl(new URL(`https://hooks.example.com:${port}/x`))).toBe("the URL's port must be one of 443, 8443");
+    }
     const open = createHttpDelivery({ allowPrivateNetworks: true });
     expect(open.checkUrl(new URL("http://127.0.0.1:9/"))).toBeNull();
+    expect(open.checkUrl(new URL("https://hooks.example.com:6379/"))).toBeNull();
     expect(open.checkUrl(new URL("https://user:pw@127.0.0.1/"))).toBe("the URL must not carry credentials");
     await d.close();
     await open.close();

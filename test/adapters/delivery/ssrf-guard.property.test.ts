@@ -195,7 +195,7 @@ describe("the SSRF guard and the special-purpose registries", () => {
       // one address per range, each behind a public-looking name
       const samples = ranges.map((r) => text(r, r.first + (r.last - r.first) / 2n));
       for (const address of samples) {
-        const d = createHttpDelivery({ resolve: async () => [{ address, family: address.includes(":") ? 6 : 4 }] });
+        const d = createHttpDelivery({ resolve: async () => [{ address, family: address.includes(":") ? 6 : 4 }], ports: [receiver.port] });
         const result = await send(d, `https://hooks.example.com:${receiver.port}/`);
         expect(result, address).toMatchObject({ kind: "error" });
         expect((result as { error: string }).error, address).toContain("address refused");
@@ -205,7 +205,7 @@ describe("the SSRF guard and the special-purpose registries", () => {
     });
 
     it("refuses loopback aliases at send time even when resolved to a public address", async () => {
-      const d = createHttpDelivery({ resolve: async () => [{ address: "93.184.216.34", family: 4 }] });
+      const d = createHttpDelivery({ resolve: async () => [{ address: "93.184.216.34", family: 4 }], ports: [receiver.port] });
       for (const host of ["localhost.", "ip6-localhost", "LOCALHOST"]) {
         expect(await send(d, `https://${host}:${receiver.port}/`)).toMatchObject({ kind: "error", error: expect.stringContaining("address refused") });
       }

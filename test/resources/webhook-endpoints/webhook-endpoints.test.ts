@@ -60,6 +60,8 @@ for (const kind of storageKinds()) {
       [{ url: "https://10.0.0.7/x", enabled_events: ["*"] }, "parameter_invalid", "url"],
       [{ url: "https://[::1]/x", enabled_events: ["*"] }, "parameter_invalid", "url"],
       [{ url: "https://localhost/x", enabled_events: ["*"] }, "parameter_invalid", "url"],
+      [{ url: "https://hooks.example.com:8080/x", enabled_events: ["*"] }, "parameter_invalid", "url"],
+      [{ url: "https://hooks.example.com:22/x", enabled_events: ["*"] }, "parameter_invalid", "url"],
       [{ url: URL_OK, enabled_events: ["payout.created", "payout.exploded"] }, "parameter_invalid", "enabled_events[1]"],
       [{ url: URL_OK, enabled_events: [] }, "parameter_invalid", "enabled_events"],
       [{ url: URL_OK, enabled_events: ["*", "payout.created"] }, "parameter_invalid", "enabled_events"],
