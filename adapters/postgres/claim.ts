@@ -62,7 +62,7 @@ function claimLimited(driver: PostgresDriver, s: string, schema: string, request
           `SELECT id, group_key, account_id FROM ${s}.due_work
            WHERE status = 'ready' AND run_at <= $1 AND (lease_until IS NULL OR lease_until <= $1)${kinds}
              AND NOT (id = ANY($3::text[]))
-             AND (account_id IS NULL OR NOT (account_id = ANY($4::text[])))
+             AND (account_id = '' OR NOT (account_id = ANY($4::text[])))
              AND (group_key IS NULL OR NOT (group_key = ANY($5::text[])))
              AND ($6::int IS NULL OR group_key IS NULL OR group_key NOT IN (
                SELECT group_key FROM ${s}.due_work
@@ -77,7 +77,7 @@ function claimLimited(driver: PostgresDriver, s: string, schema: string, request
       if (groupLimit !== undefined) await decideGroups(c, s, schema, request.now, groupLimit, candidates, groupRoom);
       for (const r of candidates) {
         if (ids.length >= request.limit) break;
-        const account = r.account_id as string | null;
+        const account = (r.account_id as string) || null; // '': the engine's own work (migration 20), in no account's room
         const group = r.group_key as string | null;
         if (account !== null && accountRoom && (fullAccounts.has(account) || (taken.get(account) ?? 0) >= roomOf(accountRoom, account))) {
           fullAccounts.add(account);
