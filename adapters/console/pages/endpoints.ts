@@ -100,6 +100,7 @@ ${actionForm(
     fields: html`<label>From<input name="from" required placeholder="2026-11-27T00:00:00Z"></label><label>To<input name="to" placeholder="now"></label>`,
   },
 )}
+${p.allows("post", "/v1/webhook_endpoints/:id/recover") ? actionForm(`${p.base}/webhook_endpoints/${e.id}/recover`, "Recover failed", p.newKey(), {}, { fields: html`<label>Failed since<input name="since" required placeholder="2026-11-27T00:00:00Z"></label>` }) : ""}
 ${actionForm(`${p.base}/webhook_endpoints/${e.id}/rotate`, "Rotate secret", p.newKey(), {}, { danger: true })}`
       : "";
     return p.render(
@@ -110,6 +111,8 @@ ${fields([
   ["URL", html`<code>${e.url}</code>`],
   ["Events", e.enabled_events.join(", ")],
   ["Description", e.description],
+  ["Signature scheme", e.signature_scheme ?? "stripe"],
+  ["Rate limit", e.rate_limit ? `${e.rate_limit} deliveries per second` : "none"],
   ["Disabled because", e.disabled_reason],
   ["Success rate", rate],
   ["Created", time(e.created)],
@@ -138,6 +141,12 @@ ${deliveries.ok ? pager(p.base, `/webhook_endpoints/${e.id}`, deliveries.body, {
     const body = { from: form.from, ...(form.to ? { to: form.to } : {}) };
     const r = await p.api.send("post", `/v1/webhook_endpoints/${encodeURIComponent(id)}/replay`, body, form.idempotency_key ?? p.newKey());
     return r.ok ? done(p, `/webhook_endpoints/${id}`, `${r.body.event_count} events queued again`) : failed(p, id, r.error, r.status);
+  });
+
+  pages.post("/webhook_endpoints/:id/recover", async (p, form) => {
+    const id = p.param("id");
+    const r = await p.api.send("post", `/v1/webhook_endpoints/${encodeURIComponent(id)}/recover`, { since: form.since }, form.idempotency_key ?? p.newKey());
+    return r.ok ? done(p, `/webhook_endpoints/${id}`, `${r.body.event_count} failed events queued again`) : failed(p, id, r.error, r.status);
   });
 
   pages.post("/webhook_endpoints/:id/resend", async (p, form) => {
