@@ -3,6 +3,7 @@ import type { Clock } from "../ports/clock";
 import { NO_OBSERVER, type EngineObserver, type WorkOutcomeKind } from "../ports/observer";
 import type { DueWorkRecord, StorageAdapter } from "../ports/storage";
 import type { ParseContext } from "../validation/schema";
+import { inSpan, NO_TRACER, type SpanOptions, type Tracer } from "../ports/tracer";
 import { inBackground } from "../concurrency/priority";
 import { causeOf } from "../errors";
 import { StorageUnavailableError } from "../ports/storage/unavailable";
@@ -48,6 +49,18 @@ export interface WorkerOptions {
   onError?: (error: unknown, job?: DueWorkRecord) => void;
 }
 
+/**
+ * The span of a due work item: a child of the context it was scheduled in (the request's trace,
+ * kept with the item), with its ids.
+ */
+function workSpan(job: DueWorkRecord): SpanOptions {
+  const attributes: SpanOptions["attributes"] = { "payrail.job_id": job.id, "payrail.work.kind": job.kind, "payrail.work.attempt": job.attempts };
+  if (job.accountId !== null) attributes["payrail.account_id"] = job.accountId;
+  if (job.request?.id) attributes["payrail.request_id"] = job.request.id;
+  const traceparent = job.request?.traceparent;
+  return { kind: "consumer", attributes, parent: traceparent ? { traceparent, ...(job.request?.tracestate ? { tracestate: job.request.tracestate } : {}) } : null };
+}
+
 /** The longest wait of the polling loop between claims that found storage unavailable. */
 const UNAVAILABLE_BACKOFF_MAX_MS = 5_000;
 
@@ -88,6 +101,7 @@ export class WorkerRunner {
     private readonly parseContext?: WorkParseContext,
     private readonly observer: EngineObserver = NO_OBSERVER,
     process?: ProcessLease,
+    private readonly tracer: Tracer = NO_TRACER,
   ) {
     this.process = process ?? new ProcessLease(storage, clock, ids, null);
     this.opts = {
@@ -305,7 +319,14 @@ export class WorkerRunner {
       let observed: WorkOutcomeKind = "retry";
       let next: DueWorkRecord | undefined;
       try {
-        ({ observed, next } = await runAndSettle(job, this.handlers.get(job.kind), this.settler));
+        const item: DueWorkRecord = job;
+        ({ observed, next } = await inSpan(
+          this.tracer,
+          `work ${item.kind}`,
+          () => workSpan(item),
+          () => runAndSettle(item, this.handlers.get(item.kind), this.settler),
+          (span, settled) => span.setAttributes({ "payrail.work.outcome": settled.observed }),
+        ));
       } finally {
         this.running.delete(job.id);
         this.observer.workCompleted({ kind: job.kind, outcome: observed, durationMs: this.clock.now() - started, attempt: job.attempts });
