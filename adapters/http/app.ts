@@ -20,6 +20,7 @@ import {
   type HttpMiddleware,
 } from "./middleware";
 import { buildOpenApi } from "./openapi";
+import { traceRequest } from "./tracing";
 import { mountOperatorRoutes, type HealthOptions, type MetricsSource } from "./health";
 
 export interface HttpOptions<E extends HttpEngine = HttpEngine> {
@@ -57,7 +58,7 @@ export function createHttpApp<E extends HttpEngine>(engine: E, options: HttpOpti
 
   // operator routes first: they answer before the /v1 middleware (no key, no request id, not counted)
   mountOperatorRoutes(app, engine, options.health === true ? {} : options.health || null, options.metrics ?? null);
-  app.use("*", requestId(engine), observeRequest(engine), limitHeaders(), limitBody());
+  app.use("*", requestId(engine), traceRequest(engine), observeRequest(engine), limitHeaders(), limitBody());
   app.get("/v1/openapi.json", (c) => {
     c.set("route", "/v1/openapi.json");
     return c.json(openapi);
