@@ -256,6 +256,8 @@ export function adapterTiming(
   return {
     now: () => clock.now(),
     report: (operation, durationMs, failed) => observer.adapterCalled({ port, adapter, operation, durationMs, failed }),
-    ...(tracer.enabled ? { trace: { tracer, span: (operation, args) => ({ name: `${port} ${operation}`, attributes: callAttributes(port, adapter, operation, args) }) } } : {}),
+    ...(tracer.enabled
+      ? { trace: { tracer, span: (operation, args) => ({ name: `${port} ${operation}`, attributes: callAttributes(port, adapter, operation, args) }) } }
+      : {}),
   };
 }

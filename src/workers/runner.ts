@@ -58,7 +58,11 @@ function workSpan(job: DueWorkRecord): SpanOptions {
   if (job.accountId !== null) attributes["payrail.account_id"] = job.accountId;
   if (job.request?.id) attributes["payrail.request_id"] = job.request.id;
   const traceparent = job.request?.traceparent;
-  return { kind: "consumer", attributes, parent: traceparent ? { traceparent, ...(job.request?.tracestate ? { tracestate: job.request.tracestate } : {}) } : null };
+  return {
+    kind: "consumer",
+    attributes,
+    parent: traceparent ? { traceparent, ...(job.request?.tracestate ? { tracestate: job.request.tracestate } : {}) } : null,
+  };
 }
 
 /** The longest wait of the polling loop between claims that found storage unavailable. */

@@ -106,7 +106,11 @@ describe("one payout's trace (OpenTelemetry, in-memory exporter)", () => {
   }, 30_000);
 
   it("follows a batch's legs into the due work that broadcasts them", async () => {
-    const batch = await post("/v1/payouts/batches", { funding: { asset: "USDC", source: "auto" }, legs: [{ row: 0, amount: "1", recipient }] }, { traceparent });
+    const batch = await post(
+      "/v1/payouts/batches",
+      { funding: { asset: "USDC", source: "auto" }, legs: [{ row: 0, amount: "1", recipient }] },
+      { traceparent },
+    );
     expect(batch.object).toBe("payout_batch");
     await w.engine.worker.runDue();
     const { spans, path } = finished();
