@@ -116,7 +116,6 @@ export function guardStorage(
     fn: (tx: X, wrote: () => void) => Promise<T>,
     kind: "transaction" | "autocommit" = "transaction",
   ): Promise<T> => {
-    open(operation);
     // a span only inside another (a request, an operation, due work): never a root of its own
     // for the sessions nothing traced asked for (heartbeats, polls)
     if (!tracer.enabled || !tracer.current()) return untraced(operation, begin, fn, kind);
@@ -129,6 +128,7 @@ export function guardStorage(
     fn: (tx: X, wrote: () => void) => Promise<T>,
     kind: "transaction" | "autocommit",
   ): Promise<T> => {
+    open(operation);
     const watching = watch?.begin(kind);
     let wrote = false;
     const onWrite = () => {
