@@ -17,7 +17,7 @@ const CALLER = { traceId: "4bf92f3577b34da6a3ce929d0e0e4736", spanId: "00f067aa0
  * read from the OpenTelemetry SDK's in-memory exporter; and the webhook it causes carries the
  * trace to the receiver.
  */
-describe("one payout's trace (OpenTelemetry, in-memory exporter)", () => {
+describe.each(storageKinds())("one payout's trace (OpenTelemetry, in-memory exporter, $name)", (kind) => {
   const exporter = new InMemorySpanExporter();
   const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
   const manager = new AsyncLocalStorageContextManager();
@@ -28,7 +28,7 @@ describe("one payout's trace (OpenTelemetry, in-memory exporter)", () => {
     context.setGlobalContextManager(manager.enable());
     receiver = await TestReceiver.start();
     const tracer = createOpenTelemetryTracer({ tracerProvider: provider });
-    w = await testWorld(storageKinds()[0]!, { tracer, delivery: createHttpDelivery({ allowPrivateNetworks: true }) });
+    w = await testWorld(kind, { tracer, delivery: createHttpDelivery({ allowPrivateNetworks: true }) });
     await post("/v1/test_helpers/balances/fund", { asset: "USDC", chain: "base", amount: "50" });
     await post("/v1/webhook_endpoints", { url: receiver.url(), enabled_events: ["payout.created"] });
     recipient = (await post("/v1/recipients", { name: "Traced", chain_addresses: { base: BASE } })).id;
