@@ -27,7 +27,7 @@ export interface TraceContext {
 
 export type SpanKind = "internal" | "server" | "client" | "producer" | "consumer";
 
-export type SpanAttributes = Record<string, string | number | boolean>;
+export type SpanAttributes = Record<string, string | number | boolean | string[]>;
 
 export interface SpanOptions {
   kind?: SpanKind;

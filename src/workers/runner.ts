@@ -3,7 +3,8 @@ import type { Clock } from "../ports/clock";
 import { NO_OBSERVER, type EngineObserver, type WorkOutcomeKind } from "../ports/observer";
 import type { DueWorkRecord, StorageAdapter } from "../ports/storage";
 import type { ParseContext } from "../validation/schema";
-import { inSpan, NO_TRACER, type SpanOptions, type Tracer } from "../ports/tracer";
+import { inSpan, NO_TRACER, type Tracer } from "../ports/tracer";
+import { workSpan } from "./work-span";
 import { inBackground } from "../concurrency/priority";
 import { causeOf } from "../errors";
 import { StorageUnavailableError } from "../ports/storage/unavailable";
@@ -47,22 +48,6 @@ export interface WorkerOptions {
   heartbeat?: Partial<HeartbeatOptions> | false;
   /** Called with errors the runner swallowed (handler failures, poll failures). */
   onError?: (error: unknown, job?: DueWorkRecord) => void;
-}
-
-/**
- * The span of a due work item: a child of the context it was scheduled in (the request's trace,
- * kept with the item), with its ids.
- */
-function workSpan(job: DueWorkRecord): SpanOptions {
-  const attributes: SpanOptions["attributes"] = { "payrail.job_id": job.id, "payrail.work.kind": job.kind, "payrail.work.attempt": job.attempts };
-  if (job.accountId !== null) attributes["payrail.account_id"] = job.accountId;
-  if (job.request?.id) attributes["payrail.request_id"] = job.request.id;
-  const traceparent = job.request?.traceparent;
-  return {
-    kind: "consumer",
-    attributes,
-    parent: traceparent ? { traceparent, ...(job.request?.tracestate ? { tracestate: job.request.tracestate } : {}) } : null,
-  };
 }
 
 /** The longest wait of the polling loop between claims that found storage unavailable. */

@@ -24,13 +24,14 @@ describe.each(storageKinds())("one payout's trace (OpenTelemetry, in-memory expo
   let receiver: TestReceiver;
   let w: TestWorld;
   let recipient: string;
+  let endpoint: string;
   beforeAll(async () => {
     context.setGlobalContextManager(manager.enable());
     receiver = await TestReceiver.start();
     const tracer = createOpenTelemetryTracer({ tracerProvider: provider });
     w = await testWorld(kind, { tracer, delivery: createHttpDelivery({ allowPrivateNetworks: true }) });
     await post("/v1/test_helpers/balances/fund", { asset: "USDC", chain: "base", amount: "50" });
-    await post("/v1/webhook_endpoints", { url: receiver.url(), enabled_events: ["payout.created"] });
+    endpoint = (await post("/v1/webhook_endpoints", { url: receiver.url(), enabled_events: ["payout.created"] })).id;
     recipient = (await post("/v1/recipients", { name: "Traced", chain_addresses: { base: BASE } })).id;
     await w.engine.worker.runDue();
   }, 30_000);
@@ -93,6 +94,7 @@ describe.each(storageKinds())("one payout's trace (OpenTelemetry, in-memory expo
     expect(path(work).slice(0, 3)).toEqual(["POST /v1/payouts", "payouts.create", "storage transaction"]);
     expect(work.attributes).toMatchObject({ "payrail.account_id": w.accountId, "payrail.request_id": server!.attributes["payrail.request_id"] });
     expect(work.attributes["payrail.job_id"]).toMatch(/^job_/);
+    expect(work.attributes["payrail.work.payouts"]).toEqual([payout.id]);
 
     // the webhook it caused carries the trace to the receiver: the span of its send
     const delivered = receiver.requests.find((r) => r.body.includes(payout.id));
@@ -103,6 +105,7 @@ describe.each(storageKinds())("one payout's trace (OpenTelemetry, in-memory expo
     // a delivery is scheduled by the fan-out but joins the context its events were emitted in
     expect(path(send)).toEqual(["POST /v1/payouts", "payouts.create", "storage transaction", "work webhook.deliver", "webhook send"]);
     expect(send.attributes).toMatchObject({ "payrail.port": "delivery", "server.address": "127.0.0.1" });
+    expect(parentOf(send)!.attributes).toMatchObject({ "payrail.work.endpoint": endpoint, "payrail.work.events": [expect.stringMatching(/^evt_/)] });
   }, 30_000);
 
   it("follows a batch's legs into the due work that broadcasts them", async () => {
