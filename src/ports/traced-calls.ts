@@ -2,16 +2,26 @@ import type { CallTiming } from "./guard";
 import type { DeliveryAdapter } from "./delivery";
 import type { SpanAttributes, Tracer } from "./tracer";
 
-/** What a span of an adapter call says: the port, the adapter, the method, and the payrail ids and chain its first argument names. */
+/**
+ * What a span of an adapter call says: the port, the adapter, the method, and the chain and payrail
+ * ids its first argument names (a broadcast's leg, a venue execution's swap or fill, a screened recipient).
+ */
 export function callAttributes(port: string, adapter: string, operation: string, args: readonly unknown[]): SpanAttributes {
   const attributes: SpanAttributes = { "payrail.port": port, "payrail.adapter": adapter, "payrail.operation": operation };
   const [first] = args;
-  const subject = (Array.isArray(first) ? first[0] : first) as Record<string, unknown> | string | undefined;
-  if (typeof subject === "string" && port === "chain") attributes["payrail.chain"] = subject;
+  if (typeof first === "string" && port === "chain") attributes["payrail.chain"] = first;
+  if (Array.isArray(first)) {
+    // broadcastMany: the legs it sends (25 ids at most), on the chain of the first
+    const legs = first.map((t) => (t as { transferId?: unknown })?.transferId).filter((id): id is string => typeof id === "string");
+    if (legs.length) attributes["payrail.leg_ids"] = legs.slice(0, 25);
+    attributes["payrail.batch_size"] = first.length;
+  }
+  const subject = (Array.isArray(first) ? first[0] : first) as Record<string, unknown> | undefined;
   if (subject && typeof subject === "object") {
     if (typeof subject.chain === "string") attributes["payrail.chain"] = subject.chain;
-    if (typeof subject.transferId === "string") attributes["payrail.leg_id"] = subject.transferId;
-    if (Array.isArray(first) && first.length > 1) attributes["payrail.batch_size"] = first.length;
+    if (!Array.isArray(first) && typeof subject.transferId === "string") attributes["payrail.leg_id"] = subject.transferId;
+    if (typeof subject.executionId === "string") attributes["payrail.execution_id"] = subject.executionId;
+    if (typeof subject.recipientId === "string") attributes["payrail.recipient_id"] = subject.recipientId;
   }
   return attributes;
 }

@@ -84,7 +84,9 @@ describe.each(storageKinds())("one payout's trace (OpenTelemetry, in-memory expo
     expect(spans.some((s) => s.name === "storage transaction" && parentOf(s) === create)).toBe(true);
 
     // the leg's broadcast on the chain, inside the operation (a payout sends its legs at once)
-    const broadcast = spans.find((s) => s.name.startsWith("chain broadcast") && s.attributes["payrail.leg_id"] === payout.legs[0].id);
+    const leg = payout.legs[0].id;
+    const names = (s: ReadableSpan) => [s.attributes["payrail.leg_id"], ...((s.attributes["payrail.leg_ids"] as string[] | undefined) ?? [])];
+    const broadcast = spans.find((s) => s.name.startsWith("chain broadcast") && names(s).includes(leg));
     expect(broadcast).toBeDefined();
     expect(broadcast!.attributes).toMatchObject({ "payrail.port": "chain", "payrail.adapter": "simulated", "payrail.chain": "base" });
     expect(path(broadcast!)).toEqual(["POST /v1/payouts", "payouts.create", broadcast!.name]);
@@ -123,6 +125,8 @@ describe.each(storageKinds())("one payout's trace (OpenTelemetry, in-memory expo
       expect(broadcast.spanContext().traceId).toBe(CALLER.traceId);
       const names = path(broadcast);
       expect(names.slice(0, 3)).toEqual(["POST /v1/payouts/batches", "batches.create", "storage transaction"]);
+      expect(names).toContain("work payouts.broadcast");
+      expect([broadcast.attributes["payrail.leg_id"] ?? (broadcast.attributes["payrail.leg_ids"] as string[])[0]]).toEqual([expect.stringMatching(/^leg_/)]);
       expect(names.some((n) => n.startsWith("work "))).toBe(true);
     }
   }, 30_000);
