@@ -24,7 +24,7 @@ module.exports = {
         "an adapter is one an outside author could write: it reaches the core only through payrail/ports (src/ports/public.ts) " +
         "and payrail (src/index.ts); the host (adapters/http, adapters/cli) composes the engine and may reach further",
       severity: "error",
-      from: { path: "^adapters/", pathNot: "^adapters/(http|cli)/" },
+      from: { path: "^adapters/", pathNot: "^adapters/(http|cli|console)/" },
       to: { path: "^src/", pathNot: "^src/(ports/public|index)\\.ts$" },
     },
     {

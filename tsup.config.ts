@@ -10,6 +10,7 @@ const library = {
   ports: "src/ports/public.ts",
   conformance: "src/conformance/index.ts",
   http: "adapters/http/index.ts",
+  console: "adapters/console/index.ts",
   dev: "adapters/dev/index.ts",
   "adapters/clock": "adapters/clock/index.ts",
   "adapters/delivery": "adapters/delivery/index.ts",

@@ -31,6 +31,7 @@ export const ERROR_CATALOGUE = {
   recipient_blocked: { status: 402, type: "request_failed" },
   policy_limit_exceeded: { status: 402, type: "request_failed" },
   insufficient_liquidity: { status: 402, type: "request_failed" },
+  request_timeout: { status: 408, type: "invalid_request_error" },
   payload_too_large: { status: 413, type: "invalid_request_error" },
   content_type_unsupported: { status: 415, type: "invalid_request_error" },
   headers_too_large: { status: 431, type: "invalid_request_error" },

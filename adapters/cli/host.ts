@@ -1,7 +1,6 @@
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { join } from "node:path";
-import { serve } from "@hono/node-server";
 import { createFileBlobStore } from "../blobs/file-blob-store";
 import type { BlobStore } from "../../src/ports/blobs";
 import pino from "pino";
@@ -14,7 +13,9 @@ import type { StorageAdapter } from "../../src/ports/storage";
 import type { HeartbeatOptions } from "../../src/workers/process-lease";
 import { systemContext } from "../../src/engine/context";
 import { createHttpApp } from "../http/app";
-import { answerClientErrors } from "../http/node-server";
+import { BASIC_CHALLENGE, apiKeyAuthorizer, createConsole, createWebhookPortal } from "../console";
+import { createNodeServer, type ServerLimits } from "../http/node-server";
+import { RequestLog } from "../http/request-log";
 import { connectPostgres, openPGlite } from "../postgres";
 import { SystemClock } from "../clock";
 import { devPorts } from "../dev";
@@ -36,7 +37,10 @@ export interface HostOptions {
   storage?: StorageAdapter;
   /** Where report files go (default: files under `<dataDir>/blobs`). */
   blobs?: BlobStore;
-  /** Origin clients reach the host at, for report download links (default: each request's origin). */
+  /**
+   * Origin clients reach the host at, for report download links (default: the address the
+   * request's connection reached, such as `http://127.0.0.1:4000`; never the `Host` header).
+   */
   publicUrl?: string;
   clock?: Clock;
   /** Venues to convert on (default: the simulated venues on the host's clock). */
@@ -45,9 +49,20 @@ export interface HostOptions {
   logger?: Logger;
   /**
    * The Prometheus metrics served on `GET /metrics` (default: a registry of its own, with the
-   * process metrics). Pass `false` to serve none.
+   * process metrics; webhook attempts without endpoint ids unless `metricsEndpointLabels`).
+   * Pass `false` to serve none.
    */
   metrics?: PrometheusMetrics | false;
+  /** `PAYRAIL_METRICS_TOKEN`: `GET /metrics` then needs `Authorization: Bearer <token>` (default: open). */
+  metricsToken?: string;
+  /** `PAYRAIL_METRICS_ENDPOINT_LABELS=1`: label webhook attempt metrics with each endpoint's id (one series per endpoint of every account). */
+  metricsEndpointLabels?: boolean;
+  /**
+   * Timeouts and the connection cap of the HTTP server (`PAYRAIL_HEADERS_TIMEOUT_SECONDS`,
+   * `PAYRAIL_REQUEST_TIMEOUT_SECONDS`, `PAYRAIL_KEEP_ALIVE_TIMEOUT_SECONDS`,
+   * `PAYRAIL_MAX_CONNECTIONS`; defaults `DEFAULT_SERVER_LIMITS`: 10 s, 60 s, 5 s, 1024).
+   */
+  serverLimits?: Partial<ServerLimits>;
   /**
    * How long `stop` waits for requests and work in flight before it cuts them (default 10 s).
    * Work cut then gives its lease back, so another process takes it at once.
@@ -59,6 +74,11 @@ export interface HostOptions {
    */
   allowPrivateWebhooks?: boolean;
   /**
+   * Serve the operator console at `/console` and the webhook portal at `/portal` (default true),
+   * signed in with HTTP Basic authentication whose password is an API key (docs/console.md).
+   */
+  console?: boolean;
+  /**
    * Live chains (DECISIONS.md §9), EVM and Solana: `PAYRAIL_CHAINS` and `PAYRAIL_SIGNER_MNEMONIC`
    * (or signers). Without them every chain is simulated and serves test mode only, as before.
    */
@@ -67,6 +87,11 @@ export interface HostOptions {
   liveApiKey?: string;
   /** How long a leg being sent belongs to the process sending it (`PAYRAIL_SEND_CLAIM_SECONDS`; default 60 s). */
   sendClaimMs?: number;
+  /**
+   * How long every delivery to a webhook endpoint may fail before it is disabled
+   * (`PAYRAIL_WEBHOOK_DISABLE_AFTER_SECONDS`; default 5 days).
+   */
+  webhookDisableAfterMs?: number;
   /**
    * The heartbeat of this process on a PostgreSQL server (`PAYRAIL_HEARTBEAT_SECONDS`, default
    * 1 s; `PAYRAIL_OWNER_LIFETIME_SECONDS`, default 5 s): another process takes over its work, leg
@@ -77,6 +102,8 @@ export interface HostOptions {
 
 export interface RunningHost {
   url: string;
+  /** Where the operator console answers (sign in with an API key as the password), or null when it is off. */
+  consoleUrl: string | null;
   apiKey: string;
   accountId: string;
   /** The live demo account, when `liveApiKey` was given. */
@@ -122,7 +149,10 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
   const storage = options.storage ?? (options.databaseUrl ? await connectPostgres(options.databaseUrl) : await openPGlite(options.dataDir ?? ".payrail-data"));
   // The simulated venues price on the engine's own clock, so quotes move with real time.
   const clock = options.clock ?? new SystemClock();
-  const metrics = options.metrics === false ? null : (options.metrics ?? new PrometheusMetrics({ processMetrics: true }));
+  const metrics =
+    options.metrics === false
+      ? null
+      : (options.metrics ?? new PrometheusMetrics({ processMetrics: true, endpointLabels: options.metricsEndpointLabels ?? false }));
   // The simulated chains keep their world in the engine's storage: a restart loses no deposit.
   const ports = devPorts({ clock, allowPrivateWebhooks: options.allowPrivateWebhooks ?? false, storage });
   const venues = options.venues ?? ports.venues ?? [];
@@ -141,13 +171,20 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     // live accounts are priced and filled by the live venues only, test accounts by the simulated ones
     venues: [...venues, ...(live?.venues ?? [])],
     ...(live ? { chainAdapters: [...(ports.chainAdapters ?? []), ...live.adapters] } : {}),
-    ...(options.sendClaimMs !== undefined ? { config: { sendClaimMs: options.sendClaimMs } } : {}),
+    config: {
+      ...(options.sendClaimMs !== undefined ? { sendClaimMs: options.sendClaimMs } : {}),
+      ...(options.webhookDisableAfterMs !== undefined ? { webhookDisableAfterMs: options.webhookDisableAfterMs } : {}),
+    },
     blobs: options.blobs ?? createFileBlobStore({ directory: join(options.dataDir ?? ".payrail-data", "blobs") }),
     ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
     observer: metrics ? combineObservers(metrics.observer, logObserver(logger)) : logObserver(logger),
     worker: {
       ...(options.heartbeat ? { heartbeat: options.heartbeat } : {}),
-      onError: (e, job) => logger.warn({ err: e, ...(job ? { job: job.id, kind: job.kind, attempt: job.attempts } : {}) }, "due work failed"),
+      onError: (e, job) =>
+        logger.warn(
+          { err: e, ...(job ? { job: job.id, kind: job.kind, attempt: job.attempts, ...(job.request?.id ? { request_id: job.request.id } : {}) } : {}) },
+          "due work failed",
+        ),
     },
   });
   metrics?.attach(engine);
@@ -160,17 +197,40 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     const { accountId, apiKey } = await ensureDemoAccount(engine, options.apiKey, logger);
     if (live) logger.info({ chains: live.chains, hot_wallets: live.hotWallets }, "live chains");
     const liveAccountId = options.liveApiKey ? await ensureLiveAccount(engine, options.liveApiKey, (line) => logger.info(line)) : null;
+    const onInternalError = (e: unknown, requestId: string) => logger.error({ err: e, request_id: requestId }, "internal error");
     const app = createHttpApp(engine, {
-      onInternalError: (e, requestId) => logger.error({ err: e, request_id: requestId }, "internal error"),
+      onInternalError,
       health: { draining: () => draining },
       ...(metrics ? { metrics } : {}),
+      ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
+      requestLog: new RequestLog(),
     });
+    const surfaces = options.console === false ? [] : consoleSurfaces(engine);
+    // the node server's bindings (the connection, for the address it reached) go along to either app
+    const fetch = (request: Request, env?: unknown) => {
+      const path = new URL(request.url).pathname;
+      const surface = surfaces.find((s) => path === s.base || path.startsWith(`${s.base}/`));
+      return surface ? surface.app.fetch(request, env) : app.fetch(request, env);
+    };
     const hostname = options.hostname ?? "127.0.0.1";
-    const server = await new Promise<Server>((resolve, reject) => {
-      const s = serve({ fetch: app.fetch, port: options.port ?? 4000, hostname }, () => resolve(s as Server)) as Server;
-      s.once("error", reject);
+    let refused = 0;
+    const server = createNodeServer(fetch, engine, {
+      ...options.serverLimits,
+      onInternalError,
+      // at most one line a minute while connections are refused, however many there are
+      onConnectionRefused: () => {
+        if (refused++ > 0) return;
+        logger.warn("a connection was refused: the server's connection cap is reached");
+        setTimeout(() => {
+          if (refused > 1) logger.warn({ refused: refused - 1 }, "more connections refused in the last minute");
+          refused = 0;
+        }, 60_000).unref();
+      },
     });
-    answerClientErrors(server, engine);
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 4000, hostname, () => resolve());
+    });
     const { port } = server.address() as AddressInfo;
     engine.worker.start();
     const url = `http://${hostname}:${port}`;
@@ -179,6 +239,7 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     let stopping: Promise<ShutdownReport> | null = null;
     return {
       url,
+      consoleUrl: surfaces.length ? `${url}/console/` : null,
       apiKey,
       accountId,
       liveAccountId,
@@ -198,6 +259,15 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     await engine.close();
     throw e;
   }
+}
+
+/** The console and the portal, signed in with an API key of the account (`apiKeyAuthorizer`). */
+function consoleSurfaces(engine: Engine): { base: string; app: { fetch: (request: Request, env?: unknown) => Response | Promise<Response> } }[] {
+  const authorize = apiKeyAuthorizer(engine);
+  return [
+    { base: "/console", app: createConsole(engine, { authorize, challenge: BASIC_CHALLENGE }) },
+    { base: "/portal", app: createWebhookPortal(engine, { authorize, challenge: BASIC_CHALLENGE }) },
+  ];
 }
 
 /**

@@ -18,6 +18,13 @@ async function main(): Promise<number> {
     }
     stop.abort(signal);
   };
+  // output piped into a reader that stopped (`payrail completion bash | head`) ends the command quietly
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (e: NodeJS.ErrnoException) => {
+      if (e.code === "EPIPE") process.exit(typeof process.exitCode === "number" ? process.exitCode : 0);
+      throw e;
+    });
+  }
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   const io: CliIo = { stdout: process.stdout, stderr: process.stderr, env: process.env, signal: stop.signal };

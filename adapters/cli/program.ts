@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import type { Colors } from "picocolors/types";
 import { PayrailClient } from "./api-client";
+import { checkProfileName, configPath, DEFAULT_PROFILE, readConfig, type Profile } from "./config";
 import { CliError, colorsFor, type CliIo } from "./io";
 import { packageVersion } from "./version";
 
@@ -9,6 +10,17 @@ export interface GlobalOptions {
   url?: string;
   apiKey?: string;
   color?: boolean;
+  profile?: string;
+  config?: string;
+}
+
+/** The profile a command runs under (`--profile` / `PAYRAIL_PROFILE`, default `default`) and its config file. */
+export interface ProfileRef {
+  name: string;
+  /** The config file (`--config` / `PAYRAIL_CONFIG`, else under `XDG_CONFIG_HOME` or `~/.config`). */
+  path: string;
+  /** The profile as the file holds it now (empty when it has none). */
+  settings: Profile;
 }
 
 /** What a command's action gets besides its own arguments. */
@@ -18,6 +30,10 @@ export interface CommandContext {
   globals(cmd: Command): GlobalOptions;
   /** A client of the host named by `--url` / `PAYRAIL_URL`, with `--api-key` / `PAYRAIL_API_KEY`. */
   client(cmd: Command): PayrailClient;
+  /** The host named by `--url`, `PAYRAIL_URL` or the profile (default `DEFAULT_URL`), without a trailing slash. */
+  hostUrl(cmd: Command): string;
+  /** The profile named by `--profile` / `PAYRAIL_PROFILE` and where its config file is. */
+  profile(cmd: Command): ProfileRef;
   colors(cmd: Command): Colors;
   /** Sets the process's exit code (default 0). */
   setExitCode(code: number): void;
@@ -42,6 +58,8 @@ export function buildProgram(commands: readonly CliCommand[], io: CliIo, setExit
     .version(packageVersion(), "-V, --version", "print the version of payrail and exit")
     .option("--color", "colour the output even when it is not a terminal")
     .option("--no-color", "never colour the output (also NO_COLOR)")
+    .option("--profile <name>", `settings of the config file to use (env PAYRAIL_PROFILE, default ${DEFAULT_PROFILE})`)
+    .option("--config <file>", "the config file (env PAYRAIL_CONFIG, default ~/.config/payrail/config.json)")
     .showHelpAfterError("(payrail --help lists the commands)")
     .configureOutput({
       writeOut: (text) => void io.stdout.write(text),
@@ -49,15 +67,27 @@ export function buildProgram(commands: readonly CliCommand[], io: CliIo, setExit
     })
     .exitOverride();
   const globals = (cmd: Command): GlobalOptions => cmd.optsWithGlobals() as GlobalOptions;
+  const profile = (cmd: Command): ProfileRef => {
+    const options = globals(cmd);
+    const name = checkProfileName(options.profile ?? io.env.PAYRAIL_PROFILE ?? DEFAULT_PROFILE);
+    const path = configPath(io.env, options.config);
+    return { name, path, settings: readConfig(path).profiles[name] ?? {} };
+  };
   const ctx: CommandContext = {
     io,
     globals,
+    profile,
+    // the option, then the environment, then the profile
     client(cmd) {
       const options = globals(cmd);
-      const apiKey = options.apiKey ?? io.env.PAYRAIL_API_KEY;
-      if (!apiKey) throw new CliError("an API key is needed: --api-key sk_test_… or PAYRAIL_API_KEY (npm start prints one)", 2);
-      return new PayrailClient({ url: options.url ?? io.env.PAYRAIL_URL ?? DEFAULT_URL, apiKey });
+      const { settings } = profile(cmd);
+      const apiKey = options.apiKey ?? io.env.PAYRAIL_API_KEY ?? settings.api_key;
+      if (!apiKey) {
+        throw new CliError("an API key is needed: --api-key sk_test_…, PAYRAIL_API_KEY or payrail config set api_key … (npm start prints one)", 2);
+      }
+      return new PayrailClient({ url: ctx.hostUrl(cmd), apiKey });
     },
+    hostUrl: (cmd) => (globals(cmd).url ?? io.env.PAYRAIL_URL ?? profile(cmd).settings.url ?? DEFAULT_URL).replace(/\/+$/, ""),
     colors: (cmd) => colorsFor(io, globals(cmd).color),
     setExitCode,
   };

@@ -22,6 +22,7 @@ import {
 import { buildOpenApi } from "./openapi";
 import { traceRequest } from "./tracing";
 import { mountOperatorRoutes, type HealthOptions, type MetricsSource } from "./health";
+import type { RequestLog } from "./request-log";
 
 export interface HttpOptions<E extends HttpEngine = HttpEngine> {
   /** Extra routes a host mounts next to the engine's; their handlers get the engine as `api`. */
@@ -38,6 +39,10 @@ export interface HttpOptions<E extends HttpEngine = HttpEngine> {
   health?: HealthOptions | boolean;
   /** Serve `GET /metrics` from this source without an API key, e.g. `createPrometheusMetrics()`. */
   metrics?: MetricsSource;
+  /** `GET /metrics` then needs `Authorization: Bearer <metricsToken>` (default: open to whoever reaches it). */
+  metricsToken?: string;
+  /** Record the account's requests in this log and serve it at `GET /v1/request_logs` (`payrail logs tail`). */
+  requestLog?: RequestLog;
 }
 
 /** The middleware of a route, in the order the binding runs them by default. */
@@ -51,14 +56,16 @@ export function defaultRouteStack(engine: HttpEngine, route: EngineRoute): HttpM
  * `Idempotency-Key`. Mount `app.fetch` in any server (Node, Bun, Deno, workers).
  */
 export function createHttpApp<E extends HttpEngine>(engine: E, options: HttpOptions<E> = {}): Hono<HttpEnv> {
-  const routes = [...engine.routes, ...(options.routes ?? []).map((route) => bindRoute(route, engine))];
+  const extra = [...(options.routes ?? []), ...(options.requestLog ? [options.requestLog.route() as RouteDefinition<E>] : [])];
+  const routes = [...engine.routes, ...extra.map((route) => bindRoute(route, engine))];
   const stack = options.routeStack ?? defaultRouteStack;
   const app = new Hono<HttpEnv>();
   const openapi = buildOpenApi(routes, engine.downloads, engine.catalogue, engine.assets);
 
   // operator routes first: they answer before the /v1 middleware (no key, no request id, not counted)
-  mountOperatorRoutes(app, engine, options.health === true ? {} : options.health || null, options.metrics ?? null);
+  mountOperatorRoutes(app, engine, options.health === true ? {} : options.health || null, options.metrics ?? null, options.metricsToken ?? null);
   app.use("*", requestId(engine), traceRequest(engine), observeRequest(engine), limitHeaders(), limitBody());
+  if (options.requestLog) app.use("/v1/*", options.requestLog.middleware());
   app.get("/v1/openapi.json", (c) => {
     c.set("route", "/v1/openapi.json");
     return c.json(openapi);

@@ -1,5 +1,7 @@
+import { createHash, timingSafeEqual } from "node:crypto";
 import type { Hono } from "hono";
 import type { Engine } from "../../src/engine/engine";
+import { ApiError } from "../../src/errors";
 
 export interface HealthOptions {
   /**
@@ -17,10 +19,18 @@ export interface MetricsSource {
 /**
  * The operator routes, without an API key and outside `/v1`: `GET /healthz` (the process
  * answers), `GET /readyz` (storage reachable, schema migrated, workers running; 503 otherwise,
- * or while draining) and, with a metrics source, `GET /metrics`. Mounted before the `/v1`
- * middleware, so they carry no `Request-Id` and are not counted as API requests.
+ * or while draining) and, with a metrics source, `GET /metrics`, behind `Authorization: Bearer
+ * <metricsToken>` when one is given (401 `api_key_missing` / `api_key_invalid` in the error
+ * shape otherwise). Mounted before the `/v1` middleware, so their answers carry no `Request-Id`
+ * (a refusal does) and are not counted as API requests.
  */
-export function mountOperatorRoutes(app: Hono<any>, engine: Engine, health: HealthOptions | null, metrics: MetricsSource | null): void {
+export function mountOperatorRoutes(
+  app: Hono<any>,
+  engine: Engine,
+  health: HealthOptions | null,
+  metrics: MetricsSource | null,
+  metricsToken: string | null = null,
+): void {
   if (health) {
     app.get("/healthz", (c) => c.json({ status: "ok" }));
     app.get("/readyz", async (c) => {
@@ -29,5 +39,27 @@ export function mountOperatorRoutes(app: Hono<any>, engine: Engine, health: Heal
       return c.json({ status: readiness.ready ? "ready" : "not_ready", checks: readiness.checks }, readiness.ready ? 200 : 503);
     });
   }
-  if (metrics) app.get("/metrics", () => metrics.response());
+  if (!metrics) return;
+  const expected = metricsToken === null ? null : digest(metricsToken);
+  app.get("/metrics", (c) => {
+    if (expected) {
+      const sent = /^Bearer (.+)$/i.exec(c.req.header("authorization") ?? "")?.[1];
+      const refusal =
+        sent === undefined
+          ? new ApiError("api_key_missing", "GET /metrics needs the metrics token: send Authorization: Bearer <token>")
+          : timingSafeEqual(digest(sent), expected)
+            ? null
+            : new ApiError("api_key_invalid", "The metrics token is not valid");
+      if (refusal) {
+        const requestId = engine.newRequestId();
+        return c.json(refusal.toBody(requestId), 401, { "Request-Id": requestId, "WWW-Authenticate": "Bearer" });
+      }
+    }
+    return metrics.response();
+  });
+}
+
+/** Compared as digests: equal lengths whatever was sent, and in constant time. */
+function digest(token: string): Buffer {
+  return createHash("sha256").update(token).digest();
 }

@@ -30,6 +30,6 @@ export {
 } from "./middleware";
 export { buildOpenApi } from "./openapi";
 export { traceRequest } from "./tracing";
-export { answerClientErrors } from "./node-server";
+export { answerClientErrors, createNodeServer, DEFAULT_SERVER_LIMITS, serverLimits, type NodeServerOptions, type ServerLimits } from "./node-server";
 export type { DownloadFile, DownloadRouteDefinition, RouteDefinition, RouteInput } from "../../src/engine/route";
 export { mountOperatorRoutes, type HealthOptions, type MetricsSource } from "./health";

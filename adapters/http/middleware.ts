@@ -7,6 +7,7 @@ import { checkIdempotencyKey, requestFingerprint } from "../../src/engine/idempo
 import type { EngineDownloadRoute, EngineRoute } from "../../src/engine/route";
 import { ApiError, causeOf } from "../../src/errors";
 import { StorageUnavailableError } from "../../src/ports/storage/unavailable";
+import { boundOrigin, bodyCutOff } from "./connection";
 import type { Principal } from "../../src/resources/accounts/auth";
 import { badTextReason } from "../../src/validation/schema";
 import { parseApiVersion, renderForVersion, upgradeRequest, VERSION_HEADER } from "../../src/versions/api-versions";
@@ -21,6 +22,8 @@ export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 export type HttpEnv = {
   Variables: {
     requestId: string;
+    /** The client's well-formed `X-Request-Id`, else the request id (see `requestId`). */
+    correlationId: string;
     principal: Principal;
     /** Who is asking, as the services take it (set by `authenticate`, completed by `idempotency`). */
     ctx: RequestContext;
@@ -67,30 +70,58 @@ function unrecognized(c: HttpContext): Response {
   return errorResponse(c, new ApiError("resource_missing", `Unrecognized request URL (${c.req.method} ${c.req.path})`));
 }
 
-/** Mints the request's `req_…` id and sets it as `Request-Id` on whatever goes back. */
+/**
+ * A client's `X-Request-Id` kept as the request's correlation id: 1 to 200 characters of
+ * `A-Z a-z 0-9 . _ : -` (UUIDs, ULIDs, a gateway's ids). Anything else is ignored, so a log line
+ * never carries what a client could use to forge or break one.
+ */
+export const CORRELATION_ID = /^[A-Za-z0-9._:-]{1,200}$/;
+
+/** Whether `value` is kept as a request's correlation id (`CORRELATION_ID`). */
+export function isCorrelationId(value: string | undefined): value is string {
+  return value !== undefined && CORRELATION_ID.test(value);
+}
+
+/**
+ * Mints the request's `req_…` id and sets it as `Request-Id` on whatever goes back (DECISIONS.md
+ * §2: the id errors, events and due work carry). The client's `X-Request-Id`, when well-formed
+ * (`isCorrelationId`), is the request's correlation id, else the request id is: it goes back as
+ * `X-Request-Id` and is on the request's log line (`correlation_id`).
+ */
 export function requestId(engine: Engine): HttpMiddleware {
   return async (c, next) => {
     const id = engine.newRequestId();
+    const sent = c.req.header("x-request-id");
+    const correlationId = isCorrelationId(sent) ? sent : id;
     c.set("requestId", id);
+    c.set("correlationId", correlationId);
     await next();
     c.res.headers.set("Request-Id", id);
+    c.res.headers.set("X-Request-Id", correlationId);
   };
 }
 
 /**
  * Reports every answered request to the engine's observer (`EngineObserver.requestCompleted`):
- * method, route template, status, duration and request id. Runs after `requestId`.
+ * method, route template, status, duration, request and correlation ids, and once the key was
+ * accepted the account, the key's id and the `Idempotency-Key`. Runs after `requestId`.
  */
 export function observeRequest(engine: Engine): HttpMiddleware {
   return async (c, next) => {
     const started = performance.now();
     await next();
+    const ctx = c.get("ctx") as RequestContext | undefined;
+    const principal = c.get("principal") as Principal | undefined;
     engine.observer.requestCompleted({
       method: c.req.method,
       route: c.get("route") ?? "unmatched",
       status: c.res.status,
       durationMs: performance.now() - started,
       requestId: c.get("requestId"),
+      correlationId: c.get("correlationId") ?? c.get("requestId"),
+      accountId: principal?.accountId ?? null,
+      keyId: principal?.keyId ?? null,
+      idempotencyKey: ctx?.idempotencyKey ?? null,
     });
   };
 }
@@ -116,12 +147,28 @@ export function limitHeaders(maxBytes = MAX_HEADER_BYTES): HttpMiddleware {
   };
 }
 
-/** Refuses bodies over 32 MB with 413 `payload_too_large`. */
+/**
+ * Refuses bodies over 32 MB with 413 `payload_too_large`. A chunked body is read here to count
+ * it: one the client cuts off is refused like one read later (`bodyCutOff`).
+ */
 export function limitBody(maxBytes = MAX_BODY_BYTES): HttpMiddleware {
-  return bodyLimit({
+  const limit = bodyLimit({
     maxSize: maxBytes,
     onError: (c) => errorResponse(c as HttpContext, new ApiError("payload_too_large", `Request bodies are limited to ${maxBytes} bytes`)),
   }) as HttpMiddleware;
+  return async (c, next) => {
+    let reached = false;
+    try {
+      return await limit(c, () => {
+        reached = true;
+        return next();
+      });
+    } catch (e) {
+      // what the middleware after this one throw is theirs (Hono answers it); before them, only the body was read
+      if (reached) throw e;
+      return errorResponse(c, bodyCutOff(c));
+    }
+  };
 }
 
 /** Bearer-key authentication: sets `principal` and the request's `ctx`, or answers 401. */
@@ -200,7 +247,13 @@ export function parseRequest(route: EngineRoute): HttpMiddleware {
     let body: unknown = {};
     let rawBody = "";
     if (route.method === "post") {
-      const text = utf8Text(new Uint8Array(await c.req.arrayBuffer()));
+      let bytes: ArrayBuffer;
+      try {
+        bytes = await c.req.arrayBuffer();
+      } catch {
+        return errorResponse(c, bodyCutOff(c));
+      }
+      const text = utf8Text(new Uint8Array(bytes));
       if (text === null) {
         return errorResponse(c, new ApiError("parameter_invalid", "The request body is not valid UTF-8", { param: "body" }));
       }
@@ -283,7 +336,7 @@ export function handle(route: EngineRoute, onInternalError?: (error: unknown, re
         params: c.req.param() as Record<string, string>,
         query: c.get("query"),
         body: upgraded(c, route),
-        origin: new URL(c.req.url).origin,
+        origin: boundOrigin(c),
       });
       return result.isOk() ? respond(c, route.successStatus ?? 200, result.value) : errorResponse(c, result.error);
     } catch (e) {

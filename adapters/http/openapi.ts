@@ -4,7 +4,9 @@ import type { Schema, JsonSchema } from "../../src/validation/schema";
 import type { EngineCatalogue } from "../../src/engine/catalogue";
 import type { EngineDownloadRoute, EngineRoute } from "../../src/engine/route";
 import type { AssetRegistry } from "../../src/money/assets";
-import { ApiErrorObject, ASSET_CODE, CHAIN_NAME, EVENT_TYPE, SCOPE } from "../../src/api/common-objects";
+import { ApiErrorObject, CHAIN_NAME } from "../../src/api/common-objects";
+import { catalogueComponents } from "../../src/api/catalogue-components";
+import { openApiWebhooks, WEBHOOKS_TAG } from "./openapi-webhooks";
 import { reachable, type NamedSchema } from "../../src/api/response-schema";
 
 /** What each error status means, for the document's responses (its codes: the catalogue's of that status). */
@@ -38,8 +40,9 @@ const ERROR_SCHEMA = ApiErrorObject;
  * The OpenAPI 3.1 document of the binding, derived from the route table, the same request
  * schemas the services validate with, and the response schemas the presenters' types come from
  * (each resource's `*-objects.ts`), so the document and the behaviour cannot disagree. The
- * catalogue gives the tags, the event types and the scopes; `assets` lists the registry's asset
- * codes and chain names as enums.
+ * catalogue gives the tags, the event types and the scopes, and the `webhooks` section (one entry
+ * per event type, `openapi-webhooks.ts`); `assets` lists the registry's asset codes and chain
+ * names as enums.
  */
 export function buildOpenApi(
   routes: readonly EngineRoute[],
@@ -119,20 +122,11 @@ export function buildOpenApi(
     };
   }
 
+  const hooks = openApiWebhooks(catalogue);
+  returned.push(...hooks.schemas);
   const schemas: Record<string, unknown> = {};
   for (const [name, schema] of [...reachable(returned)].sort(([a], [b]) => a.localeCompare(b))) schemas[name] = schema.definition;
-  schemas[ASSET_CODE] = assets
-    ? { type: "string", enum: assets.list().map((a) => a.code), description: "An asset code of the registry (DECISIONS.md §1)" }
-    : { type: "string", pattern: "^[A-Z][A-Z0-9]{1,11}$", description: "An asset code of the registry" };
-  schemas[CHAIN_NAME] = assets
-    ? { type: "string", enum: assets.chains().map((c) => c.name), description: "A chain name of the registry (DECISIONS.md §1)" }
-    : { type: "string", pattern: "^[a-z][a-z0-9_]*$", description: "A chain name of the registry" };
-  schemas[EVENT_TYPE] = { type: "string", enum: [...catalogue.eventTypes], description: "An event type of the catalogue (DECISIONS.md §4)" };
-  schemas[SCOPE] = {
-    type: "string",
-    enum: [...catalogue.scopes],
-    description: "An API key scope: `<resource>:read` or `<resource>:write` (write implies read)",
-  };
+  Object.assign(schemas, catalogueComponents(catalogue, assets));
 
   const responses: Record<string, unknown> = {};
   for (const [status, r] of Object.entries(ERROR_RESPONSES)) {
@@ -152,7 +146,8 @@ export function buildOpenApi(
       version: "1",
       description:
         "Payouts, swaps, limit orders, payment intents and signed webhooks over digital assets. " +
-        "Authenticate with `Authorization: Bearer sk_test_…` (or `sk_live_…`). Every answer carries `Request-Id`; " +
+        "Authenticate with `Authorization: Bearer sk_test_…` (or `sk_live_…`). Every answer carries `Request-Id`, and `X-Request-Id`: " +
+        "the client's own `X-Request-Id` when it sent a well-formed one (1 to 200 of `A-Za-z0-9._:-`), kept as the request's correlation id in the host's logs, else the `Request-Id`; " +
         "every error has the shape of the `Error` schema; every POST takes an `Idempotency-Key`; " +
         "request bodies are JSON (`Content-Type: application/json`). Dated API versions: `Payrail-Version` pins one " +
         `per request (default: the account's); this document describes every version up to ${LATEST_VERSION}.`,
@@ -162,8 +157,10 @@ export function buildOpenApi(
     tags: catalogue.tags
       .filter((t) => usedTags.has(t.name))
       .map(({ name, description }) => ({ name, description }))
+      .concat([WEBHOOKS_TAG])
       .sort((a, b) => a.name.localeCompare(b.name)),
     paths,
+    webhooks: hooks.webhooks,
     components: {
       securitySchemes: { bearer: { type: "http", scheme: "bearer", description: "An API key: sk_test_… or sk_live_…" } },
       schemas,
@@ -196,6 +193,7 @@ export function buildOpenApi(
         },
         IdempotencyKey: idempotencyParameter(false),
         IdempotencyKeyRequired: idempotencyParameter(true),
+        ...hooks.parameters,
       },
     },
   };

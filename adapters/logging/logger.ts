@@ -120,18 +120,34 @@ export function isLogLevel(level: string): level is Level | "silent" {
 
 /**
  * Logs what the engine reports: every request (info; 5xx as error) with its `request_id`,
- * route, status and duration; due work that failed for the last time (error); adapter calls that
- * threw (warn); webhook attempts (debug).
+ * `correlation_id` (the client's `X-Request-Id`, else the request id), route, status, duration,
+ * and once its key was accepted `account`, `key_id` and `idempotency_key` (present only when
+ * known); due work that failed for the last time (error); adapter calls that threw (warn);
+ * webhook attempts (debug); reorganisations (warn) and transactions a chain adapter had to
+ * re-send, replace (info) or lost (warn).
  */
 export function logObserver(logger: Logger): EngineObserver {
   return {
     requestCompleted(o) {
-      const line = { request_id: o.requestId, method: o.method, route: o.route, status: o.status, duration_ms: Math.round(o.durationMs * 10) / 10 };
+      const line = {
+        request_id: o.requestId,
+        correlation_id: o.correlationId ?? o.requestId,
+        ...(o.accountId ? { account: o.accountId } : {}),
+        ...(o.keyId ? { key_id: o.keyId } : {}),
+        ...(o.idempotencyKey ? { idempotency_key: o.idempotencyKey } : {}),
+        method: o.method,
+        route: o.route,
+        status: o.status,
+        duration_ms: Math.round(o.durationMs * 10) / 10,
+      };
       if (o.status >= 500) logger.error(line, "request failed");
       else logger.info(line, "request");
     },
     workCompleted(o) {
-      if (o.outcome === "dead") logger.error({ kind: o.kind, attempt: o.attempt }, "due work failed for the last time");
+      if (o.outcome === "dead") {
+        const line = { ...(o.id ? { job: o.id } : {}), kind: o.kind, attempt: o.attempt, ...(o.requestId ? { request_id: o.requestId } : {}) };
+        logger.error(line, "due work failed for the last time");
+      }
     },
     deliveryAttempted(o) {
       logger.debug(
@@ -143,6 +159,15 @@ export function logObserver(logger: Logger): EngineObserver {
     eventsEmitted: () => undefined,
     adapterCalled(o) {
       if (o.failed) logger.warn({ port: o.port, adapter: o.adapter, operation: o.operation, duration_ms: o.durationMs }, "adapter call failed");
+    },
+    domainObserved(o) {
+      const mode = o.livemode ? "live" : "test";
+      if (o.type === "chain_reorg") logger.warn({ chain: o.chain, mode, depth: o.depth }, "chain reorganisation");
+      else if (o.type === "transaction_rescued") {
+        const line = { chain: o.chain, mode, action: o.action };
+        if (o.action === "dropped") logger.warn(line, "transaction dropped");
+        else logger.info(line, `transaction ${o.action}`);
+      }
     },
   };
 }

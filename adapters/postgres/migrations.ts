@@ -536,4 +536,13 @@ CREATE INDEX resources_metadata ON {s}.resources USING gin ((data->'metadata') j
 ALTER TABLE {s}.api_keys ADD COLUMN last_used_at bigint;
 `,
   },
+  {
+    version: 22,
+    name: "delivery log by event",
+    sql: `
+-- The delivery log filtered by event (GET /v1/webhook_endpoints/{id}/deliveries?event=evt_…)
+-- and a resend's history: one event's attempts to one endpoint, newest first.
+CREATE INDEX webhook_deliveries_by_event ON {s}.webhook_deliveries (account_id, endpoint_id, event_id, created DESC, id DESC);
+`,
+  },
 ];

@@ -10,6 +10,8 @@ export interface PgPoolLike {
   connect(): Promise<PgPoolClientLike>;
   query(statement: PgStatement, params?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
   end(): Promise<void>;
+  /** `pg.Pool` announces each session it opens (see `pgPoolDriver`). */
+  on?(event: "connect", listener: (client: PgPoolClientLike) => void): unknown;
 }
 
 export interface PgPoolClientLike {
@@ -52,6 +54,12 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
   const ownsPool = options.ownsPool ?? true;
   const named = options.namedStatements ?? true;
   const background = options.backgroundSessions === undefined ? null : new BackgroundLimit(options.backgroundSessions);
+  // Every session hears its errors for its whole life. The pool listens only while a session is
+  // idle, and a session handed out is listened to only once `transaction` has it: when the
+  // server ends a session that has just connected (a restart), its "ready" and its end arrive
+  // in one read, and the end would be emitted in between, with no listener, ending the process.
+  // What the session was doing fails on its own, and the pool drops a session that is unusable.
+  pool.on?.("connect", (client) => client.on?.("error", ignoreSessionError));
   const wrap = (client: { query: PgPoolLike["query"] }): SqlClient => ({
     async query(text, params) {
       try {
@@ -105,3 +113,6 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
     }
   }
 }
+
+/** See `pgPoolDriver`: a session's error is handled where its statements fail. */
+function ignoreSessionError(): void {}

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { EngineObserver, DueWorkKindStats } from "../../src/ports/public";
+import { domainMetrics, webhookBacklogMetrics } from "./domain-metrics";
 
 export interface PrometheusMetricsOptions {
   /** Registry to register on (default: a new one, so two engines in one process never clash). */
@@ -8,6 +9,12 @@ export interface PrometheusMetricsOptions {
   prefix?: string;
   /** Also collect prom-client's process and Node.js metrics (default false; the host turns them on). */
   processMetrics?: boolean;
+  /**
+   * Label the webhook attempt metrics with each endpoint's id (default false: by outcome only).
+   * Endpoint ids belong to accounts: with the label, anyone who reads `/metrics` sees every
+   * account's endpoints, and every endpoint is a series of its own.
+   */
+  endpointLabels?: boolean;
 }
 
 /** What the due-work gauges read at each scrape: an `Engine` (its `dueWorkStats` and clock). */
@@ -47,6 +54,8 @@ export class PrometheusMetrics {
     const p = options.prefix ?? "payrail_";
     this.registry = registry;
     const registers = [registry];
+    const byEndpoint = options.endpointLabels ?? false;
+    const endpointLabel = (endpoint: string) => (byEndpoint ? { endpoint } : {});
 
     const requests = new Counter({
       name: `${p}http_requests_total`,
@@ -76,14 +85,14 @@ export class PrometheusMetrics {
     });
     const attempts = new Counter({
       name: `${p}webhook_attempts_total`,
-      help: "Webhook delivery attempts, by endpoint and outcome (succeeded, http_error, network_error, gone)",
-      labelNames: ["endpoint", "outcome"] as const,
+      help: "Webhook delivery attempts, by outcome (succeeded, http_error, network_error, gone) and, with endpointLabels, endpoint",
+      labelNames: byEndpoint ? ["endpoint", "outcome"] : ["outcome"],
       registers,
     });
     const attemptSeconds = new Histogram({
       name: `${p}webhook_attempt_duration_seconds`,
-      help: "Latency of webhook delivery attempts, by endpoint (cut at the 10 s timeout)",
-      labelNames: ["endpoint"] as const,
+      help: "Latency of webhook delivery attempts (cut at the 10 s timeout), by endpoint with endpointLabels",
+      labelNames: byEndpoint ? ["endpoint"] : [],
       buckets: DELIVERY_BUCKETS,
       registers,
     });
@@ -158,6 +167,15 @@ export class PrometheusMetrics {
       },
     });
 
+    // after the due-work gauges: they read the same snapshot of the scrape
+    webhookBacklogMetrics(
+      registry,
+      p,
+      () => self.stats(),
+      () => self.source?.clock.now() ?? 0,
+    );
+    const domain = domainMetrics(registry, p);
+
     new Gauge({
       name: `${p}storage_up`,
       help: "0 while this process's storage sessions fail as unavailable (a restart, a failover, a full disk) and none succeeded since, 1 otherwise",
@@ -180,8 +198,8 @@ export class PrometheusMetrics {
         workSeconds.observe({ kind: o.kind }, o.durationMs / SECONDS);
       },
       deliveryAttempted(o) {
-        attempts.inc({ endpoint: o.endpoint, outcome: o.outcome });
-        attemptSeconds.observe({ endpoint: o.endpoint }, o.latencyMs / SECONDS);
+        attempts.inc({ ...endpointLabel(o.endpoint), outcome: o.outcome });
+        attemptSeconds.observe(endpointLabel(o.endpoint), o.latencyMs / SECONDS);
       },
       ledgerPosted(o) {
         postings.inc({ asset: o.asset }, o.postings);
@@ -194,6 +212,7 @@ export class PrometheusMetrics {
         adapterCalls.inc({ port: o.port, adapter: o.adapter, operation: o.operation, result: o.failed ? "error" : "ok" });
         adapterSeconds.observe({ port: o.port, adapter: o.adapter, operation: o.operation }, o.durationMs / SECONDS);
       },
+      domainObserved: domain,
     };
   }
 

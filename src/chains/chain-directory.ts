@@ -1,4 +1,5 @@
 import type { ChainAdapter } from "../ports/chain";
+import type { ModedChainObservation } from "../ports/domain-observations";
 import { guardMethods, type CallTiming } from "../ports/guard";
 import { PermanentWorkError } from "../workers/due-work";
 
@@ -15,9 +16,16 @@ export class ChainDirectory {
   private readonly test = new Map<string, ChainAdapter>();
   private readonly live = new Map<string, ChainAdapter>();
 
-  /** `timing(name)` times the calls of the adapter called `name` (metrics; see the observer port). */
-  constructor(adapters: readonly ChainAdapter[], timing?: (adapter: string) => CallTiming) {
+  /**
+   * `timing(name)` times the calls of the adapter called `name` (metrics; see the observer port);
+   * `report` hears what each adapter reports of its chains (`ChainAdapter.observe`), with its mode.
+   */
+  constructor(adapters: readonly ChainAdapter[], timing?: (adapter: string) => CallTiming, report?: (observation: ModedChainObservation) => void) {
     for (const adapter of adapters) {
+      if (report && adapter.observe) {
+        const livemode = !adapter.testModeOnly;
+        adapter.observe((o) => report({ ...o, livemode }));
+      }
       const guarded = guardMethods(adapter.name, adapter, "", timing?.(adapter.name));
       const byChain = adapter.testModeOnly ? this.test : this.live;
       for (const chain of adapter.chains) {

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { ChainAdapter, InboundTransfer, TransferStatus } from "../ports/chain";
+import type { ChainObservation } from "../ports/domain-observations";
 
 /**
  * What the chain suite drives: a fresh adapter on a chain it controls. Payments, blocks and
@@ -234,9 +235,18 @@ export function chainConformance(options: ChainConformanceOptions): void {
       await h.mine(1);
       const seen = await readUntil(state, (m) => [...m.values()].some((t) => t.address === address && t.finality === "included"));
       const id = [...seen.values()].find((t) => t.address === address)!.transferId;
+      const reported: ChainObservation[] = [];
+      h.adapter.observe?.((o) => reported.push(o));
       await h.reorgLastPayment();
       const after = await readUntil(state, (m) => m.get(id)?.finality === "reverted");
       expect(after.get(id)).toMatchObject({ finality: "reverted", confirmations: 0 });
+      // an adapter that reports (`observe`) tells of the reorganisation, for the operator's metrics
+      if (h.adapter.observe) expect(reported.filter((o) => o.type === "chain_reorg" && o.chain === h.chain).length).toBeGreaterThanOrEqual(1);
+      for (const o of reported) {
+        expect(o.chain).toBe(h.chain);
+        if (o.type === "chain_head") expect(o.lastBlockRead).toBeLessThanOrEqual(o.head); // never read past the head
+        if (o.type === "chain_reorg" && o.depth !== null) expect(o.depth).toBeGreaterThanOrEqual(1);
+      }
       // it stays reverted: nothing on the new branch credits it again
       await h.mine(3);
       const later = await readUntil(state, () => true);

@@ -10,6 +10,7 @@ import { UnitOfWork } from "./unit-of-work";
 function observe(deps: EngineDeps, report: ReturnType<UnitOfWork["report"]>): void {
   for (const o of report.ledger) deps.observer.ledgerPosted(o);
   for (const o of report.events) deps.observer.eventsEmitted(o);
+  for (const o of report.domain) deps.observer.domainObserved?.(o);
 }
 
 /** Carries a Result's error out of a storage transaction so the transaction rolls back. */

@@ -73,6 +73,11 @@ export interface EngineConfig {
   /** After a rotation the old secret keeps signing this long (DECISIONS.md §4: 24 hours). */
   secretRotationOverlapMs: number;
   /**
+   * A webhook endpoint whose every delivery failed for this long (from its first failure since
+   * its last success) is disabled (`disabled_reason: "failing"`); default 5 days, as Svix.
+   */
+  webhookDisableAfterMs: number;
+  /**
    * Platform fee on conversions, basis points of the venues' output, rounded up; never charged
    * when both assets are stablecoins (the seed). Default 20 (0.2 %).
    */
@@ -111,6 +116,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   webhookEndpointConcurrency: 16,
   deliveryLogRetentionMs: 7 * 24 * 3600_000,
   secretRotationOverlapMs: 24 * 3600_000,
+  webhookDisableAfterMs: 5 * 24 * 3600_000,
   platformFeeBps: 20,
   limitOrderMatchIntervalMs: 10_000,
   sendClaimMs: 60_000,

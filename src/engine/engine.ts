@@ -208,7 +208,11 @@ export class Engine {
       assets,
       cursors: new CursorCodec(Buffer.from(secret)),
       config: { ...DEFAULT_CONFIG, ...options.config },
-      chains: new ChainDirectory(options.chainAdapters, (name) => adapterTiming(observer, clock, "chain", name, tracer)),
+      chains: new ChainDirectory(
+        options.chainAdapters,
+        (name) => adapterTiming(observer, clock, "chain", name, tracer),
+        (o) => observer.domainObserved?.(o),
+      ),
       screening: guardMethods(options.screening.name, options.screening, "", adapterTiming(observer, clock, "screening", options.screening.name, tracer)),
       delivery: guardMethods(options.delivery.name, delivery.adapter, "", delivery.timing),
       wakeWorkers: () => undefined,

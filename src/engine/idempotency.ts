@@ -61,7 +61,8 @@ function canonicalJson(value: unknown): string {
 export class IdempotencyService {
   /** Keys whose release failed (storage unavailable), retried until they are released or their lock runs out. */
   private readonly unreleased = new Map<string, IdempotencyClaim>();
-  private retrying: ReturnType<typeof setTimeout> | null = null;
+  /** Set while a round of release retries waits on the clock; aborted by `stop`. */
+  private retrying: AbortController | null = null;
 
   constructor(
     private readonly deps: EngineDeps,
@@ -90,8 +91,17 @@ export class IdempotencyService {
 
   private releaseLater(claim: IdempotencyClaim): void {
     this.unreleased.set(`${claim.accountId}\u0000${claim.key}`, claim);
-    this.retrying ??= setTimeout(() => void this.retryReleases(), RELEASE_RETRY_MS);
-    (this.retrying as { unref?: () => void }).unref?.();
+    if (!this.retrying) this.retryAfterPause();
+  }
+
+  /** The next round of release retries, after `RELEASE_RETRY_MS` on the engine's clock. */
+  private retryAfterPause(): void {
+    const waiting = new AbortController();
+    this.retrying = waiting;
+    this.deps.clock.sleep(RELEASE_RETRY_MS, waiting.signal).then(
+      () => this.retryReleases(),
+      () => undefined, // stopped
+    );
   }
 
   private async retryReleases(): Promise<void> {
@@ -109,15 +119,12 @@ export class IdempotencyService {
       }
     }
     this.retrying = null;
-    if (this.unreleased.size > 0) {
-      this.retrying = setTimeout(() => void this.retryReleases(), RELEASE_RETRY_MS);
-      (this.retrying as { unref?: () => void }).unref?.();
-    }
+    if (this.unreleased.size > 0) this.retryAfterPause();
   }
 
   /** Stops retrying releases (the engine is closing): their locks run out instead. */
   stop(): void {
-    if (this.retrying) clearTimeout(this.retrying);
+    this.retrying?.abort();
     this.retrying = null;
     this.unreleased.clear();
   }

@@ -4,7 +4,7 @@ import { Ledger } from "../ledger/ledger";
 import { balanceObject, type BalanceObject } from "../ledger/balances";
 import type { AssetDefinition } from "../money/assets";
 import type { DueWorkRecord, EventRecord, Json, StorageTx } from "../ports/storage";
-import type { EventsObservation, LedgerObservation } from "../ports/observer";
+import type { DomainObservation, EventsObservation, LedgerObservation } from "../ports/observer";
 import { newDueWork, type NewWorkOptions, type WorkKind, type WorkScope } from "../workers/due-work";
 import type { EngineDeps, RequestContext } from "./context";
 
@@ -23,6 +23,7 @@ export class UnitOfWork {
   readonly ledger: Ledger;
   private readonly events: EventRecord[] = [];
   private readonly work: DueWorkRecord[] = [];
+  private readonly observations: DomainObservation[] = [];
 
   constructor(
     readonly tx: StorageTx,
@@ -84,8 +85,13 @@ export class UnitOfWork {
     return balanceObject(asset, this.ledger.lockedRows(accountId, asset.code), this.deps.clock.now());
   }
 
+  /** Reports `observation` to the observer (`domainObserved`) once this unit of work has committed; never if it rolls back. */
+  observe(observation: DomainObservation): void {
+    this.observations.push(observation);
+  }
+
   /** What this unit of work wrote, for the observer once it has committed. */
-  report(): { ledger: LedgerObservation[]; events: EventsObservation[] } {
+  report(): { ledger: LedgerObservation[]; events: EventsObservation[]; domain: DomainObservation[] } {
     const byAsset = new Map<string, { postings: Set<string>; entries: number }>();
     for (const entry of this.ledger.allPosted()) {
       let a = byAsset.get(entry.asset);
@@ -98,6 +104,7 @@ export class UnitOfWork {
     return {
       ledger: [...byAsset].map(([asset, a]) => ({ asset, postings: a.postings.size, entries: a.entries })),
       events: [...byType].map(([type, count]) => ({ type, count })),
+      domain: [...this.observations],
     };
   }
 

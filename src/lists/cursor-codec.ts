@@ -17,8 +17,8 @@ export interface CursorBinding {
   filters: string;
 }
 
-/** Ids of rows (`po_…`), or the keys of lists that have no ids (balances are keyed by asset code). */
-const ID = /^[A-Za-z0-9_]{1,64}$/;
+/** Ids of rows (`po_…`), or the keys of lists that have no ids (balances by asset code, event types by type). */
+const ID = /^[A-Za-z0-9_.]{1,64}$/;
 
 /**
  * `cur_` + base64url(JSON [created, id]) + "." + base64url(HMAC-SHA256 over the binding and the

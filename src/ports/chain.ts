@@ -1,3 +1,5 @@
+import type { ChainObservation } from "./domain-observations";
+
 /**
  * The chain port: moving an asset on one chain out of the engine's hot wallets, and watching
  * deposits come in. Implemented by the simulated chains (test mode, `npm start`) and by real
@@ -79,6 +81,13 @@ export interface ChainAdapter {
    * before and after.
    */
   sweepDeposits?(chain: string): Promise<{ pending: boolean }>;
+  /**
+   * Optional: the engine hands the adapter where to report what it sees of its chains (metrics:
+   * `ChainObservation`, the head and last block read, reorganisations, re-sent and replaced
+   * transactions), once, as it starts. `report` is synchronous and cheap; call it after the fact.
+   * An adapter given to several engines reports to the last one.
+   */
+  observe?(report: (observation: ChainObservation) => void): void;
 }
 
 /** What a broadcast came to: the transaction's hash, or a refusal (the leg fails). */

@@ -228,8 +228,9 @@ export function guardObserver(observer: EngineObserver, onError: (error: unknown
   const reported = new Set<string>();
   const guarded = {} as Record<keyof EngineObserver, (o: unknown) => void>;
   for (const member of OBSERVER_MEMBERS) {
-    const call = observer[member] as (o: unknown) => void;
+    const call = observer[member] as ((o: unknown) => void) | undefined;
     guarded[member] = (o: unknown) => {
+      if (!call) return; // an optional member the observer does not have
       try {
         call.call(observer, o);
       } catch (e) {

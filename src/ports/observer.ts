@@ -1,3 +1,7 @@
+import type { DomainObservation } from "./domain-observations";
+
+export type * from "./domain-observations";
+
 /**
  * The observer port: what the engine reports while it works, so a host can export metrics or
  * traces (Prometheus through `payrail/adapters/prometheus`, OpenTelemetry, statsd, logs) without
@@ -29,6 +33,13 @@ export interface EngineObserver {
   eventsEmitted(observation: EventsObservation): void;
   /** A call into a chain, venue or screening adapter returned or threw. */
   adapterCalled(observation: AdapterCallObservation): void;
+  /**
+   * Something of the business happened (`DomainObservation`): a payout or leg finished (after the
+   * commit), a deposit was detected (after the commit), a hot wallet's balance was read, or a chain
+   * adapter reported its chain (head, reorganisation, a re-sent or replaced transaction).
+   * Optional, so an observer written before it still compiles; the core always calls it guarded.
+   */
+  domainObserved?(observation: DomainObservation): void;
 }
 
 export interface RequestObservation {
@@ -39,6 +50,17 @@ export interface RequestObservation {
   durationMs: number;
   /** `req_…`, as sent in the `Request-Id` header. */
   requestId: string;
+  /**
+   * The client's `X-Request-Id` when it was well-formed (`isCorrelationId`), else the request id:
+   * what the client and the host's logs share for this request.
+   */
+  correlationId?: string;
+  /** The authenticated account, when the key was accepted (a log field; never a metric label). */
+  accountId?: string | null;
+  /** The API key's id (never its secret), when the key was accepted. */
+  keyId?: string | null;
+  /** The request's `Idempotency-Key`, when it sent one. */
+  idempotencyKey?: string | null;
 }
 
 /**
@@ -54,6 +76,10 @@ export interface WorkObservation {
   durationMs: number;
   /** How many times the item has been claimed, this run included. */
   attempt: number;
+  /** The item's id (a log field; never a metric label). */
+  id?: string;
+  /** The `req_…` of the API request that started the item's chain of work, or null (a log field). */
+  requestId?: string | null;
 }
 
 /**
@@ -105,6 +131,7 @@ export const OBSERVER_MEMBERS = [
   "ledgerPosted",
   "eventsEmitted",
   "adapterCalled",
+  "domainObserved",
 ] as const satisfies readonly (keyof EngineObserver)[];
 
 /** An observer that records nothing: the default. */
@@ -115,6 +142,7 @@ export const NO_OBSERVER: EngineObserver = {
   ledgerPosted: () => undefined,
   eventsEmitted: () => undefined,
   adapterCalled: () => undefined,
+  domainObserved: () => undefined,
 };
 
 /**
@@ -124,11 +152,11 @@ export const NO_OBSERVER: EngineObserver = {
 export function combineObservers(...observers: EngineObserver[]): EngineObserver {
   const each =
     <K extends keyof EngineObserver>(member: K) =>
-    (observation: Parameters<EngineObserver[K]>[0]) => {
+    (observation: Parameters<NonNullable<EngineObserver[K]>>[0]) => {
       let failure: { error: unknown } | null = null;
       for (const o of observers) {
         try {
-          (o[member] as (x: typeof observation) => void)(observation);
+          (o[member] as ((x: typeof observation) => void) | undefined)?.call(o, observation);
         } catch (error) {
           failure ??= { error };
         }

@@ -318,7 +318,8 @@ export class WorkerRunner {
         ));
       } finally {
         this.running.delete(job.id);
-        this.observer.workCompleted({ kind: job.kind, outcome: observed, durationMs: this.clock.now() - started, attempt: job.attempts });
+        const durationMs = this.clock.now() - started;
+        this.observer.workCompleted({ kind: job.kind, outcome: observed, durationMs, attempt: job.attempts, id: job.id, requestId: job.request?.id ?? null });
       }
       if (next && this.stopping?.signal.aborted) {
         await this.giveBack([next], "the worker stopped before the item ran");

@@ -91,7 +91,7 @@ export async function runAndSettle(
       // not left leased until its lease runs out. Otherwise (or for too long) the lease expires and
       // the item runs again: at least once.
       if (!causeOf(e, StorageUnavailableError) || tries >= SETTLE_TRIES || settler.stopping?.()) break;
-      await new Promise((r) => setTimeout(r, Math.min(2_000, 100 * 2 ** tries)));
+      await settler.clock.sleep(Math.min(2_000, 100 * 2 ** tries));
     }
   }
   return { observed: dead ? "dead" : outcome.kind };

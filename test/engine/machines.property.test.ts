@@ -95,7 +95,7 @@ const CASES: Record<string, Case<AnyStateMachine>> = {
   webhook_endpoint: {
     machine: webhookEndpointMachine,
     input: fc.constant(undefined),
-    event: fc.constantFrom({ type: "enable" as const }, { type: "disable" as const }, { type: "gone" as const }),
+    event: fc.constantFrom({ type: "enable" as const }, { type: "disable" as const }, { type: "fail" as const }, { type: "gone" as const }),
   },
   screening: {
     machine: screeningMachine,

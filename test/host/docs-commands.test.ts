@@ -37,7 +37,7 @@ const FILES = [
     .sort()
     .map((f) => `docs/${f}`),
 ];
-const LONG_RUNNING = /^npx payrail (listen|events tail|deliveries tail)\b/;
+const LONG_RUNNING = /^npx payrail (listen|events tail|deliveries tail|logs tail)\b/;
 
 interface Block {
   file: string;

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { COMMANDS } from "../../adapters/cli/commands";
 import type { CliIo } from "../../adapters/cli/io";
@@ -19,7 +21,10 @@ export interface CliRun {
 // eslint-disable-next-line no-control-regex
 export const stripAnsi = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, "");
 
-/** Runs `payrail <argv>` in-process with `env` (nothing else of the process's environment). */
+/** The config file the commands of a test file use unless `PAYRAIL_CONFIG` is given: never the user's. */
+export const TEST_CONFIG = join(mkdtempSync(join(tmpdir(), "payrail-cli-")), "config.json");
+
+/** Runs `payrail <argv>` in-process with `env` (nothing else of the process's environment but a config file of the test's). */
 export function runCli(argv: string[], env: Record<string, string> = {}): CliRun {
   let stdout = "";
   let stderr = "";
@@ -27,7 +32,7 @@ export function runCli(argv: string[], env: Record<string, string> = {}): CliRun
   const io: CliIo = {
     stdout: { write: (t: string) => (stdout += t) },
     stderr: { write: (t: string) => (stderr += t) },
-    env,
+    env: { PAYRAIL_CONFIG: TEST_CONFIG, ...env },
     signal: stop.signal,
   };
   const done = runProgram(COMMANDS, argv, io);
@@ -62,7 +67,7 @@ export const REPO = join(import.meta.dirname, "..", "..");
 export function spawnCli(argv: string[], env: Record<string, string>): ChildProcess & { output(): string } {
   const child = spawn(process.execPath, ["--import", "tsx", "adapters/cli/main.ts", ...argv], {
     cwd: REPO,
-    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", PAYRAIL_CONFIG: TEST_CONFIG, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

@@ -6,6 +6,7 @@ import {
   ratioOfPrice,
   type ChainAdapter,
   type ChainInfo,
+  type ChainObservation,
   type FeeSchedule,
   type InboundTransfer,
   type OutboundTransfer,
@@ -81,6 +82,8 @@ export class EvmChain implements ChainAdapter {
   private readonly defaults: EvmChainDefaults;
   private readonly gasEstimates = new Map<string, { gas: bigint; at: number }>();
   private hot: Promise<string> | null = null;
+  /** Where the chain's observations go (`observe`): nowhere until an engine asks. */
+  private reporter: (observation: ChainObservation) => void = () => undefined;
   private chainIdChecked: Promise<number> | null = null;
 
   constructor(private readonly options: EvmChainOptions) {
@@ -121,10 +124,15 @@ export class EvmChain implements ChainAdapter {
       transaction: <T>(fn: (tx: EvmState) => Promise<T>) => state.transaction((tx) => fn(new EvmState(tx))),
       hotWallet: () => this.hotWallet(),
       chainId: () => this.chainId(),
+      report: (o) => this.reporter(o),
     };
     this.sender = new EvmSender(this.ctx);
     this.deposits = new EvmDeposits(this.ctx, options.maxBlocksPerRead ?? 500, options.startBlock ?? null);
     this.sweeps = new EvmSweeps(this.ctx, this.sender, this.deposits);
+  }
+
+  observe(report: (observation: ChainObservation) => void): void {
+    this.reporter = report;
   }
 
   async describe(): Promise<ChainInfo> {

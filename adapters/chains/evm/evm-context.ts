@@ -1,4 +1,4 @@
-import type { Clock } from "../../../src/ports/public";
+import type { ChainObservation, Clock } from "../../../src/ports/public";
 import type { EvmSigner } from "./evm-signer";
 import type { EvmRpc } from "./evm-rpc";
 import type { EvmState } from "./evm-state";
@@ -22,4 +22,6 @@ export interface EvmContext {
   hotWallet(): Promise<string>;
   /** The node's chain id, checked once against the configured one. */
   chainId(): Promise<number>;
+  /** Reports what the adapter sees of the chain to the engine (`ChainAdapter.observe`; nowhere before). */
+  report(observation: ChainObservation): void;
 }

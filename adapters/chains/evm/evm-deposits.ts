@@ -40,6 +40,7 @@ export class EvmDeposits {
     const ctx = this.ctx;
     const head = await ctx.rpc.blockNumber();
     const tip = await this.scan(head);
+    ctx.report({ type: "chain_head", chain: ctx.chain, head, lastBlockRead: tip });
     const since = cursor === null ? 0 : Number(cursor);
     const changed = await ctx.transaction((tx) =>
       tx.listDeposits(ctx.chain, { minBlock: Math.max(0, since - ctx.finalityConfirmations + 1), revertedSince: since }),
@@ -91,8 +92,8 @@ export class EvmDeposits {
       for (const d of found) blocks.set(d.blockNumber, { chain: ctx.chain, number: d.blockNumber, hash: d.blockHash });
     }
     blocks.set(newTip.number, newTip);
-    await ctx.transaction(async (tx) => {
-      if (!(await tx.moveScanTip(ctx.chain, tip, newTip))) return; // another process read it first
+    const moved = await ctx.transaction(async (tx) => {
+      if (!(await tx.moveScanTip(ctx.chain, tip, newTip))) return false; // another process read it first
       if (fork !== null) {
         await tx.revertDeposits(ctx.chain, fork + 1, head);
         await tx.deleteBlocks(ctx.chain, { from: fork + 1 });
@@ -100,7 +101,10 @@ export class EvmDeposits {
       await tx.insertDeposits(found);
       await tx.putBlocks([...blocks.values()]);
       await tx.deleteBlocks(ctx.chain, { below: newTip.number - KEPT_BLOCKS });
+      return true;
     });
+    // the blocks read above the fork were replaced (reported once: by the process that moved the tip)
+    if (moved && fork !== null && tip) ctx.report({ type: "chain_reorg", chain: ctx.chain, depth: tip.number - fork });
     return newTip.number;
   }
 

@@ -129,15 +129,17 @@ export class EvmSender {
       if (!(await this.minedAttempt(record))) {
         const reason = "dropped: the nonce was used by another transaction";
         await this.settle(record, "failed", reason, null, null);
+        ctx.report({ type: "transaction_rescued", chain: ctx.chain, action: "dropped" });
         return { confirmations: 0, finality: "pending", failure: reason };
       }
       return this.status(record);
     }
     const latest = record.attempts[record.attempts.length - 1]!;
     if (ctx.clock.now() - latest.signedAt >= ctx.replaceAfterMs) {
-      await this.replace(record);
+      if (await this.replace(record)) ctx.report({ type: "transaction_rescued", chain: ctx.chain, action: "replaced" });
     } else if (!(await ctx.rpc.transaction(latest.txHash))) {
       await this.push(latest.raw);
+      ctx.report({ type: "transaction_rescued", chain: ctx.chain, action: "resent" });
     }
     return { confirmations: 0, finality: "pending", failure: null };
   }
@@ -232,8 +234,11 @@ export class EvmSender {
     return { chain: this.ctx.chain, ...what, ...outcome, minedHash: null, gasCost: null, created: now, updated: now };
   }
 
-  /** Signs the same transaction again with higher fee caps and the same nonce, saves it, sends it. */
-  private async replace(record: EvmTransactionRecord): Promise<void> {
+  /**
+   * Signs the same transaction again with higher fee caps and the same nonce, saves it, sends it;
+   * false when another process replaced or settled it meanwhile.
+   */
+  private async replace(record: EvmTransactionRecord): Promise<boolean> {
     const ctx = this.ctx;
     const latest = record.attempts[record.attempts.length - 1]!;
     const current = await this.currentFees();
@@ -266,6 +271,7 @@ export class EvmSender {
       return next;
     });
     if (updated) await this.push(updated.attempts[updated.attempts.length - 1]!.raw);
+    return updated !== null;
   }
 
   private async minedAttempt(record: EvmTransactionRecord) {

@@ -8,6 +8,7 @@ import {
   type BroadcastOutcome,
   type ChainAdapter,
   type ChainInfo,
+  type ChainObservation,
   type ChainSimulationControl,
   type FeeSchedule,
   type InboundTransfer,
@@ -72,6 +73,9 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   private readonly logs = new Map<string, { reorgs: bigint; entries: readonly ReorgEntry[] }>();
   /** Sent transfers in flight by chain and hash, tagged with the reorganisation count they were read at. */
   private readonly sentByHash = new Map<string, SentTransfer>();
+
+  /** Where what this simulation sees of its chains goes (`observe`): nowhere until an engine asks. */
+  private report: (observation: ChainObservation) => void = () => undefined;
 
   constructor(options: SimulatedChainsOptions) {
     this.clock = options.clock;
@@ -282,7 +286,12 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
       return [records, tip, scopes.length ? (await st.read(scopes)).counters : new Map<string, bigint>()] as const;
     });
     const ownerBlocks = (t: SimulatedDepositRecord) => (t.owner ? Number(owners.get(ownerBlocksScope(chain, t.owner)) ?? 0n) : 0);
+    this.report({ type: "chain_head", chain, head: tip, lastBlockRead: tip }); // a simulation reads to its tip
     return { transfers: records.map((t) => this.inbound(t, tip, config, ownerBlocks(t))), cursor: String(tip) };
+  }
+
+  observe(report: (observation: ChainObservation) => void): void {
+    this.report = report;
   }
 
   // ---- simulation control (test helpers) ----------------------------------------------------
@@ -311,7 +320,11 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   async reorg(chain: string, depth: number, owner?: string): Promise<number> {
     this.chainConfig(chain);
     if (!Number.isInteger(depth) || depth < 1) throw new RangeError("depth must be a positive integer");
-    if (owner) return this.reorgView(chain, depth, owner);
+    if (owner) {
+      const gone = await this.reorgView(chain, depth, owner);
+      this.report({ type: "chain_reorg", chain, depth });
+      return gone;
+    }
     const moved = await this.transaction(async (st) => {
       // one reorganisation of a chain at a time, numbered
       const seq = (await st.addToCounters([[reorgsScope(chain), 1n]])).get(reorgsScope(chain))!;
@@ -319,6 +332,7 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
       return st.reorganize(chain, { from: tip - depth + 1, to: tip }, tip + 1, tip, seq);
     });
     this.views.delete(chain);
+    this.report({ type: "chain_reorg", chain, depth });
     return moved;
   }
 

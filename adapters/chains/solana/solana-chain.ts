@@ -6,6 +6,7 @@ import {
   ratioOfPrice,
   type ChainAdapter,
   type ChainInfo,
+  type ChainObservation,
   type FeeSchedule,
   type InboundTransfer,
   type OutboundTransfer,
@@ -52,6 +53,8 @@ export class SolanaChain implements ChainAdapter {
   private readonly reserveLamports: bigint;
   private hot: Promise<string> | null = null;
   private rent: Promise<bigint> | null = null;
+  /** Where the chain's observations go (`observe`): nowhere until an engine asks. */
+  private reporter: (observation: ChainObservation) => void = () => undefined;
 
   constructor(private readonly options: SolanaChainOptions) {
     const assets = options.assets ?? AssetRegistry.withDefaults();
@@ -102,10 +105,15 @@ export class SolanaChain implements ChainAdapter {
       },
       transaction: <T>(fn: (tx: SolanaState) => Promise<T>) => state.transaction((tx) => fn(new SolanaState(tx))),
       hotWallet: () => this.hotWallet(),
+      report: (o) => this.reporter(o),
     };
     this.sender = new SolanaSender(this.ctx);
     this.deposits = new SolanaDeposits(this.ctx);
     this.sweeps = new SolanaSweeps(this.ctx, this.sender);
+  }
+
+  observe(report: (observation: ChainObservation) => void): void {
+    this.reporter = report;
   }
 
   async describe(): Promise<ChainInfo> {

@@ -1,4 +1,4 @@
-import type { Clock } from "../../../src/ports/public";
+import type { ChainObservation, Clock } from "../../../src/ports/public";
 import type { SolanaRpc } from "./solana-rpc";
 import type { SolanaSigner } from "./solana-signer";
 import type { SolanaState } from "./solana-state";
@@ -27,4 +27,6 @@ export interface SolanaContext {
   transaction<T>(fn: (tx: SolanaState) => Promise<T>): Promise<T>;
   /** The hot wallet's address (key 0). */
   hotWallet(): Promise<string>;
+  /** Reports what the adapter sees of the chain to the engine (`ChainAdapter.observe`; nowhere before). */
+  report(observation: ChainObservation): void;
 }

@@ -91,6 +91,7 @@ export class SolanaDeposits {
     const open = await ctx.transaction(async (tx) => tx.getDeposits(await tx.openDepositIds()));
     if (open.length === 0) return;
     const statuses = await ctx.rpc.statuses(open.map((d) => d.signature));
+    let forked = false;
     for (const [i, d] of open.entries()) {
       const s = statuses[i]!;
       let next: SolanaDepositRecord;
@@ -98,12 +99,16 @@ export class SolanaDeposits {
       else if (s.confirmationStatus === "finalized") next = { ...d, status: "final", confirmations: ctx.finalityConfirmations };
       else next = { ...d, confirmations: Math.max(1, Math.min(s.confirmations ?? 1, ctx.finalityConfirmations - 1)) };
       if (next.status === d.status && next.confirmations === d.confirmations) continue;
-      await ctx.transaction(async (tx) => {
+      const moved = await ctx.transaction(async (tx) => {
         const stored = await tx.getDeposit(d.id);
-        if (!stored || stored.status !== "included") return;
+        if (!stored || stored.status !== "included") return false;
         await tx.putDeposit({ ...stored, status: next.status, confirmations: next.confirmations }, next.status !== stored.status);
+        return true;
       });
+      if (moved && next.status === "reverted" && (s === null || s.err === null)) forked = true;
     }
+    // a deposit read on a fork the cluster dropped: a reorganisation, of a depth the node does not tell
+    if (forked) ctx.report({ type: "chain_reorg", chain: ctx.chain, depth: null });
   }
 
   private inbound(d: SolanaDepositRecord): InboundTransfer {

@@ -178,7 +178,10 @@ export class SolanaSender {
       await tx.putTransaction(next);
       return next;
     });
-    if (updated) await this.push(attempt.raw);
+    if (updated) {
+      await this.push(attempt.raw);
+      ctx.report({ type: "transaction_rescued", chain: ctx.chain, action: "replaced" });
+    }
   }
 
   /** Records the outcome once finalized; answers what the fee payer paid beyond the transfer itself. */

@@ -15,8 +15,9 @@ export const deliveriesCommand: CliCommand = {
       .description("print an endpoint's delivery attempts live, oldest first (Ctrl-C to stop)")
       .argument("<endpoint>", "the webhook endpoint (we_…)")
       .option("--json", "one delivery log entry per line, as JSON")
+      .option("--event <event>", "only the attempts of this event (evt_…)")
       .option("--interval <ms>", "how often to look (default 1000)", (v) => Number(v))
-      .action(async (endpoint: string, options: { json?: boolean; interval?: number }, cmd: Command) => {
+      .action(async (endpoint: string, options: { json?: boolean; event?: string; interval?: number }, cmd: Command) => {
         const { io } = ctx;
         const client = ctx.client(cmd);
         const c = ctx.colors(cmd);
@@ -33,7 +34,7 @@ export const deliveriesCommand: CliCommand = {
             intervalMs: options.interval && options.interval > 0 ? options.interval : 1_000,
             fetchPage: (createdGte, cursor, signal) =>
               client.get<ListOf<DeliveryEntry>>(path, {
-                query: { created_gte: new Date(createdGte).toISOString(), limit: 200, starting_after: cursor },
+                query: { created_gte: new Date(createdGte).toISOString(), limit: 200, starting_after: cursor, event: options.event },
                 signal,
               }),
             created: (d) => Date.parse(d.created),

@@ -5,6 +5,7 @@ import { DEFAULT_CATALOGUE } from "../../../src/modules";
 const EVENT_TYPES = DEFAULT_CATALOGUE.eventTypes;
 const isEventType = (type: string) => DEFAULT_CATALOGUE.isEventType(type);
 import type { EventEnvelope } from "../api-client";
+import type { WebhookResendObject } from "../../../src/resources/webhook-endpoints";
 import { followEvents, hostNow } from "../event-stream";
 import { CliError } from "../io";
 import { clockTime, colorType, dataObject, jsonLine, pad, resourceKey, retryNotice } from "../output";
@@ -22,7 +23,7 @@ export function collectTypes(text: string, previous: string[] = []): string[] {
   return [...previous, ...types];
 }
 
-/** `payrail events tail`: the account's events, live, as they are committed. */
+/** `payrail events tail`: the account's events, live, as they are committed; `payrail events resend`: one event to one endpoint again. */
 export const eventsCommand: CliCommand = {
   register(program, ctx) {
     const events = program.command("events").description("the account's events");
@@ -66,5 +67,27 @@ export const eventsCommand: CliCommand = {
           io.signal,
         );
       });
+    registerResend(events, ctx);
   },
 };
+
+/** `payrail events resend EVENT --endpoint we_…`: queues the event for the endpoint again (trigger manual). */
+function registerResend(events: Command, ctx: Parameters<CliCommand["register"]>[1]): void {
+  events
+    .command("resend")
+    .description("send one event again to one endpoint; its attempts are logged with trigger manual")
+    .argument("<event>", "the event (evt_…)")
+    .requiredOption("--endpoint <endpoint>", "the webhook endpoint (we_…); it must be enabled and subscribe to the event's type")
+    .option("--idempotency-key <key>", "send the request under this Idempotency-Key (a repeat is answered, not done again)")
+    .option("--json", "print the API's answer as JSON")
+    .action(async (event: string, options: { endpoint: string; idempotencyKey?: string; json?: boolean }, cmd: Command) => {
+      const client = ctx.client(cmd);
+      const resend = await client.post<WebhookResendObject>(
+        `/v1/events/${encodeURIComponent(event)}/resend`,
+        { endpoint: options.endpoint },
+        { ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}), signal: ctx.io.signal },
+      );
+      if (options.json) ctx.io.stdout.write(jsonLine(resend));
+      else ctx.io.stdout.write(`queued ${resend.event} for ${resend.endpoint}\n`);
+    });
+}

@@ -1,14 +1,34 @@
 import type { CliCommand } from "../program";
+import { apiCommand } from "./api";
+import { completionCommand } from "./completion";
+import { configCommand } from "./config";
 import { deliveriesCommand } from "./deliveries";
 import { eventsCommand } from "./events";
 import { keysCommand } from "./keys";
 import { listenCommand } from "./listen";
+import { logsCommand } from "./logs";
 import { reportsCommand } from "./reports";
 import { serveCommand } from "./serve";
+import { testHelpersCommand } from "./test-helpers";
 import { triggerCommand } from "./trigger";
+import { webhookEndpointsCommand } from "./webhook-endpoints";
 
 /**
  * Every command of `payrail`, in the order `--help` lists them. A new command is a file in this
  * folder exporting a `CliCommand`, and one line here.
  */
-export const COMMANDS: readonly CliCommand[] = [serveCommand, listenCommand, triggerCommand, eventsCommand, deliveriesCommand, reportsCommand, keysCommand];
+export const COMMANDS: readonly CliCommand[] = [
+  serveCommand,
+  listenCommand,
+  triggerCommand,
+  eventsCommand,
+  deliveriesCommand,
+  webhookEndpointsCommand,
+  logsCommand,
+  reportsCommand,
+  keysCommand,
+  testHelpersCommand,
+  apiCommand,
+  configCommand,
+  completionCommand,
+];

@@ -4,6 +4,7 @@ import type { Colors } from "picocolors/types";
 import { randomToken, cryptoRandom } from "../../../src/ids";
 import { ApiCallError, type EventEnvelope, type ListOf, type PayrailClient } from "../api-client";
 import { followEvents, hostNow } from "../event-stream";
+import { updateProfile } from "../config";
 import { CliError, untilAborted, type CliIo } from "../io";
 import { Forwarder, type ForwardAttempt } from "../listen/forwarder";
 import { PushReceiver } from "../listen/push-receiver";
@@ -12,7 +13,8 @@ import type { CliCommand } from "../program";
 import { collectTypes } from "./events";
 
 interface ListenOptions {
-  forwardTo: string;
+  forwardTo?: string;
+  printSecret?: boolean;
   events?: string[];
   mode: "auto" | "push" | "poll";
   publicUrl?: string;
@@ -43,6 +45,17 @@ function alive(pid: number): boolean {
   } catch (e) {
     return (e as NodeJS.ErrnoException).code === "EPERM";
   }
+}
+
+/**
+ * The signing secret of `listen` for this host and profile: the one the profile keeps, or a new
+ * one it keeps from now on, so a receiver's configured secret survives restarts of `listen`.
+ */
+function listenSecret(path: string, profile: string, host: string): string {
+  return updateProfile(path, profile, (p) => {
+    const secrets = (p.listen_secrets ??= {});
+    return (secrets[host] ??= `whsec_${randomToken(cryptoRandom, 32)}`);
+  });
 }
 
 /** Removes endpoints left by `listen` runs on this machine whose process is gone (killed hard). */
@@ -101,7 +114,8 @@ export const listenCommand: CliCommand = {
     program
       .command("listen")
       .description("forward the account's events to a local URL, signed, in order per resource, retried on failure")
-      .requiredOption("--forward-to <url>", "where to send each event, e.g. http://localhost:3000/webhooks")
+      .option("--forward-to <url>", "where to send each event, e.g. http://localhost:3000/webhooks (required unless --print-secret)")
+      .option("--print-secret", "print the signing secret (the same on every run for this host and profile) and exit")
       .option("--events <types>", "only these types (comma-separated or repeated; default all)", collectTypes)
       .option(
         "--mode <mode>",
@@ -115,6 +129,12 @@ export const listenCommand: CliCommand = {
       .action(async (options: ListenOptions, cmd: Command) => {
         const { io } = ctx;
         const c = ctx.colors(cmd);
+        const profile = ctx.profile(cmd);
+        if (options.printSecret) {
+          io.stdout.write(`${listenSecret(profile.path, profile.name, ctx.hostUrl(cmd))}\n`);
+          return;
+        }
+        if (options.forwardTo === undefined) throw new CliError("--forward-to <url> is required (or --print-secret)", 2);
         let target: URL;
         try {
           target = new URL(options.forwardTo);
@@ -124,13 +144,13 @@ export const listenCommand: CliCommand = {
         if (!["auto", "push", "poll"].includes(options.mode)) throw new CliError(`--mode is auto, push or poll, got ${options.mode}`, 2);
         if (!(Number.isInteger(options.maxAttempts) && options.maxAttempts >= 1)) throw new CliError("--max-attempts must be 1 or more", 2);
         const client = ctx.client(cmd);
+        const secret = listenSecret(profile.path, profile.name, client.baseUrl);
         const note = (text: string) => io.stderr.write(`${c.dim(">")} ${text}\n`);
         const types = options.events ?? [];
 
         let mode: "push" | "poll" = options.mode === "auto" ? (options.publicUrl || isLoopback(client.baseUrl) ? "push" : "poll") : options.mode;
         let receiver: PushReceiver | null = null;
         let endpoint: WebhookEndpoint | null = null;
-        let secret = `whsec_${randomToken(cryptoRandom, 32)}`;
         let forwarder: Forwarder | null = null;
         const enqueue = (raw: string, event: EventEnvelope) => forwarder?.enqueue(raw, event);
 
@@ -148,8 +168,8 @@ export const listenCommand: CliCommand = {
               url,
               enabled_events: types.length ? types : ["*"],
               description: `payrail listen (temporary) pid ${process.pid} on ${hostname()}`,
+              secret,
             });
-            secret = endpoint.secret!;
             receiver.accept(secret);
           } catch (e) {
             await receiver.close();

@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { CliError, untilAborted } from "../io";
 import type { CliCommand } from "../program";
+import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "../../http/server-limits";
 
 /** The password of a database URL, so the logs can scrub it wherever it appears. */
 function urlPassword(url: string | undefined): string[] {
@@ -29,7 +30,16 @@ Environment:
   PAYRAIL_API_KEY      fix the demo account's test key
   PAYRAIL_DATA_DIR     embedded storage and report files folder (default .payrail-data)
   PAYRAIL_PUBLIC_URL   origin clients reach the server at, for report download links
-                       (default: the origin of each request)
+                       (default: the address the request's connection reached, never Host)
+  PAYRAIL_HEADERS_TIMEOUT_SECONDS, PAYRAIL_REQUEST_TIMEOUT_SECONDS, PAYRAIL_KEEP_ALIVE_TIMEOUT_SECONDS
+                       time to send the headers (default 10), a whole request (60), and how long
+                       an idle connection is kept (5); a client over them is cut off
+  PAYRAIL_MAX_CONNECTIONS
+                       connections open at once; more are closed at once (default 1024)
+  PAYRAIL_METRICS_TOKEN
+                       GET /metrics needs Authorization: Bearer <token> (default: open)
+  PAYRAIL_METRICS_ENDPOINT_LABELS=1
+                       label webhook attempt metrics with each endpoint id (default: outcome only)
   DATABASE_URL         use a PostgreSQL server instead of embedded storage
   PAYRAIL_ALLOW_PRIVATE_WEBHOOKS=1
                        let webhooks reach plain-http and loopback receivers (local development)
@@ -40,6 +50,8 @@ Environment:
   PAYRAIL_LIVE_API_KEY make (or find) a live demo account with this sk_live_ key
   PAYRAIL_SEND_CLAIM_SECONDS
                        how long a leg being sent belongs to its process (default 60)
+  PAYRAIL_WEBHOOK_DISABLE_AFTER_SECONDS
+                       disable a webhook endpoint whose every delivery failed this long (default 432000: 5 days)
   PAYRAIL_HEARTBEAT_SECONDS, PAYRAIL_OWNER_LIFETIME_SECONDS
                        with DATABASE_URL: how often this process says it is alive (default 1),
                        and after how long without a word others take its work over (default 5)
@@ -62,15 +74,25 @@ Environment:
         if (claimSeconds !== null && !(Number.isInteger(claimSeconds) && claimSeconds >= 1)) {
           throw new CliError(`PAYRAIL_SEND_CLAIM_SECONDS must be a whole number of seconds, got ${claimText}`, 2);
         }
+        const disableText = env.PAYRAIL_WEBHOOK_DISABLE_AFTER_SECONDS;
+        const disableSeconds = disableText ? Number(disableText) : null;
+        if (disableSeconds !== null && !(Number.isInteger(disableSeconds) && disableSeconds >= 1)) {
+          throw new CliError(`PAYRAIL_WEBHOOK_DISABLE_AFTER_SECONDS must be a whole number of seconds, got ${disableText}`, 2);
+        }
         const heartbeat = heartbeatOf(env.PAYRAIL_HEARTBEAT_SECONDS, env.PAYRAIL_OWNER_LIFETIME_SECONDS);
+        const serverLimits = serverLimitsOf(env);
         const graceText = env.PAYRAIL_SHUTDOWN_GRACE_SECONDS;
         const grace = graceText === undefined ? 10 : Number(graceText);
         if (!(grace >= 0)) throw new CliError(`PAYRAIL_SHUTDOWN_GRACE_SECONDS must be a number of seconds, got ${graceText}`, 2);
         const logger = createLogger({
           level,
-          secrets: [env.PAYRAIL_API_KEY, env.PAYRAIL_LIVE_API_KEY, env.PAYRAIL_SIGNER_MNEMONIC, ...urlPassword(env.DATABASE_URL)].filter(
-            (s): s is string => typeof s === "string" && s !== "",
-          ),
+          secrets: [
+            env.PAYRAIL_API_KEY,
+            env.PAYRAIL_LIVE_API_KEY,
+            env.PAYRAIL_SIGNER_MNEMONIC,
+            env.PAYRAIL_METRICS_TOKEN,
+            ...urlPassword(env.DATABASE_URL),
+          ].filter((s): s is string => typeof s === "string" && s !== ""),
         });
         if (env.PAYRAIL_VENUES && !env.PAYRAIL_CHAINS)
           throw new CliError("PAYRAIL_VENUES needs PAYRAIL_CHAINS: a live venue swaps with a live chain's hot wallet", 2);
@@ -90,8 +112,12 @@ Environment:
             : {}),
           ...(env.PAYRAIL_LIVE_API_KEY ? { liveApiKey: env.PAYRAIL_LIVE_API_KEY } : {}),
           ...(claimSeconds !== null ? { sendClaimMs: claimSeconds * 1000 } : {}),
+          ...(disableSeconds !== null ? { webhookDisableAfterMs: disableSeconds * 1000 } : {}),
           ...(heartbeat ? { heartbeat } : {}),
           shutdownGraceMs: grace * 1000,
+          serverLimits,
+          ...(env.PAYRAIL_METRICS_TOKEN ? { metricsToken: env.PAYRAIL_METRICS_TOKEN } : {}),
+          metricsEndpointLabels: env.PAYRAIL_METRICS_ENDPOINT_LABELS === "1",
           logger,
         });
         const c = ctx.colors(cmd);
@@ -102,7 +128,8 @@ Environment:
             `try: export PAYRAIL_URL=${host.url} PAYRAIL_API_KEY=${host.apiKey}\n` +
             `     curl -H "Authorization: Bearer $PAYRAIL_API_KEY" $PAYRAIL_URL/v1/balances\n` +
             `     npx payrail listen --forward-to http://localhost:3000/webhooks\n` +
-            `health: ${host.url}/healthz ${host.url}/readyz  metrics: ${host.url}/metrics\n`,
+            `health: ${host.url}/healthz ${host.url}/readyz  metrics: ${host.url}/metrics\n` +
+            (host.consoleUrl ? `console: ${c.cyan(host.consoleUrl)} (sign in with any user name and the API key as the password)\n` : ""),
         );
         await untilAborted(io.signal);
         io.stdout.write("shutting down\n");
@@ -131,4 +158,31 @@ function heartbeatOf(intervalText: string | undefined, lifetimeText: string | un
   const lifetimeMs = seconds("PAYRAIL_OWNER_LIFETIME_SECONDS", lifetimeText) ?? 5_000;
   if (lifetimeMs < 2 * intervalMs) throw new CliError("PAYRAIL_OWNER_LIFETIME_SECONDS must be at least twice PAYRAIL_HEARTBEAT_SECONDS", 2);
   return { intervalMs, lifetimeMs };
+}
+
+/** The HTTP server's timeouts and connection cap from the environment (unset: the defaults). */
+function serverLimitsOf(env: Record<string, string | undefined>): Partial<ServerLimits> {
+  const limits: Partial<ServerLimits> = {};
+  const seconds: [string, keyof ServerLimits][] = [
+    ["PAYRAIL_HEADERS_TIMEOUT_SECONDS", "headersTimeoutMs"],
+    ["PAYRAIL_REQUEST_TIMEOUT_SECONDS", "requestTimeoutMs"],
+    ["PAYRAIL_KEEP_ALIVE_TIMEOUT_SECONDS", "keepAliveTimeoutMs"],
+  ];
+  for (const [name, limit] of seconds) {
+    const text = env[name];
+    if (text === undefined) continue;
+    const n = Number(text);
+    if (!(n > 0 && Number.isFinite(n))) throw new CliError(`${name} must be a positive number of seconds, got ${text}`, 2);
+    limits[limit] = Math.round(n * 1000);
+  }
+  const cap = env.PAYRAIL_MAX_CONNECTIONS;
+  if (cap !== undefined) {
+    if (!/^[1-9][0-9]*$/.test(cap)) throw new CliError(`PAYRAIL_MAX_CONNECTIONS must be a positive whole number, got ${cap}`, 2);
+    limits.maxConnections = Number(cap);
+  }
+  const headers = limits.headersTimeoutMs ?? DEFAULT_SERVER_LIMITS.headersTimeoutMs;
+  if ((limits.requestTimeoutMs ?? DEFAULT_SERVER_LIMITS.requestTimeoutMs) < headers) {
+    throw new CliError("PAYRAIL_REQUEST_TIMEOUT_SECONDS must be at least PAYRAIL_HEADERS_TIMEOUT_SECONDS (10 by default)", 2);
+  }
+  return limits;
 }

@@ -11,7 +11,7 @@ export function deliveryLogStore(m: MemoryTx): DeliveryLogStore {
       for (const r of records) m.put(t.deliveries, k2(r.accountId, r.id), frozen(r));
     },
     async list(query) {
-      const rows = [...t.deliveries.values()].filter((d) => d.endpointId === query.endpointId);
+      const rows = [...t.deliveries.values()].filter((d) => d.endpointId === query.endpointId && (query.eventId === undefined || d.eventId === query.eventId));
       return keysetPage(
         rows,
         query,

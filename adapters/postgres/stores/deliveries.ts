@@ -10,7 +10,8 @@ export function deliveryLogStore(tx: PgTxContext): DeliveryLogStore {
       tx.buffer(WEBHOOK_DELIVERIES, records);
     },
     async list(query) {
-      const { text, params } = keysetSql(`${s}.webhook_deliveries`, query, { filters: { endpoint_id: query.endpointId } });
+      const filters = { endpoint_id: query.endpointId, ...(query.eventId !== undefined ? { event_id: query.eventId } : {}) };
+      const { text, params } = keysetSql(`${s}.webhook_deliveries`, query, { filters });
       return (await tx.read(text, params)).rows.map(WEBHOOK_DELIVERIES.fromRow);
     },
     pruneBefore: (before, limit) => tx.prune("webhook_deliveries", "account_id, id", "created < $1", before, limit),

@@ -13,6 +13,11 @@ import type { SuiteContext } from "./fixtures";
 export function adapterStateSuite(s: SuiteContext): void {
   const state = (namespace = "suite") => s.storage.adapterState(namespace);
   const run = <T>(fn: (tx: AdapterStateTx) => Promise<T>, namespace = "suite") => state(namespace).transaction(fn);
+  // Time for a transaction that should be waiting to finish if it wrongly did not wait: the
+  // storage serves five other transactions first (the suite takes time from no clock).
+  const serveOthers = async () => {
+    for (let i = 0; i < 5; i++) await run((tx) => tx.get(["elsewhere"]), "suite-others");
+  };
   const stored = (namespace = "suite") => s.inspect.adapterState(namespace);
   const concurrent = (ctx: { skip: (note: string) => void }) => {
     if (s.storage.capabilities.concurrentTransactions) return true;
@@ -332,7 +337,7 @@ export function adapterStateSuite(s: SuiteContext): void {
       });
       // a transaction that touches another key commits meanwhile
       await run((tx) => tx.put([["free", 2]]));
-      await pause(150);
+      await serveOthers();
       expect(waited).toBe(false);
       first.open();
       await holder;
@@ -353,7 +358,7 @@ export function adapterStateSuite(s: SuiteContext): void {
         done = true;
         return v;
       });
-      await pause(150);
+      await serveOthers();
       expect(done).toBe(false);
       first.open();
       await holder;
@@ -377,7 +382,7 @@ export function adapterStateSuite(s: SuiteContext): void {
           done = true;
           return v;
         });
-        await pause(150);
+        await serveOthers();
         expect(done).toBe(false);
         first.open();
         await holder;
@@ -390,8 +395,6 @@ export function adapterStateSuite(s: SuiteContext): void {
 function sorted(entries: [string, Json][]): StateEntry[] {
   return [...entries].sort(([a], [b]) => compareStateKeys(a, b)).map(([key, value]) => ({ key, value }));
 }
-
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A transaction held open until `open()`: `inside` resolves once it called `entered()`. */
 function held() {

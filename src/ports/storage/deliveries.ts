@@ -29,8 +29,11 @@ export interface DeliveryLogRecord {
 export interface DeliveryLogStore {
   /** Appends attempts; written in the transaction that settles the attempt's work item. */
   insert(records: DeliveryLogRecord[]): Promise<void>;
-  /** One keyset page of one endpoint's attempts; `status` filters on the status column. */
-  list(query: KeysetQuery & { endpointId: string }): Promise<DeliveryLogRecord[]>;
+  /**
+   * One keyset page of one endpoint's attempts; `status` filters on the status column, `eventId`
+   * keeps one event's attempts.
+   */
+  list(query: KeysetQuery & { endpointId: string; eventId?: string }): Promise<DeliveryLogRecord[]>;
   /** Deletes attempts created before `before` (retention); returns how many. */
   pruneBefore(before: number, limit: number): Promise<number>;
 }

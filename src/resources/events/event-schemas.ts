@@ -15,4 +15,11 @@ export const listEventsSchema = s.object({
     .describe("Long-poll: when no event matches, hold the answer up to this many seconds and answer as soon as one does"),
 });
 
+export const listEventTypesSchema = s.object({
+  limit: listParamsShape.limit,
+  starting_after: listParamsShape.starting_after,
+  ending_before: listParamsShape.ending_before,
+});
+
+export type ListEventTypesParams = Input<typeof listEventTypesSchema>;
 export type ListEventsParams = Input<typeof listEventsSchema>;

@@ -1,11 +1,14 @@
 import { Event, EventList } from "../../events/event-object";
 import type { RouteDefinition } from "../../engine/route";
-import { listEventsSchema } from "./event-schemas";
+import { listEventsSchema, listEventTypesSchema } from "./event-schemas";
 import type { EventsService } from "./events-service";
+import { EventTypeDefinitionList } from "./event-type-objects";
+import type { EventTypesService } from "./event-types-service";
 
 /** The host API of the module: its API operations (members of the engine, and what its routes call). */
 export interface EventsApi {
   events: Pick<EventsService, "retrieve" | "list">;
+  eventTypes: Pick<EventTypesService, "list">;
 }
 
 export const eventRoutes: RouteDefinition<EventsApi>[] = [
@@ -27,5 +30,15 @@ export const eventRoutes: RouteDefinition<EventsApi>[] = [
     scope: "events:read",
     returns: Event,
     handler: ({ api, ctx, params }) => api.events.retrieve(ctx, params.id!),
+  },
+  {
+    method: "get",
+    path: "/v1/event_types",
+    summary: "List the event types, each with its description and the JSON Schema of its data.object, ordered by type",
+    tag: "Events",
+    scope: "events:read",
+    query: listEventTypesSchema,
+    returns: EventTypeDefinitionList,
+    handler: ({ api, ctx, query }) => api.eventTypes.list(ctx, query),
   },
 ];

@@ -160,6 +160,10 @@ export class DepositIngestion {
         settlement.ledger = move.state;
       }
     }
+    if (!existing) {
+      const delayMs = Math.max(0, uow.now - t.seenAt);
+      uow.observe({ type: "deposit_detected", chain: t.chain, asset: t.asset, livemode: uow.ctx.livemode, delayMs });
+    }
     const settlements = [...doc.settlements];
     if (existing) settlements[index] = settlement;
     else settlements.push(settlement);

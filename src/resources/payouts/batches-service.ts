@@ -52,7 +52,7 @@ interface ValidRow {
  */
 export class BatchesService {
   constructor(
-    private readonly deps: Pick<ModuleDeps, "assets" | "chains" | "config" | "cursors" | "ids" | "parse" | "storage">,
+    private readonly deps: Pick<ModuleDeps, "assets" | "chains" | "config" | "cursors" | "ids" | "observer" | "parse" | "storage">,
     private readonly payouts: PayoutsService,
     private readonly transitions: PayoutTransitions,
   ) {}

@@ -38,7 +38,7 @@ export class PayoutPlanner {
   private liquidity = new Map<string, bigint>();
 
   constructor(
-    private readonly deps: Pick<ModuleDeps, "chains">,
+    private readonly deps: Pick<ModuleDeps, "chains" | "observer">,
     private readonly livemode: boolean,
     private readonly asset: AssetDefinition,
     /** The account's available balance per chain (base units); planning takes from it. */
@@ -127,6 +127,8 @@ export class PayoutPlanner {
       } else {
         this.schedules.set(chain, await adapter.feeSchedule(chain, this.asset.code));
         const liquidity = await adapter.liquidity(chain, this.asset.code);
+        const balance = Number(formatAmount(liquidity, this.asset));
+        this.deps.observer.domainObserved?.({ type: "hot_wallet_balance", chain, asset: this.asset.code, livemode: this.livemode, balance });
         this.reported.set(chain, liquidity);
         this.liquidity.set(chain, liquidity);
       }

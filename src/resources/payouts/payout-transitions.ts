@@ -8,6 +8,10 @@ import type { UnitOfWork } from "../../engine/unit-of-work";
 import { legEntries, presentLeg, presentPayout, sign, withEntries, type LegDoc, type LegEntry, type PayoutDoc } from "./payout-doc";
 import { PAYOUT_BROADCAST, PAYOUT_TRACK } from "./payout-work";
 import { expectOk } from "../../errors";
+import type { PayoutFinished } from "../../ports/observer";
+
+/** The final statuses of a payout, as the observer names its outcomes. */
+const FINISHED: ReadonlySet<PayoutStatus> = new Set<PayoutFinished["outcome"]>(["settled", "partially_settled", "failed", "canceled"]);
 
 /** A status change, for the counts of the payout's batch. */
 export interface StatusChange {
@@ -123,6 +127,10 @@ export class PayoutTransitions {
         }
       }
       doc.legs[index] = next;
+      if (next.status === "confirmed" || next.status === "failed") {
+        const reason = next.status === "failed" ? next.machine.failureCode : null;
+        uow.observe({ type: "leg_finished", chain: next.chain, asset: asset.code, livemode: uow.ctx.livemode, outcome: next.status, reason });
+      }
     };
 
     for (const [legId, event] of legEvents) {
@@ -171,6 +179,10 @@ export class PayoutTransitions {
     const entries = uow.ledger.postedFor(doc.id).filter((e) => e.accountId === uow.ctx.accountId && isCustomerBook(e.book) && !known.has(e.id));
     if (entries.length) doc.ledgerEntries = [...doc.ledgerEntries, ...entries.map((e) => e.id)];
     for (const emit of emits) emit();
+    if (doc.status !== before && FINISHED.has(doc.status)) {
+      const outcome = doc.status as PayoutFinished["outcome"];
+      uow.observe({ type: "payout_finished", asset: asset.code, livemode: uow.ctx.livemode, outcome, durationMs: Math.max(0, uow.now - doc.created) });
+    }
     return { doc, handled, change: doc.status !== before ? { batch: doc.batch, from: before, to: doc.status } : null };
   }
 

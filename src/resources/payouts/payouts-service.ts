@@ -40,7 +40,7 @@ import { newLeg } from "./leg-machine";
  */
 export class PayoutsService {
   constructor(
-    private readonly deps: Pick<ModuleDeps, "assets" | "chains" | "cursors" | "ids" | "parse" | "storage">,
+    private readonly deps: Pick<ModuleDeps, "assets" | "chains" | "cursors" | "ids" | "observer" | "parse" | "storage">,
     private readonly transitions: PayoutTransitions,
     private readonly batches: BatchCounts,
     private readonly workers: PayoutWorkers,

@@ -8,6 +8,7 @@ import { GroupCommit } from "../../workers/group-commit";
 import type { ModuleDeps } from "../../engine/context";
 import { deliveryOf, type DeliveryJob, type DeliveryReads, type PreparedDelivery } from "./delivery-read";
 import type { SentAttempt } from "./delivery-send";
+import { EndpointHealth } from "./endpoint-health";
 import type { WebhookEndpointsService } from "./webhook-endpoints-service";
 
 /** What an item leaves to be recorded once it stopped sending. */
@@ -93,9 +94,11 @@ export class DeliveryRecord {
    * is never run from here, and one claimed again later has another lease, so it is read afresh.
    */
   private readonly handedOn = new BoundedMap<string, HandedOn>(HANDED_ON);
+  /** Disables endpoints whose every delivery failed for the disable window. */
+  private readonly health: EndpointHealth;
 
   constructor(
-    private readonly deps: Pick<ModuleDeps, "clock" | "ids" | "parse" | "random" | "storage">,
+    private readonly deps: Pick<ModuleDeps, "clock" | "config" | "ids" | "parse" | "random" | "storage">,
     private readonly endpoints: WebhookEndpointsService,
     private readonly reads: DeliveryReads,
     /** The delivery lane's lease, given to the items handed on. */
@@ -103,6 +106,7 @@ export class DeliveryRecord {
   ) {
     // an item records up to 64 attempts: few items per transaction on storage that runs one at a time
     this.writes = new GroupCommit(deps.storage.capabilities, { maxBatch: 64, oneAtATime: 2, parallel: 2 }, (items) => this.write(items));
+    this.health = new EndpointHealth(deps, endpoints);
   }
 
   /** Records an item; yields the item its slot was handed on to, if any, for the runner to run next. */
@@ -181,6 +185,9 @@ export class DeliveryRecord {
     for (const [id, delivery] of handed) this.handedOn.set(id, delivery);
     // the attempts that met a 410 are recorded: now each such endpoint is disabled, audited
     for (const [endpointId, job] of goneEndpoints(items)) await this.endpoints.markGone(job.accountId, job.livemode, endpointId);
+    // and each endpoint whose deliveries began or stopped failing, or failed for the window, is
+    // marked; the items are recorded already, so a failure here only waits for the next record
+    await this.health.observe(items).catch(() => undefined);
     return next;
   }
 }

@@ -2,7 +2,7 @@ import type { DeliveryTrigger } from "../../events/delivery-work";
 import { toEnvelope } from "../../events/envelope";
 import { renderForVersion } from "../../versions/api-versions";
 import { honoursRetryAfter, nextAttemptAt } from "../../events/retry-schedule";
-import { signatureHeader } from "../../events/signing";
+import { signatureHeaders } from "../../events/signature-schemes";
 import type { DeliveryRequest, DeliveryResult } from "../../ports/delivery";
 import type { DeliveryOutcomeKind } from "../../ports/observer";
 import type { EventRecord } from "../../ports/storage";
@@ -10,7 +10,7 @@ import type { WorkOutcome } from "../../workers/work-settlement";
 import type { ModuleDeps } from "../../engine/context";
 import type { DeliveryRecord } from "./delivery-record";
 import type { DeliveryJob, DeliveryReads, PreparedDelivery } from "./delivery-read";
-import { signingSecrets } from "./webhook-endpoint-doc";
+import { schemeOf, signingSecrets } from "./webhook-endpoint-doc";
 import type { WebhookEndpointsService } from "./webhook-endpoints-service";
 
 /** One attempt about to be sent: the request, and what the log will need. */
@@ -80,7 +80,7 @@ export function eventBody(event: EventRecord, version: string): string {
 }
 
 /**
- * One attempt of `event` in `delivery`, signed afresh now: a new `t` and a new `dlv_` id. `body`
+ * One attempt of `event` in `delivery`, signed afresh now under its endpoint's scheme: a new `t` and a new `dlv_` id. `body`
  * is the event's envelope as JSON (the items of one event share it; default: made here).
  */
 export function signedAttempt(
@@ -104,8 +104,10 @@ export function signedAttempt(
       body,
       timeoutMs: deps.config.webhookTimeoutMs,
       headers: {
+        // the endpoint's own headers first: none of them may be one of the engine's (endpoint-headers.ts)
+        ...endpoint.headers,
         "Content-Type": "application/json",
-        "Service-Signature": signatureHeader(body, signingSecrets(endpoint, now), Math.floor(now / 1000)),
+        ...signatureHeaders(schemeOf(endpoint), { id: event.id, body }, signingSecrets(endpoint, now), Math.floor(now / 1000)),
         "Service-Event": event.type,
         "Service-Delivery": deliveryId,
         "Service-Attempt": String(attempt),

@@ -4,20 +4,26 @@ import { webhookEndpointRoutes } from "./routes";
 import { WEBHOOK_ENDPOINT_EVENTS } from "./webhook-endpoint-events";
 import { WebhookDeliveriesService } from "./webhook-deliveries-service";
 import { WebhookEndpointsService } from "./webhook-endpoints-service";
+import { WebhookResendService } from "./webhook-resend-service";
 
 export type { WebhookDeliveryObject, WebhookReplayObject } from "./webhook-deliveries-service";
+export type { WebhookRecoveryObject, WebhookResendObject } from "./webhook-resend-service";
 export type {
   CreateWebhookEndpointInput,
   ListDeliveriesParams,
   ListWebhookEndpointsParams,
+  RecoverInput,
   ReplayInput,
+  RotateSecretInput,
+  ResendInput,
   UpdateWebhookEndpointInput,
 } from "./webhook-endpoint-schemas";
 export type { DeletedWebhookEndpoint, WebhookEndpointObject } from "./webhook-endpoint-doc";
 export type { WebhooksApi } from "./routes";
 
 /**
- * Webhook endpoints, their signed at-least-once deliveries, the delivery log and replay.
+ * Webhook endpoints, their signed at-least-once deliveries, the delivery log, replay, resend
+ * and recover; endpoints that keep failing are disabled (`endpoint-health.ts`).
  * Fan-out items run in a lane of their own; delivery items run in another, grouped by
  * endpoint, so receivers that hang for the full timeout hold only their own endpoint's slots and
  * never the engine's other work. An item is one slot: read (one short transaction shared with
@@ -37,10 +43,12 @@ export const webhooksModule = defineModule({
   setup: ({ deps, worker }) => {
     const webhookEndpoints = new WebhookEndpointsService(deps);
     const webhookDeliveries = new WebhookDeliveriesService(deps, webhookEndpoints);
+    const webhookResends = new WebhookResendService(deps, webhookEndpoints);
     return {
       api: {
         webhookEndpoints: operations(webhookEndpoints, ["create", "retrieve", "list", "update", "del", "rotateSecret"]),
         webhookDeliveries: operations(webhookDeliveries, ["list", "replay"]),
+        webhookResends: operations(webhookResends, ["resend", "recover"]),
       },
       // for tests that mark an endpoint gone by hand
       provides: { webhookEndpoints },

@@ -1,13 +1,32 @@
-import { DeletedWebhookEndpointSchema, WebhookDeliveryList, WebhookEndpoint, WebhookEndpointList, WebhookReplay } from "./webhook-endpoint-objects";
+import {
+  DeletedWebhookEndpointSchema,
+  WebhookDeliveryList,
+  WebhookEndpoint,
+  WebhookEndpointList,
+  WebhookRecovery,
+  WebhookReplay,
+  WebhookResend,
+} from "./webhook-endpoint-objects";
 import type { RouteDefinition } from "../../engine/route";
-import { createEndpointSchema, listDeliveriesSchema, listEndpointsSchema, replaySchema, updateEndpointSchema } from "./webhook-endpoint-schemas";
+import {
+  createEndpointSchema,
+  listDeliveriesSchema,
+  listEndpointsSchema,
+  recoverSchema,
+  replaySchema,
+  resendSchema,
+  rotateSecretSchema,
+  updateEndpointSchema,
+} from "./webhook-endpoint-schemas";
 import type { WebhookEndpointsService } from "./webhook-endpoints-service";
 import type { WebhookDeliveriesService } from "./webhook-deliveries-service";
+import type { WebhookResendService } from "./webhook-resend-service";
 
 /** The host API of the module: its API operations (members of the engine, and what its routes call). */
 export interface WebhooksApi {
   webhookEndpoints: Pick<WebhookEndpointsService, "create" | "retrieve" | "list" | "update" | "del" | "rotateSecret">;
   webhookDeliveries: Pick<WebhookDeliveriesService, "list" | "replay">;
+  webhookResends: Pick<WebhookResendService, "resend" | "recover">;
 }
 
 export const webhookEndpointRoutes: RouteDefinition<WebhooksApi>[] = [
@@ -43,7 +62,7 @@ export const webhookEndpointRoutes: RouteDefinition<WebhooksApi>[] = [
   {
     method: "post",
     path: "/v1/webhook_endpoints/:id",
-    summary: "Update a webhook endpoint's URL, events, description, or enable or disable it",
+    summary: "Update a webhook endpoint's URL, events, description or signature scheme, or enable or disable it",
     tag: "Webhook endpoints",
     scope: "webhook_endpoints:write",
     body: updateEndpointSchema,
@@ -62,11 +81,12 @@ export const webhookEndpointRoutes: RouteDefinition<WebhooksApi>[] = [
   {
     method: "post",
     path: "/v1/webhook_endpoints/:id/rotate_secret",
-    summary: "Issue a new signing secret (returned this once); the old one keeps signing for 24 hours",
+    summary: "Issue a new signing secret, or set your own (returned this once); the old one keeps signing for expire_previous_in seconds (default 24 hours)",
     tag: "Webhook endpoints",
     scope: "webhook_endpoints:write",
+    body: rotateSecretSchema,
     returns: WebhookEndpoint,
-    handler: ({ api, ctx, params }) => api.webhookEndpoints.rotateSecret(ctx, params.id!),
+    handler: ({ api, ctx, params, body }) => api.webhookEndpoints.rotateSecret(ctx, params.id!, body),
   },
   {
     method: "get",
@@ -88,5 +108,27 @@ export const webhookEndpointRoutes: RouteDefinition<WebhooksApi>[] = [
     successStatus: 202,
     returns: WebhookReplay,
     handler: ({ api, ctx, params, body }) => api.webhookDeliveries.replay(ctx, params.id!, body),
+  },
+  {
+    method: "post",
+    path: "/v1/webhook_endpoints/:id/recover",
+    summary: "Re-send the events whose deliveries to the endpoint failed since a moment (at most 7 days back)",
+    tag: "Webhook endpoints",
+    scope: "webhook_endpoints:write",
+    body: recoverSchema,
+    successStatus: 202,
+    returns: WebhookRecovery,
+    handler: ({ api, ctx, params, body }) => api.webhookResends.recover(ctx, params.id!, body),
+  },
+  {
+    method: "post",
+    path: "/v1/events/:id/resend",
+    summary: "Send one event again to one endpoint (logged with trigger manual)",
+    tag: "Webhook endpoints",
+    scope: "webhook_endpoints:write",
+    body: resendSchema,
+    successStatus: 202,
+    returns: WebhookResend,
+    handler: ({ api, ctx, params, body }) => api.webhookResends.resend(ctx, params.id!, body),
   },
 ];

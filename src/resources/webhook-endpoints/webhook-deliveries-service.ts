@@ -57,7 +57,7 @@ export class WebhookDeliveriesService {
     private readonly endpoints: WebhookEndpointsService,
   ) {}
 
-  /** `GET /v1/webhook_endpoints/{id}/deliveries`: the attempts of the last 7 days, newest first. */
+  /** `GET /v1/webhook_endpoints/{id}/deliveries`: the attempts of the last 7 days, newest first; `event` keeps one event's. */
   list(ctx: RequestContext, endpointId: string, params: ListDeliveriesParams = {}): PagedList<WebhookDeliveryObject> {
     return pagedList(params, (p) => this.page(ctx, endpointId, p));
   }
@@ -75,8 +75,11 @@ export class WebhookDeliveriesService {
       list: `webhook_deliveries:${endpointId}`,
       params,
       ...(params.status !== undefined ? { status: params.status } : {}),
-      ...(paths.length ? { extraBinding: { expand: paths } } : {}),
-      fetch: (query) => this.deps.storage.read((tx) => tx.deliveries.list({ ...query, endpointId })),
+      ...(paths.length || params.event !== undefined
+        ? { extraBinding: { expand: paths, ...(params.event !== undefined ? { event: params.event } : {}) } }
+        : {}),
+      fetch: (query) =>
+        this.deps.storage.read((tx) => tx.deliveries.list({ ...query, endpointId, ...(params.event !== undefined ? { eventId: params.event } : {}) })),
       position: (row) => ({ created: row.created, id: row.id }),
       present: presentDelivery,
     });

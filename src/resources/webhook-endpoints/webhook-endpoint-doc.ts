@@ -7,6 +7,8 @@ import { type Metadata, presentMetadata } from "../../metadata/metadata";
 import type { Json } from "../../ports/storage";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
 import { type AuditAction, changesBetween, recordAudit } from "../audit-log/audit-doc";
+import type { SignatureScheme } from "../../events/signature-schemes";
+import { presentHeaders } from "./endpoint-headers";
 import { endpointState, endpointStatus, type WebhookEndpointState } from "./webhook-endpoint-machine";
 
 /** A signing secret; after a rotation the old one signs beside the new one until it expires. */
@@ -27,8 +29,17 @@ export interface WebhookEndpointDoc {
   /** Absent on documents written before metadata existed: none. */
   metadata?: Metadata;
   created: number;
-  /** Newest first. */
+  /** The current one first, then rotated ones still in their overlap. */
   secrets: EndpointSecret[];
+  /** How deliveries are signed (DECISIONS.md §11); absent on documents written before the choice existed: stripe. */
+  signatureScheme?: SignatureScheme;
+  /** Custom headers sent on every delivery, names lower-case (absent on older documents: none). */
+  headers?: Record<string, string>;
+  /**
+   * When the first delivery failed since the last one that succeeded (null or absent: the last
+   * attempt succeeded, or none was made since it was enabled); see `endpoint-health.ts`.
+   */
+  failingSince?: number | null;
 }
 
 /** Shape 1 stored the API object with the secrets beside it. */
@@ -69,6 +80,11 @@ export const WEBHOOK_ENDPOINTS = new DocStore<WebhookEndpointDoc>({
   reference: () => null,
 });
 
+/** How the endpoint's deliveries are signed. */
+export function schemeOf(doc: WebhookEndpointDoc): SignatureScheme {
+  return doc.signatureScheme ?? "stripe";
+}
+
 /** The secrets that sign a delivery made at `now`: the current one and any not yet expired. */
 export function signingSecrets(doc: WebhookEndpointDoc, now: number): string[] {
   return doc.secrets.filter((s) => s.expiresAt === null || s.expiresAt > now).map((s) => s.secret);
@@ -81,9 +97,11 @@ export function presentEndpoint(doc: WebhookEndpointDoc, secret?: string): Webho
     url: doc.url,
     ...endpointStatus(doc.state),
     enabled_events: doc.enabledEvents as WebhookEndpointObject["enabled_events"],
+    signature_scheme: schemeOf(doc),
     description: doc.description,
     livemode: doc.livemode,
     metadata: presentMetadata(doc.metadata),
+    headers: presentHeaders(doc.headers),
     created: isoTime(doc.created),
   };
   return secret === undefined ? object : { ...object, secret };
@@ -91,17 +109,22 @@ export function presentEndpoint(doc: WebhookEndpointDoc, secret?: string): Webho
 
 /**
  * What the audit log shows of an endpoint. Never a secret: the current one is named by a short
- * fingerprint (the first 8 hex digits of its SHA-256), enough to tell a rotation happened.
+ * fingerprint (the first 8 hex digits of its SHA-256), enough to tell a rotation happened, and
+ * when the previous secrets stop signing (a rotation's chosen overlap).
  */
 function audited(doc: WebhookEndpointDoc): Record<string, Json> {
   const current = doc.secrets.find((s) => s.expiresAt === null)?.secret;
   return {
     url: doc.url,
     enabled_events: doc.enabledEvents,
+    signature_scheme: schemeOf(doc),
     description: doc.description,
     metadata: presentMetadata(doc.metadata),
+    // names only: a value may be a credential
+    headers: Object.keys(doc.headers ?? {}),
     ...endpointStatus(doc.state),
     secret: current === undefined ? null : `sha256:${createHash("sha256").update(current).digest("hex").slice(0, 8)}`,
+    previous_secrets_expire_at: doc.secrets.flatMap((s) => (s.expiresAt === null ? [] : [isoTime(s.expiresAt)])),
   };
 }
 

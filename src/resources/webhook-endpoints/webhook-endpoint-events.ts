@@ -27,7 +27,7 @@ export const WEBHOOK_ENDPOINT_EVENTS = [
   }),
   defineEvent({
     type: "webhook_endpoint.updated",
-    description: "A webhook endpoint's URL, events, description or status changed (the audit record says what)",
+    description: "A webhook endpoint's URL, events, description, signature scheme or status changed (the audit record says what)",
     object: WebhookEndpoint,
     namedOnly: true,
     sample: (ctx) => sampleEndpoint(ctx),
@@ -41,7 +41,8 @@ export const WEBHOOK_ENDPOINT_EVENTS = [
   }),
   defineEvent({
     type: "webhook_endpoint.disabled",
-    description: "A webhook endpoint was disabled: by hand (`disabled_reason: manual`) or after it answered 410 (`gone`)",
+    description:
+      "A webhook endpoint was disabled: by hand (`disabled_reason: manual`), after every delivery to it failed for the disable window (`failing`), or after it answered 410 (`gone`)",
     object: WebhookEndpoint,
     namedOnly: true,
     sample: (ctx) => sampleEndpoint(ctx, "gone"),

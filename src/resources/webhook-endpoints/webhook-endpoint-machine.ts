@@ -7,12 +7,15 @@ import { statesOf, type PersistedState, type StateOf } from "../../engine/machin
  *
  * - `enabled` receives deliveries;
  * - `disabled` by its owner (`disabled_reason: "manual"`) receives nothing until enabled again;
+ * - `failing` by the engine after every delivery to it failed for the disable window
+ *   (`config.webhookDisableAfterMs`, default 5 days; `status: "disabled"`,
+ *   `disabled_reason: "failing"`) receives nothing until its owner enables it again;
  * - `gone` after a receiver answered 410 (`status: "disabled"`, `disabled_reason: "gone"`) is
  *   final: nothing enables it again; the owner registers a new endpoint.
  *
  * The machine only decides; the services persist the state in the endpoint's document.
  */
-export type WebhookEndpointEvent = { type: "enable" } | { type: "disable" } | { type: "gone" };
+export type WebhookEndpointEvent = { type: "enable" } | { type: "disable" } | { type: "fail" } | { type: "gone" };
 
 export const webhookEndpointMachine = setup({
   types: {
@@ -24,8 +27,9 @@ export const webhookEndpointMachine = setup({
   initial: "enabled",
   context: {},
   states: {
-    enabled: { on: { disable: "disabled", gone: "gone" } },
+    enabled: { on: { disable: "disabled", fail: "failing", gone: "gone" } },
     disabled: { on: { enable: "enabled", gone: "gone" } },
+    failing: { on: { enable: "enabled", gone: "gone" } },
     gone: { type: "final" },
   },
 });
@@ -35,7 +39,7 @@ export type WebhookEndpointState = StateOf<typeof webhookEndpointMachine>;
 /** The API's view of a machine state: `status` and why it is disabled. */
 export function endpointStatus(state: WebhookEndpointState) {
   if (state === "enabled") return { status: "enabled", disabled_reason: null } as const;
-  return { status: "disabled", disabled_reason: state === "gone" ? "gone" : "manual" } as const;
+  return { status: "disabled", disabled_reason: state === "disabled" ? "manual" : state } as const;
 }
 
 type EndpointView = ReturnType<typeof endpointStatus>;
@@ -50,6 +54,7 @@ export const DISABLED_REASONS = [...new Set(statesOf(webhookEndpointMachine).fla
 
 /** The machine state a stored endpoint is in, from its status and reason. */
 export function endpointState(doc: { status: string; disabled_reason: string | null }): PersistedState<Record<string, never>, WebhookEndpointState> {
-  const value: WebhookEndpointState = doc.status === "enabled" ? "enabled" : doc.disabled_reason === "gone" ? "gone" : "disabled";
+  const reason = doc.disabled_reason;
+  const value: WebhookEndpointState = doc.status === "enabled" ? "enabled" : reason === "gone" || reason === "failing" ? reason : "disabled";
   return { value, context: {} };
 }

@@ -1,6 +1,5 @@
 import { err, ok, type Result } from "neverthrow";
 import { type ApiError, fail } from "../../errors";
-import { randomToken } from "../../ids";
 import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-page";
 import { startMachine, stepMachine } from "../../engine/machine-step";
 import { endpointStatus, webhookEndpointMachine, type WebhookEndpointEvent } from "./webhook-endpoint-machine";
@@ -8,6 +7,7 @@ import { endpointStatus, webhookEndpointMachine, type WebhookEndpointEvent } fro
 import { systemContext, type ModuleDeps, type ReadTx, type RequestContext } from "../../engine/context";
 import type { Stored } from "../../engine/doc-store";
 import { applyMetadata, newMetadata } from "../../metadata/metadata";
+import { applyHeaders } from "./endpoint-headers";
 import {
   type DeletedWebhookEndpoint,
   type WebhookEndpointDoc,
@@ -15,20 +15,19 @@ import {
   WEBHOOK_ENDPOINTS,
   audit,
   presentEndpoint,
+  schemeOf,
 } from "./webhook-endpoint-doc";
+import { chosenSecret, rotatedSecrets, schemeChange } from "./endpoint-secrets";
 import {
   type CreateWebhookEndpointInput,
   type ListWebhookEndpointsParams,
+  type RotateSecretInput,
   type UpdateWebhookEndpointInput,
   createEndpointSchema,
   listEndpointsSchema,
+  rotateSecretSchema,
   updateEndpointSchema,
 } from "./webhook-endpoint-schemas";
-
-/** DECISIONS.md §4: `whsec_` + 32 random bytes, base64url. */
-function newSecret(deps: Pick<ModuleDeps, "random">): string {
-  return `whsec_${randomToken(deps.random, 32)}`;
-}
 
 /**
  * The secret is in the first answer only: the idempotency record keeps the answer without it, so
@@ -78,10 +77,15 @@ export class WebhookEndpointsService {
     if (url.isErr()) return err(url.error);
     const events = normaliseEvents(parsed.value.enabled_events);
     if (events.isErr()) return err(events.error);
+    const scheme = parsed.value.signature_scheme ?? "stripe";
+    const chosen = chosenSecret(scheme, parsed.value.secret, this.deps.random);
+    if (chosen.isErr()) return err(chosen.error);
+    const headers = applyHeaders({}, parsed.value.headers ?? {});
+    if (headers.isErr()) return err(headers.error);
     return this.deps.storage.command(
       ctx,
       async (uow) => {
-        const secret = newSecret(this.deps);
+        const secret = chosen.value;
         const doc: WebhookEndpointDoc = {
           id: this.deps.ids.next("we"),
           state: startMachine(webhookEndpointMachine).value,
@@ -92,6 +96,8 @@ export class WebhookEndpointsService {
           metadata: newMetadata(parsed.value.metadata),
           created: uow.now,
           secrets: [{ secret, expiresAt: null }],
+          signatureScheme: scheme,
+          headers: headers.value,
         };
         await WEBHOOK_ENDPOINTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
         await audit(uow, "webhook_endpoint.created", null, doc);
@@ -137,6 +143,16 @@ export class WebhookEndpointsService {
         const metadata = change.metadata === undefined ? ok(doc.metadata) : applyMetadata(doc.metadata, change.metadata);
         if (metadata.isErr()) return err(metadata.error);
         if (metadata.value !== undefined) doc.metadata = metadata.value;
+        if (change.signature_scheme !== undefined) {
+          const switched = schemeChange(doc, change.signature_scheme, uow.now);
+          if (switched.isErr()) return err(switched.error);
+          doc.signatureScheme = change.signature_scheme;
+        }
+        if (change.headers !== undefined) {
+          const headers = applyHeaders(doc.headers, change.headers);
+          if (headers.isErr()) return err(headers.error);
+          doc.headers = headers.value;
+        }
         if (change.status !== undefined && change.status !== endpointStatus(doc.state).status) {
           const moved = transition(doc, change.status === "enabled" ? "enable" : "disable");
           if (!moved) {
@@ -144,7 +160,8 @@ export class WebhookEndpointsService {
               param: "status",
             });
           }
-          doc = moved;
+          // enabled again: its failures so far no longer count towards disabling it
+          doc = change.status === "enabled" ? { ...moved, failingSince: null } : moved;
         }
         await WEBHOOK_ENDPOINTS.update(uow.tx, stored, doc, uow.now);
         const disabling = doc.state !== stored.doc.state && doc.state !== "enabled";
@@ -167,8 +184,15 @@ export class WebhookEndpointsService {
       .then((result) => this.counted(id, result));
   }
 
-  /** A new secret, shown once; the previous one keeps signing beside it for 24 hours. */
-  async rotateSecret(ctx: RequestContext, id: string): Promise<Result<WebhookEndpointObject, ApiError>> {
+  /**
+   * A new secret (the client's own, or one generated), shown once; the previous one keeps signing
+   * beside it for `expire_previous_in` seconds (default 24 hours; 0: stops at once).
+   */
+  async rotateSecret(ctx: RequestContext, id: string, input: RotateSecretInput = {}): Promise<Result<WebhookEndpointObject, ApiError>> {
+    const parsed = rotateSecretSchema.parse(input, "", this.deps.parse);
+    if (parsed.isErr()) return err(parsed.error);
+    const { secret: supplied, expire_previous_in: overlap } = parsed.value;
+    const overlapMs = overlap === undefined ? this.deps.config.secretRotationOverlapMs : overlap * 1000;
     return this.deps.storage
       .command(
         ctx,
@@ -176,13 +200,14 @@ export class WebhookEndpointsService {
           const found = await this.find(uow.tx, ctx, id, true);
           if (found.isErr()) return err(found.error);
           const stored = found.value;
-          const secret = newSecret(this.deps);
-          const expires = uow.now + this.deps.config.secretRotationOverlapMs;
-          const kept = stored.doc.secrets.map((s) => (s.expiresAt === null ? { ...s, expiresAt: expires } : s)).filter((s) => s.expiresAt! > uow.now);
-          const doc: WebhookEndpointDoc = { ...stored.doc, secrets: [{ secret, expiresAt: null }, ...kept] };
+          const secret = chosenSecret(schemeOf(stored.doc), supplied, this.deps.random);
+          if (secret.isErr()) return err(secret.error);
+          const secrets = rotatedSecrets(stored.doc, secret.value, uow.now, overlapMs);
+          if (secrets.isErr()) return err(secrets.error);
+          const doc: WebhookEndpointDoc = { ...stored.doc, secrets: secrets.value };
           await WEBHOOK_ENDPOINTS.update(uow.tx, stored, doc, uow.now);
           await audit(uow, "webhook_endpoint.secret_rotated", stored.doc, doc);
-          return ok(presentEndpoint(doc, secret));
+          return ok(presentEndpoint(doc, secret.value));
         },
         SECRET_SHOWN_ONCE,
       )
@@ -225,7 +250,7 @@ export class WebhookEndpointsService {
 }
 
 /** The document after `event`, or null when the machine refuses it (a gone endpoint stays gone). */
-function transition(doc: WebhookEndpointDoc, event: WebhookEndpointEvent["type"]): WebhookEndpointDoc | null {
+export function transition(doc: WebhookEndpointDoc, event: WebhookEndpointEvent["type"]): WebhookEndpointDoc | null {
   const step = stepMachine(webhookEndpointMachine, { value: doc.state, context: {} }, { type: event });
   if (!step.moved) return null;
   return { ...doc, state: step.value };

@@ -21,7 +21,7 @@ describe("payrail trigger", () => {
 
   it("emits an event of every catalogue type about a sample object", async () => {
     for (const type of EVENT_TYPES) {
-      const run = runCli(["trigger", type, "--json"], env);
+      const run = runCli(["trigger", type, "--sample", "--json"], env);
       expect(await run.done, run.stderr).toBe(0);
       const event = JSON.parse(run.stdout);
       expect(event).toMatchObject({ object: "event", type, livemode: false });
@@ -31,7 +31,7 @@ describe("payrail trigger", () => {
   });
 
   it("prints one line naming the event and its resource", async () => {
-    const run = runCli(["trigger", "payment_intent.succeeded"], env);
+    const run = runCli(["trigger", "payment_intent.succeeded", "--sample"], env);
     expect(await run.done).toBe(0);
     expect(run.stdout).toMatch(/^triggered payment_intent\.succeeded evt_[0-9a-z]+ about pi_[0-9a-z]+\n$/);
   });
@@ -41,6 +41,7 @@ describe("payrail trigger", () => {
       [
         "trigger",
         "payout.settled",
+        "--sample",
         "--json",
         "--override",
         "id=po_mine",
@@ -65,10 +66,10 @@ describe("payrail trigger", () => {
     const unknown = runCli(["trigger", "payout.setled"], env);
     expect(await unknown.done).toBe(2);
     expect(unknown.stderr).toMatch(/payout\.setled is not an event type; did you mean .*payout\.settled/);
-    const missing = runCli(["trigger", "payout.settled", "--override", "amout=1"], env);
+    const missing = runCli(["trigger", "payout.settled", "--sample", "--override", "amout=1"], env);
     expect(await missing.done).toBe(1);
     expect(missing.stderr).toMatch(/The sample object has no field amout \(parameter_invalid, param overrides\.amout, req_/);
-    const typed = runCli(["trigger", "payout.settled", "--override", "legs.0.confirmations=many"], env);
+    const typed = runCli(["trigger", "payout.settled", "--sample", "--override", "legs.0.confirmations=many"], env);
     expect(await typed.done).toBe(1);
     expect(typed.stderr).toMatch(/legs\.0\.confirmations takes a number/);
     const malformed = runCli(["trigger", "payout.settled", "--override", "amount"], env);

@@ -3,7 +3,10 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { promisify } from "node:util";
 import openapiTS, { astToString } from "openapi-typescript";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { createHttpDelivery } from "../../../adapters/delivery";
+import { TestReceiver } from "../../support/receiver";
+import { trigger } from "../../support/webhooks";
 import { checkedFetch, testWorld, type TestWorld } from "../../support/engine";
 import { CHILD_ENV, redoclyLint } from "../../support/openapi-lint";
 import { closeSharedStorage, storageKinds } from "../../support/storage";
@@ -73,16 +76,41 @@ describe("the OpenAPI document", () => {
     expect(doc.components.responses.BadRequest.description).toContain("payout_not_approvable");
   });
 
-  it("generates a typed client that runs a whole scenario under tsc --strict, without casts", async () => {
+  it("has a webhooks entry per event type, from the catalogue GET /v1/event_types answers", async () => {
+    const types = await (await w.request("GET", "/v1/event_types?limit=200")).json();
+    expect(Object.keys(doc.webhooks)).toEqual(types.data.map((t: { type: string }) => t.type));
+    for (const t of types.data) {
+      const hook = doc.webhooks[t.type].post;
+      expect(hook.description).toContain(t.description);
+      const typed = doc.components.schemas[hook.requestBody.content["application/json"].schema.$ref.split("/").pop()];
+      expect(typed.properties.type.enum).toEqual([t.type]);
+      // data.object is the very schema the list answers, there standing alone
+      expect(typed.properties.data.properties.object.$ref.split("/").pop()).toBe(t.schema.$ref.split("/").pop());
+      expect(hook.parameters.map((p: { $ref: string }) => doc.components.parameters[p.$ref.split("/").pop()!].name)).toEqual(
+        expect.arrayContaining([
+          "Service-Event",
+          "Service-Delivery",
+          "Service-Attempt",
+          "Service-Signature",
+          "webhook-id",
+          "webhook-timestamp",
+          "webhook-signature",
+        ]),
+      );
+    }
+  });
+
+  it("generates a typed client that runs a whole scenario, and a webhook receiver, under tsc --strict, without casts", async () => {
     const generated = join(OPENAPI_DIR, ".generated");
     mkdirSync(generated, { recursive: true });
     writeFileSync(join(generated, "api.ts"), astToString(await openapiTS(doc)));
-    const scenarioFile = join(OPENAPI_DIR, "typed-client-scenario.ts");
-    const source = readFileSync(scenarioFile, "utf8");
-    // no type assertions, no non-null assertions, no any
-    expect(source).not.toMatch(/\bas\s+(?!const\b)[A-Za-z{[(]/);
-    expect(source).not.toMatch(/[\w)\]]!(?=[.;,)\s])/);
-    expect(source).not.toMatch(/\bany\b/);
+    for (const file of ["typed-client-scenario.ts", "typed-receiver.ts"]) {
+      const source = readFileSync(join(OPENAPI_DIR, file), "utf8");
+      // no type assertions, no non-null assertions, no any
+      expect(source, file).not.toMatch(/\bas\s+(?!const\b)[A-Za-z{[(]/);
+      expect(source, file).not.toMatch(/[\w)\]]!(?=[.;,)\s])/);
+      expect(source, file).not.toMatch(/\bany\b/);
+    }
     const tsc = join(ROOT, "node_modules/typescript/bin/tsc");
     await run(process.execPath, [tsc, "-p", join(OPENAPI_DIR, "tsconfig.json")], { cwd: OPENAPI_DIR, env: CHILD_ENV }).catch((e: { stdout?: string }) => {
       throw new Error(`the scenario does not compile against the generated types:\n${e.stdout ?? ""}`);
@@ -109,4 +137,35 @@ describe("the OpenAPI document", () => {
       "approve 400 payout_not_approvable",
     ]);
   }, 120_000);
+
+  it("the typed receiver verifies real Standard Webhooks deliveries and reads their typed objects", async () => {
+    const receiver = await TestReceiver.start();
+    const world = await testWorld(storageKinds()[0]!, { delivery: createHttpDelivery({ allowPrivateNetworks: true }) });
+    try {
+      const res = await world.request("POST", "/v1/webhook_endpoints", {
+        body: { url: receiver.url(), enabled_events: ["payout.settled", "swap.settled"], signature_scheme: "standard" },
+      });
+      const ep = await res.json();
+      expect(res.status).toBe(200);
+      await trigger(world, "payout.settled");
+      await trigger(world, "swap.settled");
+      await world.engine.worker.runDue();
+      // imported by a computed name, as the scenario is
+      const receiverModule = "../../openapi/typed-receiver";
+      const { receive } = (await import(receiverModule)) as { receive: (body: string, headers: Record<string, string>, secret: string) => string };
+      vi.useFakeTimers({ toFake: ["Date"] });
+      vi.setSystemTime(world.clock.now()); // standardwebhooks checks the timestamp against Date.now()
+      const read = receiver.requests.map((r) => receive(r.body, r.headers, ep.secret));
+      expect(() => receive(receiver.requests[0]!.body.replace("}", " }"), receiver.requests[0]!.headers, ep.secret)).toThrow();
+      vi.useRealTimers();
+      expect(read.sort()).toEqual([
+        expect.stringMatching(/^payout settled [0-9.]+ [A-Z]+ in [0-9]+ leg\(s\)$/),
+        expect.stringMatching(/^swap settled [0-9.]+ [A-Z]+ to [A-Z]+$/),
+      ]);
+    } finally {
+      vi.useRealTimers();
+      await world.close();
+      await receiver.close();
+    }
+  });
 });

@@ -1,7 +1,8 @@
+import { EventEmitter } from "node:events";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
-import { classifyUnavailable, pgliteDriver, pgPoolDriver, type PGliteLike, type PgPoolLike } from "../../../adapters/postgres";
+import { classifyUnavailable, pgliteDriver, pgPoolDriver, type PGliteLike, type PgPoolClientLike, type PgPoolLike } from "../../../adapters/postgres";
 import { StorageUnavailableError } from "../../../src/ports/public";
 
 /** An error as `pg` makes them: a message, a SQLSTATE or an errno code. */
@@ -63,6 +64,20 @@ describe("storage unavailable (PostgreSQL adapter)", () => {
     } finally {
       await db.close();
     }
+  });
+
+  it("gives every session a listener from the moment the pool opens it, before a transaction has it", () => {
+    // A restart can end a session in the same read as its "ready": the pool stops listening as
+    // it hands the session out, and the end is emitted before the transaction listens itself.
+    const pool = new EventEmitter() as EventEmitter & PgPoolLike;
+    pgPoolDriver(Object.assign(pool, { connect: async () => session, query: async () => ({ rows: [], rowCount: 0 }), end: async () => undefined }), {
+      ownsPool: false,
+    });
+    const session = new EventEmitter() as EventEmitter & PgPoolClientLike;
+    pool.emit("connect", session);
+    expect(() => session.emit("error", pgError("terminating connection due to administrator command", "57P01"))).not.toThrow();
+    // without it, Node's rule for an unheard 'error' event ends the process
+    expect(() => new EventEmitter().emit("error", new Error("unheard"))).toThrow("unheard");
   });
 
   it.skipIf(!process.env.DATABASE_URL)("survives the server ending a session checked out in a transaction, and goes on with a new one", async () => {

@@ -13,7 +13,7 @@ describe("metrics on the host", () => {
   let receiver: TestReceiver;
   beforeAll(async () => {
     receiver = await TestReceiver.start();
-    host = await startHost({ port: 0, storage: createMemoryStorage(), allowPrivateWebhooks: true });
+    host = await startHost({ port: 0, storage: createMemoryStorage(), allowPrivateWebhooks: true, metricsEndpointLabels: true });
   });
   afterAll(async () => {
     await host.stop();

@@ -9,17 +9,22 @@ import {
   type WebhookEndpointState,
 } from "../../../src/resources/webhook-endpoints/webhook-endpoint-machine";
 
-const eventArb = fc.constantFrom<WebhookEndpointEvent>({ type: "enable" }, { type: "disable" }, { type: "gone" });
+const eventArb = fc.constantFrom<WebhookEndpointEvent>({ type: "enable" }, { type: "disable" }, { type: "fail" }, { type: "gone" });
 
-/** The reference: owners toggle enabled and disabled; a 410 ends it for good. */
+/**
+ * The reference: owners toggle enabled and disabled; the engine disables an enabled endpoint
+ * that kept failing (only its owner enables it again); a 410 ends it for good.
+ */
 function model(state: WebhookEndpointState, event: WebhookEndpointEvent): WebhookEndpointState {
   if (state === "gone" || event.type === "gone") return "gone";
-  return event.type === "enable" ? "enabled" : "disabled";
+  if (event.type === "enable") return "enabled";
+  if (state !== "enabled") return state;
+  return event.type === "fail" ? "failing" : "disabled";
 }
 
 describe("the webhook endpoint machine", () => {
   test.prop([fc.array(eventArb, { maxLength: 30 })])(
-    "agrees with the model after every event; gone absorbs everything; the stored status round-trips",
+    "agrees with the model after every event; gone absorbs everything; failing waits for its owner; the stored status round-trips",
     (events) => {
       let expected: WebhookEndpointState = "enabled";
       let state = startMachine(webhookEndpointMachine);
@@ -35,7 +40,7 @@ describe("the webhook endpoint machine", () => {
         expect(state.done).toBe(expected === "gone");
         const shown = endpointStatus(expected);
         expect(shown.status === "enabled").toBe(expected === "enabled");
-        expect(shown.disabled_reason).toBe(expected === "gone" ? "gone" : expected === "disabled" ? "manual" : null);
+        expect(shown.disabled_reason).toBe({ enabled: null, disabled: "manual", failing: "failing", gone: "gone" }[expected]);
       }
     },
   );

@@ -3,7 +3,7 @@ import { inspect } from "node:util";
 import { beforeEach, describe, expect, it } from "vitest";
 import { EvmChain, MnemonicSigner, parseChainsConfig } from "../../../../adapters/chains/evm";
 import { EVM_NAMESPACE, EvmState } from "../../../../adapters/chains/evm/evm-state";
-import type { StorageAdapter } from "../../../../src/ports";
+import type { ChainObservation, StorageAdapter } from "../../../../src/ports";
 import { MemoryStorage } from "../../../../adapters/memory";
 import { ManualClock } from "../../../../adapters/clock";
 import { SimulatedVenues } from "../../../../adapters/venues/simulated";
@@ -31,6 +31,8 @@ describe("the EVM chain adapter", () => {
 
   it("replaces a transaction stuck past replaceAfterMs with higher fees on the same nonce, and the replacement carries the leg", async () => {
     const { adapter, clock, storage } = evmChainOn(w, { replaceAfterMs: 60_000 });
+    const seen: ChainObservation[] = [];
+    adapter.observe((o) => seen.push(o));
     await w.node.setAutomine(false);
     const to = randomAddress();
     const sent = await adapter.broadcast({ transferId: "leg_stuck", chain: "base", asset: "USDC", amount: 7n, to });
@@ -44,6 +46,8 @@ describe("the EVM chain adapter", () => {
     expect(second!.nonce).toBe(first!.nonce);
     expect(second!.maxFeePerGas! * 100n).toBeGreaterThanOrEqual(first!.maxFeePerGas! * 110n);
     expect(second!.maxPriorityFeePerGas! * 100n).toBeGreaterThanOrEqual(first!.maxPriorityFeePerGas! * 110n);
+    // reported for the metrics (payrail_chain_transactions_rescued_total)
+    expect(seen).toEqual([{ type: "transaction_rescued", chain: "base", action: "replaced" }]);
     await w.node.mine(3);
     const status = await adapter.transferStatus("base", sent.txHash);
     expect(status).toMatchObject({ finality: "final", failure: null, txHash: record.attempts[1]!.txHash });
@@ -60,6 +64,8 @@ describe("the EVM chain adapter", () => {
 
   it("fails a transaction whose nonce another transaction took (dropped), and a mined revert only once final", async () => {
     const { adapter, storage } = evmChainOn(w);
+    const seen: ChainObservation[] = [];
+    adapter.observe((o) => seen.push(o));
     await w.node.setAutomine(false);
     const sent = await adapter.broadcast({ transferId: "leg_dropped", chain: "base", asset: "USDC", amount: 5n, to: randomAddress() });
     if (!("txHash" in sent)) throw new Error(sent.rejected);
@@ -73,6 +79,7 @@ describe("the EVM chain adapter", () => {
     });
     await w.node.mine(1);
     expect(await adapter.transferStatus("base", sent.txHash)).toMatchObject({ failure: "dropped: the nonce was used by another transaction" });
+    expect(seen).toEqual([{ type: "transaction_rescued", chain: "base", action: "dropped" }]);
 
     // the estimate passes, then the token refuses at execution: mined reverted, a failure once final
     const second = await adapter.broadcast({ transferId: "leg_reverted", chain: "base", asset: "USDC", amount: 5n, to: randomAddress() });

@@ -1,0 +1,123 @@
+import { err, ok, type Result } from "neverthrow";
+import type { Out } from "../../api/response-schema";
+import type { ModuleDeps, RequestContext } from "../../engine/context";
+import { type ApiError, fail } from "../../errors";
+import { WEBHOOK_DELIVERY, deliveryChunks } from "../../events/delivery-work";
+import type { DeliveryLogRecord } from "../../ports/storage";
+import { isoTime } from "../../validation/timestamp";
+import type { WebhookRecovery, WebhookResend } from "./webhook-endpoint-objects";
+import { type RecoverInput, type ResendInput, recoverSchema, resendSchema } from "./webhook-endpoint-schemas";
+import type { WebhookEndpointsService } from "./webhook-endpoints-service";
+
+/** What a resend answers: the event and the endpoint it is queued for. */
+export type WebhookResendObject = Out<typeof WebhookResend>;
+
+/** What a recover answers: the endpoint, the moment and how many events it queued. */
+export type WebhookRecoveryObject = Out<typeof WebhookRecovery>;
+
+/** Delivery log entries a recover reads per statement. */
+const LOG_PAGE = 1000;
+
+/**
+ * The events a recover re-sends, from an endpoint's delivery log entries since its `since`
+ * (oldest first): those whose latest attempt failed, in the order they first appear, less those
+ * whose next attempt is still to come (after `now`: their retry is queued and will send them).
+ */
+export function recoverable(entries: readonly Pick<DeliveryLogRecord, "eventId" | "status" | "nextAttemptAt">[], now: number): string[] {
+  const latest = new Map<string, Pick<DeliveryLogRecord, "status" | "nextAttemptAt">>();
+  for (const entry of entries) latest.set(entry.eventId, entry);
+  return [...latest].filter(([, e]) => e.status === "failed" && !(e.nextAttemptAt !== null && e.nextAttemptAt > now)).map(([id]) => id);
+}
+
+/**
+ * Sending again by hand (DECISIONS.md §11): one event to one endpoint (`resend`, logged with
+ * trigger `manual`), or every event whose deliveries to an endpoint failed since a moment
+ * (`recover`, logged with trigger `replay`, as a replay). Both queue delivery items in the
+ * request's transaction; the events keep their ids and are signed afresh when sent.
+ */
+export class WebhookResendService {
+  constructor(
+    private readonly deps: Pick<ModuleDeps, "catalogue" | "clock" | "config" | "parse" | "storage">,
+    private readonly endpoints: WebhookEndpointsService,
+  ) {}
+
+  /**
+   * `POST /v1/events/{id}/resend`: queues the event for the endpoint. The endpoint must be
+   * enabled and subscribe to the event's type (its `enabled_events` are what its receiver
+   * accepts; a resend never sends a type it did not ask for).
+   */
+  async resend(ctx: RequestContext, eventId: string, input: ResendInput): Promise<Result<WebhookResendObject, ApiError>> {
+    const parsed = resendSchema.parse(input, "", this.deps.parse);
+    if (parsed.isErr()) return err(parsed.error);
+    const endpointId = parsed.value.endpoint;
+    return this.deps.storage.command(
+      ctx,
+      async (uow) => {
+        const event = await uow.tx.events.get(ctx.accountId, eventId);
+        if (!event) return fail("resource_missing", `No such event: ${eventId}`, { param: "id" });
+        const found = await this.endpoints.find(uow.tx, ctx, endpointId);
+        if (found.isErr()) return fail("resource_missing", `No such webhook endpoint: ${endpointId}`, { param: "endpoint" });
+        const endpoint = found.value.doc;
+        if (endpoint.state !== "enabled") {
+          return fail("parameter_invalid", "This endpoint is disabled; enable it before resending to it", { param: "endpoint" });
+        }
+        if (!this.deps.catalogue.subscribes(endpoint.enabledEvents, event.type)) {
+          return fail("parameter_invalid", `This endpoint does not subscribe to ${event.type} events`, { param: "endpoint" });
+        }
+        uow.schedule(WEBHOOK_DELIVERY, { endpoint: endpoint.id, events: [event.id], trigger: "manual" }, { group: endpoint.id });
+        return ok({ object: "webhook_resend", event: event.id, endpoint: endpoint.id });
+      },
+      { status: 202 },
+    );
+  }
+
+  /**
+   * `POST /v1/webhook_endpoints/{id}/recover`: queues the events whose latest attempt to the
+   * endpoint since `since` failed (see `recoverable`), oldest failure first. `since` may reach
+   * back as far as the delivery log (7 days); the endpoint must be enabled.
+   */
+  async recover(ctx: RequestContext, endpointId: string, input: RecoverInput): Promise<Result<WebhookRecoveryObject, ApiError>> {
+    const parsed = recoverSchema.parse(input, "", this.deps.parse);
+    if (parsed.isErr()) return err(parsed.error);
+    const now = this.deps.clock.now();
+    const since = parsed.value.since;
+    if (since < now - this.deps.config.deliveryLogRetentionMs) {
+      return fail("replay_window_exceeded", "since is older than the delivery log's 7-day window", { param: "since" });
+    }
+    if (since > now) return fail("parameter_invalid", "since must not be in the future", { param: "since" });
+    return this.deps.storage.command(
+      ctx,
+      async (uow) => {
+        const found = await this.endpoints.find(uow.tx, ctx, endpointId);
+        if (found.isErr()) return err(found.error);
+        const endpoint = found.value.doc;
+        if (endpoint.state !== "enabled") {
+          return fail("parameter_invalid", "This endpoint is disabled; enable it before recovering", { param: "id" });
+        }
+        // each event's latest entry, kept where the event first appeared (what `recoverable` needs of it)
+        const latest = new Map<string, DeliveryLogRecord>();
+        let after: { created: number; id: string } | undefined;
+        for (;;) {
+          const page = await uow.tx.deliveries.list({
+            accountId: ctx.accountId,
+            endpointId,
+            createdGte: since,
+            order: "asc",
+            limit: LOG_PAGE,
+            ...(after ? { after } : {}),
+          });
+          for (const entry of page) latest.set(entry.eventId, entry);
+          if (page.length < LOG_PAGE) break;
+          const last = page[page.length - 1]!;
+          after = { created: last.created, id: last.id };
+        }
+        const events = recoverable([...latest.values()], uow.now);
+        for (const chunk of deliveryChunks(events)) {
+          uow.schedule(WEBHOOK_DELIVERY, { endpoint: endpoint.id, events: chunk, trigger: "replay" }, { group: endpoint.id });
+        }
+        return ok({ object: "webhook_recovery", endpoint: endpoint.id, since: isoTime(since), event_count: events.length });
+      },
+      { status: 202 },
+    );
+  }
+}
