@@ -3,6 +3,8 @@ import { describe, expect, it } from "vitest";
 import { formatTraceparent, parseTraceparent } from "../../../adapters/otel";
 import { inSpan, NO_TRACER, type SpanOptions, type Tracer } from "../../../src/ports/tracer";
 import { tracedApi } from "../../../src/engine/tracing";
+import { startHost } from "../../../adapters/cli/host";
+import { createMemoryStorage } from "../../../adapters/memory";
 import { testWorld } from "../../support/engine";
 import { storageKinds } from "../../support/storage";
 
@@ -48,7 +50,7 @@ function recordingTracer(): Tracer & { log: string[] } {
     log,
     enabled: true,
     startSpan(name: string, options: SpanOptions = {}) {
-      log.push(`start ${name}${options.kind ? ` ${options.kind}` : ""}`);
+      log.push(`start ${name}${options.kind ? ` ${options.kind}` : ""}${options.parent ? ` parent ${options.parent.traceparent}` : ""}`);
       return {
         setAttributes: (a) => void log.push(`attributes ${name} ${JSON.stringify(a)}`),
         updateName: (n) => void log.push(`name ${name} ${n}`),
@@ -159,6 +161,23 @@ describe("an engine without a tracer", () => {
       expect(await w.engine.worker.runDue()).toBeGreaterThan(0);
     } finally {
       await w.close();
+    }
+  });
+});
+
+describe("the host with a tracer", () => {
+  it("traces a request that reached it over TCP, continuing the caller's traceparent", async () => {
+    const tracer = recordingTracer();
+    const host = await startHost({ port: 0, storage: createMemoryStorage(), tracer, metrics: false });
+    try {
+      const caller = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01";
+      const res = await fetch(`${host.url}/v1/balances`, { headers: { authorization: `Bearer ${host.apiKey}`, traceparent: caller } });
+      expect(res.status).toBe(200);
+      expect(tracer.log).toContain(`start GET server parent ${caller}`);
+      expect(tracer.log).toContain("name GET GET /v1/balances");
+      expect(tracer.log).toContain("start balances.list");
+    } finally {
+      await host.stop();
     }
   });
 });
