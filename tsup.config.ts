@@ -23,6 +23,7 @@ const library = {
   "adapters/s3": "adapters/s3/index.ts",
   "adapters/prometheus": "adapters/prometheus/index.ts",
   "adapters/logging": "adapters/logging/index.ts",
+  "adapters/otel": "adapters/otel/index.ts",
 };
 
 export default defineConfig({

@@ -50,3 +50,17 @@ describe("the core storage port", () => {
     expect(found).toEqual([]);
   });
 });
+
+describe("optional peers", () => {
+  it("only payrail/adapters/otel imports @opentelemetry: a host without it installs and runs unchanged", () => {
+    const files = (dir: string): string[] =>
+      readdirSync(resolve(ROOT, dir), { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(`${dir}/${e.name}`) : e.name.endsWith(".ts") ? [`${dir}/${e.name}`] : [],
+      );
+    const importing = [...files("src"), ...files("adapters")].filter((file) =>
+      /from\s+["']@opentelemetry\/|import\s*\(?\s*["']@opentelemetry\//.test(readFileSync(resolve(ROOT, file), "utf8")),
+    );
+    expect(importing.length).toBeGreaterThan(0);
+    expect(importing.filter((file) => !file.startsWith("adapters/otel/"))).toEqual([]);
+  });
+});

@@ -7,6 +7,7 @@ import pino from "pino";
 import { logObserver, type Logger } from "../logging/logger";
 import { PrometheusMetrics } from "../prometheus/prometheus-metrics";
 import { combineObservers } from "../../src/ports/observer";
+import type { Tracer } from "../../src/ports/tracer";
 import { type PayrailEngine as Engine, createEngine } from "../../src/modules";
 import type { Clock } from "../../src/ports/clock";
 import type { StorageAdapter } from "../../src/ports/storage";
@@ -57,6 +58,8 @@ export interface HostOptions {
   metrics?: PrometheusMetrics | false;
   /** `PAYRAIL_METRICS_TOKEN`: `GET /metrics` then needs `Authorization: Bearer <token>` (default: open). */
   metricsToken?: string;
+  /** Traces requests, operations, due work and adapter calls (`createOpenTelemetryTracer()` of `payrail/adapters/otel`; default: none). */
+  tracer?: Tracer;
   /** `PAYRAIL_METRICS_ENDPOINT_LABELS=1`: label webhook attempt metrics with each endpoint's id (one series per endpoint of every account). */
   metricsEndpointLabels?: boolean;
   /**
@@ -184,6 +187,7 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     blobs: options.blobs ?? createFileBlobStore({ directory: join(options.dataDir ?? ".payrail-data", "blobs") }),
     ...(options.publicUrl !== undefined ? { publicUrl: options.publicUrl } : {}),
     observer: metrics ? combineObservers(metrics.observer, logObserver(logger)) : logObserver(logger),
+    ...(options.tracer ? { tracer: options.tracer } : {}),
     worker: {
       ...(options.heartbeat ? { heartbeat: options.heartbeat } : {}),
       onError: (e, job) =>

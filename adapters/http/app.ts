@@ -20,6 +20,7 @@ import {
   type HttpMiddleware,
 } from "./middleware";
 import { buildOpenApi } from "./openapi";
+import { traceRequest } from "./tracing";
 import { mountOperatorRoutes, type HealthOptions, type MetricsSource } from "./health";
 import type { RequestLog } from "./request-log";
 
@@ -63,7 +64,7 @@ export function createHttpApp<E extends HttpEngine>(engine: E, options: HttpOpti
 
   // operator routes first: they answer before the /v1 middleware (no key, no request id, not counted)
   mountOperatorRoutes(app, engine, options.health === true ? {} : options.health || null, options.metrics ?? null, options.metricsToken ?? null);
-  app.use("*", requestId(engine), observeRequest(engine), limitHeaders(), limitBody());
+  app.use("*", requestId(engine), traceRequest(engine), observeRequest(engine), limitHeaders(), limitBody());
   if (options.requestLog) app.use("/v1/*", options.requestLog.middleware());
   app.get("/v1/openapi.json", (c) => {
     c.set("route", "/v1/openapi.json");

@@ -29,6 +29,7 @@ export {
   type HttpMiddleware,
 } from "./middleware";
 export { buildOpenApi } from "./openapi";
+export { traceRequest } from "./tracing";
 export { answerClientErrors, createNodeServer, DEFAULT_SERVER_LIMITS, serverLimits, type NodeServerOptions, type ServerLimits } from "./node-server";
 export type { DownloadFile, DownloadRouteDefinition, RouteDefinition, RouteInput } from "../../src/engine/route";
 export { mountOperatorRoutes, type HealthOptions, type MetricsSource } from "./health";

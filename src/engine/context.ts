@@ -8,6 +8,7 @@ import type { Clock } from "../ports/clock";
 import type { DeliveryAdapter } from "../ports/delivery";
 import type { EngineObserver } from "../ports/observer";
 import type { ScreeningAdapter } from "../ports/screening";
+import type { Tracer } from "../ports/tracer";
 import type { CommitOptions, StorageAdapter, StorageCapabilities, StorageTx } from "../ports/storage";
 import type { Result } from "neverthrow";
 import type { ApiError } from "../errors";
@@ -165,6 +166,8 @@ export interface EngineDeps {
   wakeWorkers(): void;
   /** Where metrics go (the host's observer, guarded; `NO_OBSERVER` by default). */
   observer: EngineObserver;
+  /** Where spans go (`NO_TRACER` by default: none). */
+  tracer: Tracer;
   /** What the modules declare (event types, scopes, id prefixes). */
   catalogue: EngineCatalogue;
   /** What request schemas validate against: the asset registry and the catalogue. */

@@ -6,6 +6,7 @@ import type { Clock } from "../ports/clock";
 import type { DeliveryAdapter } from "../ports/delivery";
 import type { EngineObserver } from "../ports/observer";
 import type { ScreeningAdapter } from "../ports/screening";
+import type { Tracer } from "../ports/tracer";
 import type { StorageAdapter } from "../ports/storage";
 import type { VenueAdapter } from "../ports/venue";
 import type { WorkerOptions } from "../workers/runner";
@@ -72,6 +73,13 @@ export interface EngineOptions {
    * venue and screening call. Default: nothing is recorded.
    */
   observer?: EngineObserver;
+  /**
+   * Traces what the engine does (see `Tracer`): each operation of its host API, each storage
+   * transaction inside one, each due work item (joining the trace it was scheduled from), and
+   * each chain, venue, screening and webhook call. `createOpenTelemetryTracer()` of
+   * `payrail/adapters/otel`; default: nothing is traced (docs/tracing.md).
+   */
+  tracer?: Tracer;
 }
 
 export interface CloseOptions {

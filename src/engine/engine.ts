@@ -5,6 +5,8 @@ import { AssetRegistry } from "../money/assets";
 import type { Clock } from "../ports/clock";
 import { adapterTiming, guardMethods, guardObserver, guardStorage } from "../ports/guard";
 import { NO_OBSERVER, type EngineObserver } from "../ports/observer";
+import { NO_TRACER, type Tracer } from "../ports/tracer";
+import { tracedDelivery } from "../ports/traced-calls";
 import type { DueWorkKindStats, StorageAdapter, StorageTx } from "../ports/storage";
 import { VenueDirectory } from "../quoting/venue-set";
 import { FileLinks } from "../files/file-links";
@@ -22,6 +24,7 @@ import { EngineCatalogue } from "./catalogue";
 import type { AnyModule, ApisOf, Kernel, ResourceModule } from "./module";
 import { bindDownload, bindRoute, type EngineDownloadRoute, type EngineRoute } from "./route";
 import type { CloseOptions, EngineOptions } from "./engine-options";
+import { tracedApi } from "./tracing";
 
 export type { CloseOptions, EngineOptions } from "./engine-options";
 
@@ -92,7 +95,7 @@ export class Engine {
     private readonly storageWatch: StorageWatch,
     lease: ProcessLease,
   ) {
-    const worker = new WorkerRunner(deps.storage, deps.clock, deps.ids, deps.random, workerOptions, deps.parse, deps.observer, lease);
+    const worker = new WorkerRunner(deps.storage, deps.clock, deps.ids, deps.random, workerOptions, deps.parse, deps.observer, lease, deps.tracer);
     this.worker = worker;
     this.catalogue = deps.catalogue;
     const committed: (() => void)[] = [];
@@ -118,7 +121,9 @@ export class Engine {
     for (const module of modules) {
       const parts = module.setup(kernel);
       provided.set(module, parts.provides);
-      for (const [name, member] of Object.entries(parts.api)) {
+      // each operation a span, whoever calls it (the routes below, or the host)
+      const api = Object.fromEntries(Object.entries(parts.api).map(([name, member]) => [name, tracedApi(deps.tracer, name, member)]));
+      for (const [name, member] of Object.entries(api)) {
         if (name in this) throw new TypeError(`module ${module.name}: engine.${name} is taken`);
         Object.defineProperty(this, name, { value: member, enumerable: true });
       }
@@ -128,8 +133,8 @@ export class Engine {
       }
       if (parts.committed) committed.push(parts.committed);
       if (parts.close) this.closing.push(parts.close);
-      routes.push(...(module.routes ?? []).map((route) => bindRoute(route, parts.api)));
-      downloads.push(...(module.downloads ?? []).map((route) => bindDownload(route, parts.api)));
+      routes.push(...(module.routes ?? []).map((route) => bindRoute(route, api)));
+      downloads.push(...(module.downloads ?? []).map((route) => bindDownload(route, api)));
     }
     internalsOf.set(this, { deps, moduleDeps: forModules, provided });
     this.routes = routes;
@@ -153,6 +158,11 @@ export class Engine {
     return engineDeps(this).observer;
   }
 
+  /** Where spans go (the host's tracer; `NO_TRACER` by default): the HTTP binding traces each request with it. */
+  get tracer(): Tracer {
+    return engineDeps(this).tracer;
+  }
+
   /** A new request id (`req_…`), for a binding to answer with and record on events. */
   newRequestId(): string {
     return engineDeps(this).ids.next("req");
@@ -166,7 +176,8 @@ export class Engine {
     const catalogue = new EngineCatalogue(modules);
     const { clock } = options;
     const watch = new StorageWatch(clock);
-    const storage = guardStorage(options.storage, watch);
+    const tracer = options.tracer ?? NO_TRACER;
+    const storage = guardStorage(options.storage, watch, tracer);
     await storage.init();
     const random = options.random ?? cryptoRandom;
     const ids = new IdGenerator(clock, random, catalogue.prefixes);
@@ -176,6 +187,7 @@ export class Engine {
       live: await houseAccount(tx, ids, clock.now(), true),
     }));
     const observer = guardObserver(options.observer ?? NO_OBSERVER, (e) => options.worker?.onError?.(e));
+    const delivery = tracedDelivery(options.delivery, tracer);
     const startedAt = clock.now();
     if (options.exclusiveStorage) await storage.transaction((tx) => tx.work.releaseAllLeases(startedAt));
     const assets = AssetRegistry.withDefaults(options.assets, options.chains);
@@ -198,17 +210,18 @@ export class Engine {
       config: { ...DEFAULT_CONFIG, ...options.config },
       chains: new ChainDirectory(
         options.chainAdapters,
-        (name) => adapterTiming(observer, clock, "chain", name),
+        (name) => adapterTiming(observer, clock, "chain", name, tracer),
         (o) => observer.domainObserved?.(o),
       ),
-      screening: guardMethods(options.screening.name, options.screening, "", adapterTiming(observer, clock, "screening", options.screening.name)),
-      delivery: guardMethods(options.delivery.name, options.delivery),
+      screening: guardMethods(options.screening.name, options.screening, "", adapterTiming(observer, clock, "screening", options.screening.name, tracer)),
+      delivery: guardMethods(options.delivery.name, delivery.adapter, "", delivery.timing),
       wakeWorkers: () => undefined,
-      venues: new VenueDirectory(options.venues, (name) => adapterTiming(observer, clock, "venue", name)),
+      venues: new VenueDirectory(options.venues, (name) => adapterTiming(observer, clock, "venue", name, tracer)),
       blobs: guardMethods(options.blobs.name, options.blobs),
       fileLinks: new FileLinks(secret),
       publicUrl: options.publicUrl ?? null,
       observer,
+      tracer,
       claimsValidFrom: options.exclusiveStorage ? startedAt : Number.NEGATIVE_INFINITY,
       process: lease,
       catalogue,

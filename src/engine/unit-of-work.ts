@@ -68,7 +68,9 @@ export class UnitOfWork {
     const { accountId, ...rest } = options;
     // Account work carries the request that started it on to its own events (and further work).
     const { requestId: id, idempotencyKey: idempotency_key } = this.ctx;
-    const request = id === null && idempotency_key === null ? null : { id, idempotency_key };
+    // ...and, when traced, the span scheduling it: the work's own spans join its trace
+    const trace = this.deps.tracer.enabled ? this.deps.tracer.current() : null;
+    const request = id === null && idempotency_key === null && !trace ? null : { id, idempotency_key, ...trace };
     const owner = def.scope === "account" ? { accountId: accountId ?? this.ctx.accountId, livemode: this.ctx.livemode, request } : null;
     this.work.push(newDueWork(this.deps.ids, this.now, def, payload, owner as never, rest));
   }

@@ -3,6 +3,8 @@ import { OBSERVER_MEMBERS, type EngineObserver } from "./observer";
 import type { AdapterStateTx } from "./adapter-state";
 import type { CommitOptions, StorageAdapter, StorageTx } from "./storage";
 import { isReadOnlyStoreMethod } from "./storage/unavailable";
+import { inSpan, NO_TRACER, type SpanAttributes, type Tracer } from "./tracer";
+import { callAttributes } from "./traced-calls";
 
 /**
  * Hears how each storage session the core opens ends (`guardStorage`): `begin` is called as it
@@ -17,6 +19,8 @@ export interface StorageSessionWatch {
 export interface CallTiming {
   now(): number;
   report(operation: string, durationMs: number, failed: boolean): void;
+  /** Runs each call in a span of `tracer` (client kind), named and described by `span`. */
+  trace?: { tracer: Tracer; span(operation: string, args: readonly unknown[]): { name: string; attributes: SpanAttributes } };
 }
 
 /**
@@ -33,7 +37,8 @@ export function guardMethods<T extends object>(adapter: string, target: T, label
       let wrapped = cache.get(prop);
       if (!wrapped) {
         const operation = `${label}${String(prop)}`;
-        wrapped = (...args: unknown[]) => {
+        const trace = timing?.trace?.tracer.enabled ? timing.trace : null;
+        const call = (args: unknown[]) => {
           const started = timing?.now() ?? 0;
           const done = (failed: boolean) => timing?.report(operation, timing.now() - started, failed);
           try {
@@ -56,6 +61,12 @@ export function guardMethods<T extends object>(adapter: string, target: T, label
             throw wrap(adapter, operation, e);
           }
         };
+        wrapped = trace
+          ? (...args: unknown[]) => {
+              const { name, attributes } = trace.span(operation, args);
+              return inSpan(trace.tracer, name, { kind: "client", attributes }, () => call(args));
+            }
+          : (...args: unknown[]) => call(args);
         cache.set(prop, wrapped);
       }
       return wrapped;
@@ -89,6 +100,7 @@ function writeTiming(wrote: () => void): CallTiming {
 export function guardStorage(
   adapter: StorageAdapter,
   watch?: StorageSessionWatch,
+  tracer: Tracer = NO_TRACER,
 ): StorageAdapter & { readonly closed: boolean; readonly initialized: boolean } {
   const name = adapter.name;
   let initialized: Promise<void> | null = null;
@@ -98,11 +110,23 @@ export function guardStorage(
     if (closed) throw new Error(`storage ${name} is closed (${operation} after close)`);
   };
   /** A transaction of some kind: what `fn` throws reaches the caller as it is, the adapter's own failures wrapped. */
-  const session = async <X, T>(
+  const session = <X, T>(
     operation: string,
     begin: (inner: (tx: X) => Promise<T>) => Promise<T>,
     fn: (tx: X, wrote: () => void) => Promise<T>,
     kind: "transaction" | "autocommit" = "transaction",
+  ): Promise<T> => {
+    // a span only inside another (a request, an operation, due work): never a root of its own
+    // for the sessions nothing traced asked for (heartbeats, polls)
+    if (!tracer.enabled || !tracer.current()) return untraced(operation, begin, fn, kind);
+    const attributes = { "payrail.storage.adapter": name, "payrail.storage.session": operation };
+    return inSpan(tracer, `storage ${operation}`, { kind: "client", attributes }, () => untraced(operation, begin, fn, kind));
+  };
+  const untraced = async <X, T>(
+    operation: string,
+    begin: (inner: (tx: X) => Promise<T>) => Promise<T>,
+    fn: (tx: X, wrote: () => void) => Promise<T>,
+    kind: "transaction" | "autocommit",
   ): Promise<T> => {
     open(operation);
     const watching = watch?.begin(kind);
@@ -219,10 +243,22 @@ export function guardObserver(observer: EngineObserver, onError: (error: unknown
   return guarded as unknown as EngineObserver;
 }
 
-/** Timing of a chain, venue or screening adapter's calls, reported to the observer. */
-export function adapterTiming(observer: EngineObserver, clock: { now(): number }, port: "chain" | "venue" | "screening", adapter: string): CallTiming {
+/**
+ * Timing of a chain, venue or screening adapter's calls, reported to the observer; with an enabled
+ * `tracer`, each call is a span too (`chain broadcast`), with the chain and transfer id it names.
+ */
+export function adapterTiming(
+  observer: EngineObserver,
+  clock: { now(): number },
+  port: "chain" | "venue" | "screening",
+  adapter: string,
+  tracer: Tracer = NO_TRACER,
+): CallTiming {
   return {
     now: () => clock.now(),
     report: (operation, durationMs, failed) => observer.adapterCalled({ port, adapter, operation, durationMs, failed }),
+    ...(tracer.enabled
+      ? { trace: { tracer, span: (operation, args) => ({ name: `${port} ${operation}`, attributes: callAttributes(port, adapter, operation, args) }) } }
+      : {}),
   };
 }

@@ -24,3 +24,5 @@ export {
 } from "./state-keys";
 export type * from "./observer";
 export { NO_OBSERVER, OBSERVER_MEMBERS, combineObservers } from "./observer";
+export type * from "./tracer";
+export { NO_TRACER, inSpan } from "./tracer";

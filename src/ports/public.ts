@@ -1,7 +1,7 @@
 /**
  * `payrail/ports`: everything an adapter written outside this package needs, and nothing of the
  * engine's internals. Every port as a type (storage and its stores, the adapter-state seam,
- * chain, venue, clock, delivery, screening, blobs, observer), the helpers the ports define, and
+ * chain, venue, clock, delivery, screening, blobs, observer, tracer), the helpers the ports define, and
  * the core helpers the adapters of this package use themselves (they import the core only
  * through this entry, so an outside adapter can do whatever they do).
  *
@@ -15,7 +15,7 @@
 
 // ---- the ports -------------------------------------------------------------------------------
 
-/** Every port and its records as types: storage and its stores, adapter state, chain, venue, clock, delivery, screening, blobs, observer. */
+/** Every port and its records as types: storage and its stores, adapter state, chain, venue, clock, delivery, screening, blobs, observer, tracer. */
 export type * from "./index";
 /** Whether a clock is the manual one (tests and test helpers advance it). */
 export { isManualClock } from "./clock";
@@ -40,6 +40,8 @@ export { roomOf } from "./storage/due-work";
 export { ownerDead } from "./storage/owners";
 /** The observer that observes nothing, the list of its members, and several observers as one. */
 export { NO_OBSERVER, OBSERVER_MEMBERS, combineObservers } from "./observer";
+/** The tracer that records nothing (the default), and a function run in a span that ends when it settles. */
+export { NO_TRACER, inSpan } from "./tracer";
 
 // ---- the adapter-state seam: keys, ranges, numbers in keys, counters -------------------------
 

@@ -126,3 +126,12 @@ export function newDueWork<P, S extends WorkScope>(
     created: now,
   };
 }
+
+/**
+ * Only the trace context of `request` (null without one), for work that carries a chain of work's
+ * trace on but not its request (webhook deliveries of a fan-out: their events were emitted already).
+ */
+export function traceOnly(request: WorkRequest | null | undefined): WorkRequest | null {
+  if (!request?.traceparent) return null;
+  return { id: null, idempotency_key: null, traceparent: request.traceparent, ...(request.tracestate ? { tracestate: request.tracestate } : {}) };
+}

@@ -3,6 +3,8 @@ import type { Clock } from "../ports/clock";
 import { NO_OBSERVER, type EngineObserver, type WorkOutcomeKind } from "../ports/observer";
 import type { DueWorkRecord, StorageAdapter } from "../ports/storage";
 import type { ParseContext } from "../validation/schema";
+import { inSpan, NO_TRACER, type Tracer } from "../ports/tracer";
+import { workSpan } from "./work-span";
 import { inBackground } from "../concurrency/priority";
 import { causeOf } from "../errors";
 import { StorageUnavailableError } from "../ports/storage/unavailable";
@@ -90,6 +92,7 @@ export class WorkerRunner {
     private readonly parseContext?: WorkParseContext,
     private readonly observer: EngineObserver = NO_OBSERVER,
     process?: ProcessLease,
+    private readonly tracer: Tracer = NO_TRACER,
   ) {
     this.process = process ?? new ProcessLease(storage, clock, ids, null);
     this.opts = {
@@ -322,7 +325,14 @@ export class WorkerRunner {
       let observed: WorkOutcomeKind = "retry";
       let next: DueWorkRecord | undefined;
       try {
-        ({ observed, next } = await runAndSettle(job, this.handlers.get(job.kind), this.settler));
+        const item: DueWorkRecord = job;
+        ({ observed, next } = await inSpan(
+          this.tracer,
+          `work ${item.kind}`,
+          () => workSpan(item),
+          () => runAndSettle(item, this.handlers.get(item.kind), this.settler),
+          (span, settled) => span.setAttributes({ "payrail.work.outcome": settled.observed }),
+        ));
       } finally {
         this.running.delete(job.id);
         const durationMs = this.clock.now() - started;

@@ -215,6 +215,14 @@ describe("the packed package, installed as the README says", () => {
     expect(map.sourcesContent?.length).toBe(map.sources.length);
   });
 
+  it("loads @opentelemetry/api from payrail/adapters/otel only: a host without that peer runs unchanged", async () => {
+    const installed = join(project, "node_modules", "payrail", "dist");
+    const files = (await readdir(installed, { recursive: true })).filter((f) => f.endsWith(".js"));
+    const importing: string[] = [];
+    for (const f of files) if ((await readFile(join(installed, f), "utf8")).includes("@opentelemetry/")) importing.push(f.replaceAll("\\", "/"));
+    expect(importing).toEqual(["adapters/otel.js"]);
+  });
+
   it("every documented subpath loads through import and through require, as one instance", async () => {
     const script = `
       import { createRequire } from "node:module";

@@ -151,7 +151,13 @@ export function dueWorkSuite(s: SuiteContext): void {
     });
 
     it("keeps the request an item's chain of work started from, through claims and releases", async () => {
-      const request = { id: "req_01aaaaaaaaaaaaaaaaaaaaaaaa", idempotency_key: "payout-42" };
+      // the trace context it was scheduled in (a traced engine), kept as given
+      const request = {
+        id: "req_01aaaaaaaaaaaaaaaaaaaaaaaa",
+        idempotency_key: "payout-42",
+        traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+        tracestate: "vendor=a,other=b",
+      };
       await s.storage.transaction((tx) =>
         tx.work.enqueue([
           { ...work("job_01aaaaaaaaaaaaaaaaaaaaaaa1", T0), request },

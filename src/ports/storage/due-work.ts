@@ -40,10 +40,17 @@ export interface DueWorkRecord {
   created: number;
 }
 
-/** The originating request of due work, as an event's `request` member shows it. */
+/**
+ * The originating request of due work, as an event's `request` member shows it (`id`,
+ * `idempotency_key`), and the trace context it was scheduled in when the engine traces
+ * (`Tracer`): its work's spans join that trace. Kept as it is given (JSON).
+ */
 export interface WorkRequest {
   id: string | null;
   idempotency_key: string | null;
+  /** W3C `traceparent` of the span that scheduled the work; absent when nothing traced it. */
+  traceparent?: string;
+  tracestate?: string;
 }
 
 export interface ClaimRequest {

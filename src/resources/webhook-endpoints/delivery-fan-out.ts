@@ -1,7 +1,7 @@
 import { groupBy } from "../../collections/group-by";
 import { WEBHOOK_DELIVERY, deliveryChunks, type FanoutPayload } from "../../events/delivery-work";
 import type { DueWorkRecord, StorageTx } from "../../ports/storage";
-import { newDueWork, type Job } from "../../workers/due-work";
+import { newDueWork, traceOnly, type Job } from "../../workers/due-work";
 import { GroupCommit } from "../../workers/group-commit";
 import type { WorkOutcome } from "../../workers/work-settlement";
 import type { ModuleDeps } from "../../engine/context";
@@ -68,10 +68,12 @@ export class DeliveryFanOut {
         const work: DueWorkRecord[] = [];
         for (const [accountId, theirs] of groupBy(jobs, (job) => job.accountId)) {
           const endpoints = await enabledEndpoints(tx, accountId);
-          for (const { payload, livemode } of theirs) {
+          for (const { payload, livemode, request } of theirs) {
+            // a delivery joins the trace its events were emitted in (when traced)
+            const owner = { accountId, livemode, request: traceOnly(request) };
             for (const item of fannedOut(payload.events, endpoints, this.deps.catalogue)) {
               const delivery = { ...item, trigger: "scheduled" as const };
-              work.push(newDueWork(this.deps.ids, now, WEBHOOK_DELIVERY, delivery, { accountId, livemode }, { group: item.endpoint }));
+              work.push(newDueWork(this.deps.ids, now, WEBHOOK_DELIVERY, delivery, owner, { group: item.endpoint }));
             }
           }
         }

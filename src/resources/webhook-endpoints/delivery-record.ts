@@ -3,7 +3,7 @@ import { groupBy } from "../../collections/group-by";
 import { WEBHOOK_DELIVERY } from "../../events/delivery-work";
 import type { IdGenerator } from "../../ids";
 import type { DeliveryLogRecord, DueWorkRecord } from "../../ports/storage";
-import { newDueWork, toJob } from "../../workers/due-work";
+import { newDueWork, toJob, traceOnly } from "../../workers/due-work";
 import { GroupCommit } from "../../workers/group-commit";
 import type { ModuleDeps } from "../../engine/context";
 import { deliveryOf, type DeliveryJob, type DeliveryReads, type PreparedDelivery } from "./delivery-read";
@@ -70,7 +70,7 @@ export function logEntry(job: DeliveryJob, { prepared, result, outcome, at }: Se
  */
 export function followUps({ delivery, sent, rest, restAt }: SentItem, now: number, ids: IdGenerator): DueWorkRecord[] {
   const { job, endpoint, first, trigger } = delivery;
-  const owner = { accountId: job.accountId, livemode: job.livemode };
+  const owner = { accountId: job.accountId, livemode: job.livemode, request: traceOnly(job.request) };
   const item = (events: string[], attempt: number, runAt: number) =>
     newDueWork(ids, now, WEBHOOK_DELIVERY, { endpoint: endpoint.id, events, trigger, attempt, first }, owner, {
       runAt,
