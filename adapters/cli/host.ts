@@ -215,7 +215,7 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
       ...(options.metricsToken ? { metricsToken: options.metricsToken } : {}),
       requestLog: new RequestLog(),
     });
-    const surfaces = options.console === false ? [] : consoleSurfaces(engine);
+    const surfaces = options.console === false ? [] : consoleSurfaces(engine, onInternalError);
     // the node server's bindings (the connection, for the address it reached) go along to either app
     const fetch = (request: Request, env?: unknown) => {
       const path = new URL(request.url).pathname;
@@ -272,11 +272,14 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
 }
 
 /** The console and the portal, signed in with an API key of the account (`apiKeyAuthorizer`). */
-function consoleSurfaces(engine: Engine): { base: string; app: { fetch: (request: Request, env?: unknown) => Response | Promise<Response> } }[] {
-  const authorize = apiKeyAuthorizer(engine);
+function consoleSurfaces(
+  engine: Engine,
+  onInternalError: (error: unknown, requestId: string) => void,
+): { base: string; app: { fetch: (request: Request, env?: unknown) => Response | Promise<Response> } }[] {
+  const options = { authorize: apiKeyAuthorizer(engine), challenge: BASIC_CHALLENGE, onInternalError };
   return [
-    { base: "/console", app: createConsole(engine, { authorize, challenge: BASIC_CHALLENGE }) },
-    { base: "/portal", app: createWebhookPortal(engine, { authorize, challenge: BASIC_CHALLENGE }) },
+    { base: "/console", app: createConsole(engine, options) },
+    { base: "/portal", app: createWebhookPortal(engine, options) },
   ];
 }
 

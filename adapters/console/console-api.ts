@@ -13,6 +13,11 @@ export interface ConsoleGrant {
   account: string;
   scopes?: readonly Scope[];
   user?: string;
+  /**
+   * The API key (`key_…`) the operator signed in with, if any: the audit log names it as who made
+   * a change (`apiKeyAuthorizer` sets it). Without it a change is the host's.
+   */
+  apiKey?: string;
 }
 
 /** What a console page gets from the API: the object, or the error of the catalogue (DECISIONS.md §2). */
@@ -38,21 +43,26 @@ type GrantEnv = HttpEnv & { Bindings: { grant: ConsoleGrant; livemode: boolean }
  * sets: no header can forge one. Requests are not rate limited (the host's login stands before
  * the console) and are answered in the newest API version, the shape the pages are written for.
  */
-export function consoleApi(engine: HttpEngine & { accounts: { get(id: string): Promise<{ livemode: boolean } | null> } }): (grant: ConsoleGrant) => ConsoleApi {
+export function consoleApi(
+  engine: HttpEngine & { accounts: { get(id: string): Promise<{ livemode: boolean } | null> } },
+  onInternalError?: (error: unknown, requestId: string) => void,
+): (grant: ConsoleGrant) => ConsoleApi {
   const grantAuth: HttpMiddleware = async (c, next) => {
     const { grant, livemode } = (c.env as GrantEnv["Bindings"]) ?? {};
-    if (!grant) return c.json({ error: { type: "invalid_request_error", code: "authentication_required", message: "No console grant" } }, 401);
-    c.set("principal", { accountId: grant.account, livemode, scopes: grant.scopes ?? [], keyHash: "console", keyId: "console", apiVersion: LATEST_VERSION });
+    if (!grant) return c.json({ error: { type: "invalid_request_error", code: "api_key_missing", message: "No console grant" } }, 401);
+    const keyId = grant.apiKey ?? "console";
+    c.set("principal", { accountId: grant.account, livemode, scopes: grant.scopes ?? [], keyHash: "console", keyId, apiVersion: LATEST_VERSION });
     c.set("ctx", {
       accountId: grant.account,
       livemode,
       requestId: c.get("requestId"),
       idempotencyKey: c.req.header("idempotency-key") ?? null,
-      actor: { type: "host" },
+      actor: grant.apiKey ? { type: "api_key", apiKey: grant.apiKey } : { type: "host" },
     });
     await next();
   };
   const app: Hono<HttpEnv> = createHttpApp(engine, {
+    ...(onInternalError ? { onInternalError } : {}),
     routeStack: (e, route) => [grantAuth, apiVersion(), authorize(e, route), parseRequest(route), idempotency(e, route)],
   });
   const livemodeOf = new Map<string, boolean>();
@@ -86,8 +96,10 @@ export function consoleApi(engine: HttpEngine & { accounts: { get(id: string): P
       get: (path, query) => call("GET", path, { ...(query ? { query } : {}) }),
       send: (method, path, body, key) => call(method.toUpperCase(), path, { body, key }),
       file: (signedUrl) => {
+        // from /v1/files/ on: the link's origin (and a prefix of PAYRAIL_PUBLIC_URL) is not this app's
         const url = new URL(signedUrl);
-        return Promise.resolve(app.request(url.pathname + url.search));
+        const at = url.pathname.indexOf("/v1/files/");
+        return Promise.resolve(app.request(url.pathname.slice(Math.max(0, at)) + url.search));
       },
     };
   };

@@ -21,6 +21,8 @@ export interface ConsoleOptions {
    * (`apiKeyAuthorizer`'s `BASIC_CHALLENGE`).
    */
   challenge?: string;
+  /** Called with every 5xx cause of the API calls the console makes, for the host's logs. */
+  onInternalError?: (error: unknown, requestId: string) => void;
   /** Block explorers per chain, `{tx}` standing for a transaction hash: `{ base: "https://basescan.org/tx/{tx}" }`. */
   explorers?: Readonly<Record<string, string>>;
 }
@@ -48,6 +50,8 @@ export interface PageContext {
   query: (name: string) => string | undefined;
   /** A path parameter of the route. */
   param: (name: string) => string;
+  /** Whether the host's `authorize` still grants this account (a long stream asks again now and then). */
+  stillGranted: () => Promise<boolean>;
   render: (title: string, current: string, body: Markup, options?: { live?: string; status?: number }) => Response | Promise<Response>;
 }
 
@@ -74,7 +78,7 @@ export function consoleSurface(
   surface: { defaultBase: string; nav: readonly { href: string; label: string }[]; pages: readonly PageSet[] },
 ): Hono<ConsoleAppEnv> {
   const base = (options.basePath ?? surface.defaultBase).replace(/\/+$/, "");
-  const apiFor = consoleApi(engine);
+  const apiFor = consoleApi(engine, options.onInternalError);
   const scopeOf = new Map(engine.routes.map((r) => [`${r.method} ${r.path}`, r.scope]));
   const app = new Hono<ConsoleAppEnv>({ strict: false }).basePath(base || "/");
 
@@ -103,6 +107,7 @@ export function consoleSurface(
       explorers: options.explorers ?? {},
       query: (name) => url.searchParams.get(name) ?? undefined,
       param: (name) => c.req.param(name) ?? "",
+      stillGranted: async () => (await options.authorize(c.req.raw))?.account === grant.account,
       shell: (title, current) => ({
         base,
         title,
@@ -153,10 +158,15 @@ const PAGE_HEADERS = {
 /** A form sent by a browser from this origin (a browser always says where a POST comes from; other clients hold no session to abuse). */
 function sameOrigin(c: Context): boolean {
   const site = c.req.header("sec-fetch-site");
-  if (site !== undefined && site !== "same-origin") return false;
+  if (site !== undefined) return site === "same-origin";
   const origin = c.req.header("origin");
-  if (origin !== undefined && origin !== new URL(c.req.url).origin) return false;
-  return true;
+  if (origin === undefined) return true;
+  // by host: behind a TLS proxy the request's own URL says http:// where the browser says https://
+  try {
+    return new URL(origin).host === new URL(c.req.url).host;
+  } catch {
+    return false;
+  }
 }
 
 /** After an action: back to `path` with a notice (the API's answer is on that page). */

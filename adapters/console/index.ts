@@ -73,7 +73,7 @@ export function apiKeyAuthorizer(engine: { auth: { authenticate(header: string |
     const [user, key] = colon < 0 ? ["", decoded] : [decoded.slice(0, colon), decoded.slice(colon + 1)];
     const principal = await engine.auth.authenticate(`Bearer ${key}`);
     if (!principal.isOk()) return null;
-    const { accountId, scopes } = principal.value as { accountId: string; scopes: readonly string[] };
-    return { account: accountId, scopes: scopes as ConsoleGrant["scopes"] & string[], ...(user ? { user } : {}) };
+    const { accountId, scopes, keyId } = principal.value as { accountId: string; scopes: readonly string[]; keyId: string };
+    return { account: accountId, scopes: scopes as ConsoleGrant["scopes"] & string[], apiKey: keyId, ...(user ? { user } : {}) };
   };
 }

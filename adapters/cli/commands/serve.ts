@@ -107,7 +107,7 @@ Environment:
           hostname: options.host ?? env.HOST ?? "127.0.0.1",
           ...(env.PAYRAIL_DATA_DIR ? { dataDir: env.PAYRAIL_DATA_DIR } : {}),
           ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
-          ...(env.PAYRAIL_DB_PARTITIONS ? { databasePartitions: Number(env.PAYRAIL_DB_PARTITIONS) } : {}),
+          ...(env.PAYRAIL_DB_PARTITIONS ? { databasePartitions: partitionsOf(env.PAYRAIL_DB_PARTITIONS) } : {}),
           ...(env.PAYRAIL_API_KEY ? { apiKey: env.PAYRAIL_API_KEY } : {}),
           ...(env.PAYRAIL_PUBLIC_URL ? { publicUrl: env.PAYRAIL_PUBLIC_URL } : {}),
           allowPrivateWebhooks: env.PAYRAIL_ALLOW_PRIVATE_WEBHOOKS === "1",
@@ -189,4 +189,11 @@ function serverLimitsOf(env: Record<string, string | undefined>): Partial<Server
     throw new CliError("PAYRAIL_REQUEST_TIMEOUT_SECONDS must be at least PAYRAIL_HEADERS_TIMEOUT_SECONDS (10 by default)", 2);
   }
   return limits;
+}
+
+/** `PAYRAIL_DB_PARTITIONS`: a whole number from 2 to 64 (exit 2 otherwise, as the other variables). */
+function partitionsOf(text: string): number {
+  const n = Number(text);
+  if (!Number.isInteger(n) || n < 2 || n > 64) throw new CliError(`PAYRAIL_DB_PARTITIONS must be a whole number from 2 to 64, got ${text}`, 2);
+  return n;
 }

@@ -71,7 +71,11 @@ export const endpointPages: PageSet = (_app, pages) => {
     });
     const data: any[] = deliveries.ok ? deliveries.body.data : [];
     const succeeded = data.filter((d) => d.status === "succeeded").length;
-    const rate = data.length ? `${((100 * succeeded) / data.length).toFixed(1)} % of the last ${data.length} attempts` : "no attempt yet";
+    const rate = status
+      ? "shown without a status filter"
+      : data.length
+        ? `${((100 * succeeded) / data.length).toFixed(1)} % of the last ${data.length} attempts`
+        : "no attempt yet";
     const write = p.allows("post", "/v1/webhook_endpoints/:id");
     const resend = p.allows("post", "/v1/events/:id/resend");
     const rows = data.map((d) => [
@@ -120,7 +124,7 @@ ${fields([
 ${actions}
 <h2>Latency</h2>${lineChart(
         data.map((d) => ({ t: Date.parse(d.created), v: d.latency_ms })),
-        "Delivery latency",
+        status ? `Latency of ${status} attempts` : "Delivery latency",
         { unit: "ms" },
       )}
 <h2>Delivery attempts</h2>
@@ -176,6 +180,11 @@ function showSecret(p: PageContext, id: string, secret: string | undefined, titl
   return p.render(
     title,
     "/webhook_endpoints",
-    html`<h1>${title}</h1><p>The signing secret of <code>${id}</code>, shown this once:</p><p class="secret" id="secret">${secret ?? ""}</p><p>${link(p.base, `/webhook_endpoints/${id}`, "Go to the endpoint")}</p>`,
+    secret
+      ? html`<h1>${title}</h1><p>The signing secret of <code>${id}</code>, shown this once:</p><p class="secret" id="secret">${secret}</p><p>${link(p.base, `/webhook_endpoints/${id}`, "Go to the endpoint")}</p>`
+      : html`<h1>${title}</h1>${ALREADY_SHOWN}<p>${link(p.base, `/webhook_endpoints/${id}`, "Go to the endpoint")}</p>`,
   );
 }
+
+/** A form sent again (a reload, a double click) gets the API's replayed answer, which never holds the secret. */
+export const ALREADY_SHOWN = html`<p class="error" role="alert">This form was already answered, and a secret is shown only in the first answer. If it was not stored, make a new one (rotate or roll again).</p>`;

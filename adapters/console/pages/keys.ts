@@ -1,4 +1,5 @@
 import { done, notice, type PageContext, type PageSet } from "../console-app";
+import { ALREADY_SHOWN } from "./endpoints";
 import { actionForm, apiError, badge, html, link, table, time } from "../html";
 
 /** API keys: list, create, roll and revoke; a new secret is shown once, on the answer to its form. Full access only, as the API has it. */
@@ -61,7 +62,9 @@ function secretOnce(p: PageContext, title: string, key: any): Response | Promise
   return p.render(
     title,
     "/api_keys",
-    html`<h1>${title}</h1><p>The secret of <code>${key.id}</code>, shown this once: store it now.</p><p class="secret" id="secret">${key.secret ?? ""}</p><p>${link(p.base, "/api_keys", "Back to the keys")}</p>`,
+    key.secret
+      ? html`<h1>${title}</h1><p>The secret of <code>${key.id}</code>, shown this once: store it now.</p><p class="secret" id="secret">${key.secret}</p><p>${link(p.base, "/api_keys", "Back to the keys")}</p>`
+      : html`<h1>${title}</h1>${ALREADY_SHOWN}<p>${link(p.base, "/api_keys", "Back to the keys")}</p>`,
   );
 }
 

@@ -113,6 +113,7 @@ ${fields([
       "/batches",
       html`<h1>Batch <code>${id}</code></h1>${batchProgress(b.body)}
 <h2>Failed rows</h2>${table("Failed rows of this batch", ["Row", "Payout", "Amount", "Failure"], failedRows, "No failed row.")}
+${failedRows.length < (b.body.counts.failed ?? 0) ? html`<p class="muted">${(b.body.counts.failed ?? 0) - failedRows.length} more failed rows are not listed: they are older than the account's newest 1,000 failed payouts.</p>` : ""}
 `,
       live ? { live } : {},
     );
@@ -123,8 +124,15 @@ ${fields([
     const p = c.get("page");
     const id = c.req.param("id");
     return streamSSE(c, async (stream) => {
-      for (let i = 0; i < 3600 && !stream.aborted; i++) {
+      // at most 5 minutes a stream (the browser's EventSource connects again), the grant asked again
+      // every 30 s, a passing 5xx waited out; a host stopping cuts it with the other connections
+      for (let i = 0; i < 300 && !stream.aborted; i++) {
+        if (i > 0 && i % 30 === 0 && !(await p.stillGranted())) break;
         const b = await p.api.get(`/v1/payouts/batches/${encodeURIComponent(id)}`);
+        if (!b.ok && b.status >= 500) {
+          await stream.sleep(1000);
+          continue;
+        }
         if (!b.ok) break;
         await stream.writeSSE({ event: "replace", data: JSON.stringify({ id: "batch-progress", html: String(await batchProgress(b.body)) }) });
         if (TERMINAL_BATCH.has(b.body.status)) break;

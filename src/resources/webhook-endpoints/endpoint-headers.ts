@@ -43,7 +43,7 @@ const RESERVED_PREFIXES = ["service-", "webhook-", "proxy-"];
  * Names whose value the endpoint object never shows (null in its place): credentials a receiver
  * checks. The value is still sent on every delivery.
  */
-const SENSITIVE = /authorization|cookie|token|secret|password|passwd|api[-_]?key|credential|session/i;
+const SENSITIVE = /auth|cookie|token|secret|password|passwd|key|credential|session|signature/i;
 
 /** `headers` of a create (every value text) or an update (`""` removes a header). */
 export const headersParam = () =>

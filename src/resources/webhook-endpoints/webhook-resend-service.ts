@@ -105,7 +105,9 @@ export class WebhookResendService {
           const last = page[page.length - 1]!;
           after = { created: last.created, id: last.id };
         }
-        const events = recoverable([...latest.values()], uow.now);
+        // only the types it still subscribes to, as replay and resend (its filter may have changed since)
+        const subscribed = [...latest.values()].filter((entry) => this.deps.catalogue.subscribes(endpoint.enabledEvents, entry.eventType));
+        const events = recoverable(subscribed, uow.now);
         for (const chunk of deliveryChunks(events)) {
           uow.schedule(WEBHOOK_DELIVERY, { endpoint: endpoint.id, events: chunk, trigger: "replay" }, { group: endpoint.id });
         }

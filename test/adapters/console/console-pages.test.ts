@@ -73,6 +73,12 @@ describe("the operator console (memory)", () => {
     grant = saved;
     const refused = await post("/reports", { type: "ledger_entries", idempotency_key: "x1" }, { origin: "https://evil.example" });
     expect(refused.status).toBe(403);
+    const crossSite = await post(
+      "/reports",
+      { type: "ledger_entries", idempotency_key: "x2" },
+      { "sec-fetch-site": "cross-site", origin: "http://console.test" },
+    );
+    expect(crossSite.status).toBe(403);
     expect((await w.request("GET", "/v1/reports")).ok).toBe(true);
     expect((await (await w.request("GET", "/v1/reports")).json()).data).toHaveLength(0);
   });
@@ -89,6 +95,10 @@ describe("the operator console (memory)", () => {
     const created = await post("/api_keys", { name: "ci", idempotency_key: "console_key" });
     expect(created.status).toBe(200);
     expect(created.text).toMatch(/sk_test_[A-Za-z0-9_-]{16,}/);
+    // the same form again (a reload): the API replays its answer, which never holds the secret
+    const again = await post("/api_keys", { name: "ci", idempotency_key: "console_key" });
+    expect(again.text).not.toMatch(/sk_test_[A-Za-z0-9_-]{16,}/);
+    expect(again.text).toContain("already answered");
     const saved = grant;
     grant = { account: w.accountId, scopes: ["payouts:read", "balances:read", "webhook_endpoints:read", "reports:read", "events:read"] };
     try {
@@ -115,12 +125,34 @@ describe("the operator console (memory)", () => {
     expect((await portal.request("http://console.test/portal/api_keys")).status).toBe(404);
   });
 
-  it("signs in with an API key over Basic authentication", async () => {
+  it("behind a TLS proxy (the browser's origin https, the request's URL http) a same-origin form is taken", async () => {
+    const proxied = await post(
+      "/reports",
+      { type: "payout_ledger", idempotency_key: "console_tls" },
+      { origin: "https://console.test", "sec-fetch-site": "same-origin" },
+    );
+    expect(proxied.status).toBe(303);
+    const byHost = await post("/reports", { type: "payout_ledger", idempotency_key: "console_tls2" }, { origin: "https://console.test" });
+    expect(byHost.status).toBe(303);
+  });
+
+  it("signs in with an API key over Basic authentication, and the audit log names that key", async () => {
     const app = createConsole(w.engine, { authorize: apiKeyAuthorizer(w.engine) });
     expect((await app.request("http://console.test/console/")).status).toBe(401);
     const auth = `Basic ${Buffer.from(`ops:${w.apiKey}`).toString("base64")}`;
     expect((await app.request("http://console.test/console/", { headers: { authorization: auth } })).status).toBe(200);
     const bad = `Basic ${Buffer.from("ops:sk_test_nopeNOPEnopeNOPEnope").toString("base64")}`;
     expect((await app.request("http://console.test/console/", { headers: { authorization: bad } })).status).toBe(401);
+    const form = new URLSearchParams({ name: "from-console", idempotency_key: "console_audit" }).toString();
+    const made = await app.request("http://console.test/console/api_keys", {
+      method: "POST",
+      headers: { authorization: auth, "content-type": "application/x-www-form-urlencoded", origin: "http://console.test" },
+      body: form,
+    });
+    expect(made.status).toBe(200);
+    const [record] = (await (await w.request("GET", "/v1/audit_log?limit=1")).json()).data;
+    const keys = (await (await w.request("GET", "/v1/api_keys?limit=100")).json()).data;
+    const signedInWith = keys.find((k: any) => w.apiKey.length > 0 && k.last_used !== null && k.name !== "from-console");
+    expect(record.actor).toEqual({ type: "api_key", api_key: signedInWith.id }); // the key the operator signed in with
   });
 });
