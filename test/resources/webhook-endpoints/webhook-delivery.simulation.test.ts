@@ -201,9 +201,10 @@ async function simulate(kind: ReturnType<typeof storageKinds>[number], scenario:
       expect(entry!.status).toBe(succeeded ? "succeeded" : "failed");
       expect(entry!.responseStatus).toBe(/^\d+$/.test(s.answered) ? Number(s.answered) : null);
     }
-    // ... and nothing the receivers did not see
+    // ... and nothing the receivers did not see, but for an attempt the sender gave up on: on a
+    // loaded machine its request may not have reached the receiver before the 100 ms were out
     const seenIds = new Set(seen.map((s) => s.deliveryId));
-    for (const l of log) expect(seenIds.has(l.id)).toBe(true);
+    for (const l of log) if (l.error !== `timeout after ${TIMEOUT_MS} ms`) expect(seenIds.has(l.id), JSON.stringify(l)).toBe(true);
     // attempt numbers of one delivery only grow (a dead worker's number is skipped, never reused)
     const attemptsOf = new Map<string, number[]>();
     for (const s of [...seen].sort((a, b) => a.at - b.at)) {
