@@ -1,6 +1,6 @@
 import type { Hono } from "hono";
 import { createHttpApp } from "../http/app";
-import { apiVersion, authorize, idempotency, parseRequest, type HttpEngine, type HttpEnv, type HttpMiddleware } from "../http/middleware";
+import { apiVersion, authorize, idempotency, parseRequest, rateLimit, type HttpEngine, type HttpEnv, type HttpMiddleware } from "../http/middleware";
 import { LATEST_VERSION } from "../../src/versions/api-versions";
 import type { Scope } from "../../src/engine/scopes";
 
@@ -40,8 +40,8 @@ type GrantEnv = HttpEnv & { Bindings: { grant: ConsoleGrant; livemode: boolean }
  * The console reads and acts only through the engine's `/v1` routes, in process: the same
  * validation, scopes, idempotency, versions and error shapes as any API client, with the grant
  * in place of an API key. The grant travels in the request's bindings, which only this code
- * sets: no header can forge one. Requests are not rate limited (the host's login stands before
- * the console) and are answered in the newest API version, the shape the pages are written for.
+ * sets: no header can forge one. The routes' rate limits count per signed-in key (or account), and
+ * answers are in the newest API version, the shape the pages are written for.
  */
 export function consoleApi(
   engine: HttpEngine & { accounts: { get(id: string): Promise<{ livemode: boolean } | null> } },
@@ -51,7 +51,9 @@ export function consoleApi(
     const { grant, livemode } = (c.env as GrantEnv["Bindings"]) ?? {};
     if (!grant) return c.json({ error: { type: "invalid_request_error", code: "api_key_missing", message: "No console grant" } }, 401);
     const keyId = grant.apiKey ?? "console";
-    c.set("principal", { accountId: grant.account, livemode, scopes: grant.scopes ?? [], keyHash: "console", keyId, apiVersion: LATEST_VERSION });
+    // counted like the API's requests, per signed-in key (or account): the console is no way around a rate limit
+    const keyHash = `console:${grant.apiKey ?? grant.account}`;
+    c.set("principal", { accountId: grant.account, livemode, scopes: grant.scopes ?? [], keyHash, keyId, apiVersion: LATEST_VERSION });
     c.set("ctx", {
       accountId: grant.account,
       livemode,
@@ -63,7 +65,7 @@ export function consoleApi(
   };
   const app: Hono<HttpEnv> = createHttpApp(engine, {
     ...(onInternalError ? { onInternalError } : {}),
-    routeStack: (e, route) => [grantAuth, apiVersion(), authorize(e, route), parseRequest(route), idempotency(e, route)],
+    routeStack: (e, route) => [grantAuth, apiVersion(), authorize(e, route), parseRequest(route), idempotency(e, route), rateLimit(e, route)],
   });
   const livemodeOf = new Map<string, boolean>();
 

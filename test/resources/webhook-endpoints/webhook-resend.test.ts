@@ -154,6 +154,11 @@ for (const kind of storageKinds().filter((k) => k.name !== "pglite")) {
         const enabled = await json(await w.request("POST", `/v1/webhook_endpoints/${ep.id}`, { body: { status: "enabled" } }));
         expect(enabled).toMatchObject({ status: "enabled", disabled_reason: null });
         receiver.requests.length = 0;
+        // while it no longer subscribes to their type, none of them is sent again (as replay and resend)
+        await w.request("POST", `/v1/webhook_endpoints/${ep.id}`, { body: { enabled_events: ["payout.failed"] } });
+        const unsubscribed = await json(await w.request("POST", `/v1/webhook_endpoints/${ep.id}/recover`, { body: { since: new Date(start).toISOString() } }));
+        expect(unsubscribed.event_count).toBe(0);
+        await w.request("POST", `/v1/webhook_endpoints/${ep.id}`, { body: { enabled_events: ["payout.settled"] } });
         const res = await w.request("POST", `/v1/webhook_endpoints/${ep.id}/recover`, { body: { since: new Date(start).toISOString() } });
         const recovery = await json(res);
         expect([res.status, recovery]).toEqual([
