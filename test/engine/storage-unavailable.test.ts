@@ -64,7 +64,14 @@ for (const kind of storageKinds()) {
       expect(again.status).toBe(503); // tried again, not a replay of the first answer
       expect(again.headers.get("idempotent-replayed")).toBeNull();
 
-      const notReady = await readyz();
+      // A background session that wrote before the disk filled may commit after the refusals, and a
+      // commit says storage works: readiness then says so until the next refused write. So refuse
+      // writes until it has seen the disk full (a handful at most; CI once saw one such commit).
+      let notReady = await readyz();
+      for (let i = 0; i < 10 && notReady.status !== 503; i++) {
+        expect((await create(`full-probe-${i}`)).status).toBe(503);
+        notReady = await readyz();
+      }
       expect(notReady.status).toBe(503);
       expect(notReady.body).toMatchObject({ status: "not_ready", checks: { storage: { ok: false }, migrations: { ok: true }, workers: { ok: true } } });
       expect(notReady.body.checks.storage.detail).toContain("disk_full");
