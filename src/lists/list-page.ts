@@ -114,6 +114,31 @@ export function pageWindow<R>(
 }
 
 /**
+ * A page of a list held whole in memory in the order of a text key (balances by asset code,
+ * event types by type): the rows after (or, backward, before) the cursor's key, nearest first,
+ * cut by `pageWindow`, with cursors keyed by that text.
+ */
+export function pageByKey<R>(
+  all: readonly R[],
+  keyOf: (row: R) => string,
+  limit: number,
+  start: PageStart,
+  codec: CursorCodec,
+  binding: CursorBinding,
+): ListEnvelope<R> {
+  const from = start.position?.id;
+  const fetched = start.direction === "forward" ? all.filter((r) => from === undefined || keyOf(r) > from) : all.filter((r) => keyOf(r) < from!).reverse();
+  const window = pageWindow(
+    fetched,
+    limit,
+    start,
+    (r) => codec.encode({ created: 0, id: keyOf(r) }, binding),
+    (position) => codec.encode(position, binding),
+  );
+  return { object: "list", data: window.rows, has_more: window.hasMore, next_cursor: window.next, previous_cursor: window.previous };
+}
+
+/**
  * One page of a keyset list: decodes and checks the cursor against the account, list and
  * filters, asks storage for `limit + 1` rows from it in the direction asked (`ending_before`
  * reads the list backwards) to learn `has_more`, and mints the cursors of the pages on either side.

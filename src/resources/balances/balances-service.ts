@@ -1,7 +1,7 @@
 import { err, ok, type Result } from "neverthrow";
 import type { ApiError } from "../../errors";
 import { balanceObjects, type BalanceObject } from "../../ledger/balances";
-import { type ListEnvelope, type PagedList, cursorBinding, pageStart, pageWindow, pagedList } from "../../lists/list-page";
+import { type ListEnvelope, type PagedList, cursorBinding, pageByKey, pageStart, pagedList } from "../../lists/list-page";
 import { DEFAULT_LIMIT } from "../../lists/list-params";
 import type { ModuleDeps, RequestContext } from "../../engine/context";
 import { type ListBalancesParams, listBalancesSchema } from "./balance-schemas";
@@ -23,16 +23,6 @@ export class BalancesService {
     const rows = await this.deps.storage.read((tx) => tx.ledger.listBalances(ctx.accountId));
     // in the order of asset codes, from the cursor's code in the direction asked, nearest first
     const all = balanceObjects(this.deps.assets, rows, this.deps.clock.now());
-    const from = start.value.position?.id;
-    const fetched =
-      start.value.direction === "forward" ? all.filter((b) => from === undefined || b.asset > from) : all.filter((b) => b.asset < from!).reverse();
-    const window = pageWindow(
-      fetched,
-      parsed.value.limit ?? DEFAULT_LIMIT,
-      start.value,
-      (b) => this.deps.cursors.encode({ created: 0, id: b.asset }, binding),
-      (position) => this.deps.cursors.encode(position, binding),
-    );
-    return ok({ object: "list", data: window.rows, has_more: window.hasMore, next_cursor: window.next, previous_cursor: window.previous });
+    return ok(pageByKey(all, (b) => b.asset, parsed.value.limit ?? DEFAULT_LIMIT, start.value, this.deps.cursors, binding));
   }
 }

@@ -1,7 +1,7 @@
 import { err, ok, type Result } from "neverthrow";
 import type { ApiError } from "../../errors";
 import { type EventTypeItem, eventTypeItems } from "../../events/event-types";
-import { type ListEnvelope, type PagedList, cursorBinding, pageStart, pageWindow, pagedList } from "../../lists/list-page";
+import { type ListEnvelope, type PagedList, cursorBinding, pageByKey, pageStart, pagedList } from "../../lists/list-page";
 import { DEFAULT_LIMIT } from "../../lists/list-params";
 import type { ModuleDeps, RequestContext } from "../../engine/context";
 import { type ListEventTypesParams, listEventTypesSchema } from "./event-schemas";
@@ -28,16 +28,6 @@ export class EventTypesService {
     if (start.isErr()) return err(start.error);
     // built once: the catalogue is fixed for the engine's life
     this.items ??= eventTypeItems(this.deps.catalogue, this.deps.assets);
-    const from = start.value.position?.id;
-    const fetched =
-      start.value.direction === "forward" ? this.items.filter((t) => from === undefined || t.type > from) : this.items.filter((t) => t.type < from!).reverse();
-    const window = pageWindow(
-      fetched,
-      parsed.value.limit ?? DEFAULT_LIMIT,
-      start.value,
-      (t) => this.deps.cursors.encode({ created: 0, id: t.type }, binding),
-      (position) => this.deps.cursors.encode(position, binding),
-    );
-    return ok({ object: "list", data: window.rows, has_more: window.hasMore, next_cursor: window.next, previous_cursor: window.previous });
+    return ok(pageByKey(this.items, (t) => t.type, parsed.value.limit ?? DEFAULT_LIMIT, start.value, this.deps.cursors, binding));
   }
 }
