@@ -98,6 +98,13 @@ export interface EngineConfig {
    * transaction in progress, so background transactions are kept short.
    */
   batchChunk: number | null;
+  /**
+   * Legs per transaction when a batch is accepted. A batch of more legs is accepted in slices
+   * (`batch-acceptance.ts`): its plan staged, its funds held, then its payouts opened slice by
+   * slice, so no other request waits behind one long transaction. Default: 2,500 on storage that
+   * runs transactions side by side; 250 on storage that runs one at a time (PGlite, memory).
+   */
+  batchSlice: number | null;
   /** Ledger entries a report build reads per page, each page in its own short transaction (default 2,000). */
   reportPageSize: number;
   /**
@@ -121,6 +128,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   limitOrderMatchIntervalMs: 10_000,
   sendClaimMs: 60_000,
   batchChunk: null,
+  batchSlice: null,
   reportPageSize: 2_000,
   reportBuildLeaseMs: 15 * 60_000,
 };

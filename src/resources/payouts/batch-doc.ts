@@ -6,6 +6,7 @@ import type { AssetRegistry } from "../../money/assets";
 import { formatAmount } from "../../money/amount";
 import { isoTime } from "../../validation/timestamp";
 import { DocStore } from "../../engine/doc-store";
+import type { BatchOpening } from "./batch-acceptance";
 import { type Metadata, presentMetadata } from "../../metadata/metadata";
 
 /** A batch as stored. */
@@ -23,6 +24,8 @@ export interface BatchDoc {
   metadata?: Metadata;
   created: number;
   completedAt: number | null;
+  /** While a sliced acceptance opens its payouts (`batch-acceptance.ts`); absent once all are open. */
+  opening?: BatchOpening;
 }
 
 export const BATCHES = new DocStore<BatchDoc>({

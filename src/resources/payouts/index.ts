@@ -1,4 +1,5 @@
 import { defineModule, operations, work } from "../../engine/module";
+import { BATCH_OPEN_SLICE, BatchAcceptance } from "./batch-acceptance";
 import { BatchCounts } from "./batch-counts";
 import { BatchesService } from "./batches-service";
 import { PAYOUT_EVENTS } from "./payout-events";
@@ -27,13 +28,14 @@ export const payoutsModule = defineModule({
     const batchCounts = new BatchCounts(deps);
     const workers = new PayoutWorkers(deps, transitions, batchCounts);
     const payouts = new PayoutsService(deps, transitions, batchCounts, workers);
-    const batches = new BatchesService(deps, payouts, transitions);
+    const acceptance = new BatchAcceptance(deps, payouts, transitions);
+    const batches = new BatchesService(deps, acceptance);
     return {
       api: {
         payouts: operations(payouts, ["create", "retrieve", "update", "list", "approve", "cancel"]),
         batches: operations(batches, ["create", "retrieve", "list"]),
       },
-      work: [work(PAYOUT_BROADCAST, workers.broadcastHandler()), work(PAYOUT_TRACK, workers.trackHandler())],
+      work: [work(PAYOUT_BROADCAST, workers.broadcastHandler()), work(PAYOUT_TRACK, workers.trackHandler()), work(BATCH_OPEN_SLICE, acceptance.sliceHandler())],
     };
   },
 });

@@ -45,8 +45,7 @@ export class PayoutTransitions {
 
   /** A new payout (legs pending, reservations made): its first transition decides its status. */
   start(uow: UnitOfWork, draft: NewPayout, requiresApproval: boolean, options: ApplyOptions = {}): { doc: PayoutDoc; change: StatusChange } {
-    let step = this.firstSteps.get(requiresApproval);
-    if (!step) this.firstSteps.set(requiresApproval, (step = startMachine(payoutMachine, { requiresApproval })));
+    const step = this.firstStep(requiresApproval);
     const next: PayoutDoc = { ...draft, status: step.value, machine: { ...step.context } };
     const emits: (() => void)[] = [];
     for (const action of step.actions) {
@@ -61,6 +60,17 @@ export class PayoutTransitions {
     }
     for (const emit of emits) emit();
     return { doc: next, change: { batch: draft.batch, from: null, to: next.status } };
+  }
+
+  /** The status a new payout starts in (its machine's first step decides it from `requiresApproval` alone). */
+  firstStatus(requiresApproval: boolean): PayoutStatus {
+    return this.firstStep(requiresApproval).value;
+  }
+
+  private firstStep(requiresApproval: boolean): MachineStep<typeof payoutMachine> {
+    let step = this.firstSteps.get(requiresApproval);
+    if (!step) this.firstSteps.set(requiresApproval, (step = startMachine(payoutMachine, { requiresApproval })));
+    return step;
   }
 
   /** An event for the payout itself (approve, cancel); `handled` is false when its state refuses it. */

@@ -150,7 +150,7 @@ export class PayoutsService {
     options: { deferBroadcast?: boolean } = {},
   ): Promise<Result<{ doc: PayoutDoc; change: StatusChange }[], Refusal>> {
     const accountId = uow.ctx.accountId;
-    const ids = payouts.map(() => this.deps.ids.next("po"));
+    const ids = payouts.map((p) => p.id ?? this.deps.ids.next("po"));
     const requests = payouts.flatMap((p, i) =>
       p.plan.legs.map((leg) => ({ accountId, asset: p.asset, chain: leg.chain, amount: leg.amount + leg.fee, resource: ids[i]! })),
     );
@@ -271,6 +271,8 @@ export class PayoutsService {
 
 /** A planned payout to open (`PayoutsService.open`, `openMany`). */
 export interface OpenPayout {
+  /** Its id when chosen ahead (a batch's staged slice); else a new one. */
+  id?: string;
   asset: AssetDefinition;
   amount: bigint;
   recipient: string;
