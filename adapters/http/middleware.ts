@@ -299,7 +299,7 @@ export function idempotency(engine: Engine, route: EngineRoute): HttpMiddleware 
     const checked = checkIdempotencyKey(key);
     if (checked.isErr()) return errorResponse(c, checked.error);
     const url = new URL(c.req.url);
-    const begun = await engine.idempotency.begin(ctx.accountId, key, requestFingerprint(c.req.method, url.pathname + url.search, c.get("rawBody")));
+    const begun = await engine.idempotency.begin(ctx.accountId, key, await requestFingerprint(c.req.method, url.pathname + url.search, c.get("rawBody")));
     if (begun.isErr()) return errorResponse(c, begun.error);
     if (begun.value.kind === "replay") {
       const { status, body } = begun.value.response;

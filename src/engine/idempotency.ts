@@ -1,4 +1,5 @@
-import { createHash } from "node:crypto";
+import { createHash, type Hash } from "node:crypto";
+import { Turns } from "../concurrency/yield";
 import { ok, type Result } from "neverthrow";
 import { type ApiError, fail } from "../errors";
 import type { IdempotencyRecord } from "../ports/storage/idempotency";
@@ -27,18 +28,43 @@ export function checkIdempotencyKey(key: string): Result<string, ApiError> {
 /**
  * What makes two requests "the same" under one key: method, path with query, and the body. A
  * JSON body is canonicalised (sorted keys) so formatting does not count; other bodies count byte
- * for byte.
+ * for byte. A large body (a 25,000-leg batch) is hashed in turns of about 20 ms, so the event
+ * loop serves other requests meanwhile.
  */
-export function requestFingerprint(method: string, pathWithQuery: string, rawBody: string): string {
-  let body = rawBody;
+export async function requestFingerprint(method: string, pathWithQuery: string, rawBody: string): Promise<string> {
+  const hash = createHash("sha256").update(`${method.toUpperCase()} ${pathWithQuery}\n`);
+  let parsed: { value: unknown } | null = null;
   if (rawBody.trim() !== "") {
     try {
-      body = canonicalJson(JSON.parse(rawBody));
+      parsed = { value: JSON.parse(rawBody) };
     } catch {
       // not JSON: compare the raw text
     }
   }
-  return createHash("sha256").update(`${method.toUpperCase()} ${pathWithQuery}\n${body}`).digest("hex");
+  if (parsed) await hashCanonical(parsed.value, hash, new Turns());
+  else hash.update(rawBody);
+  return hash.digest("hex");
+}
+
+/** Feeds `canonicalJson(value)` to `hash`, a long array element by element with turns between. */
+async function hashCanonical(value: unknown, hash: Hash, turns: Turns): Promise<void> {
+  if (Array.isArray(value) && value.length > 64) {
+    hash.update("[");
+    for (let i = 0; i < value.length; i++) {
+      hash.update(i === 0 ? canonicalJson(value[i]) : `,${canonicalJson(value[i])}`);
+      await turns.next();
+    }
+    hash.update("]");
+  } else if (value && typeof value === "object" && !Array.isArray(value)) {
+    hash.update("{");
+    for (const [i, k] of Object.keys(value).sort().entries()) {
+      hash.update(`${i === 0 ? "" : ","}${JSON.stringify(k)}:`);
+      await hashCanonical((value as Record<string, unknown>)[k], hash, turns);
+    }
+    hash.update("}");
+  } else {
+    hash.update(canonicalJson(value));
+  }
 }
 
 function canonicalJson(value: unknown): string {

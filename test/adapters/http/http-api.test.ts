@@ -242,7 +242,7 @@ for (const kind of storageKinds()) {
       it("answers 409 while a request holds the key, and lets a crashed holder's key be taken over", async () => {
         const body = JSON.stringify({ asset: "USDC", chain: "base", amount: "3" });
         const held = (
-          await w.engine.idempotency.begin(w.accountId, "busy", requestFingerprint("POST", "/v1/test_helpers/balances/fund", body))
+          await w.engine.idempotency.begin(w.accountId, "busy", await requestFingerprint("POST", "/v1/test_helpers/balances/fund", body))
         )._unsafeUnwrap();
         if (held.kind !== "proceed") throw new Error("the key should have been free");
         const res = await w.request("POST", "/v1/test_helpers/balances/fund", { body, headers: { "Idempotency-Key": "busy" } });

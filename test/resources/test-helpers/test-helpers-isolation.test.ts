@@ -141,7 +141,7 @@ for (const kind of storageKinds()) {
       const path = `/v1/test_helpers/payment_intents/${pi.id}/pay`;
       const body = { chain: "base", amount: "25" };
       // the first request holds the key, pays, and dies before its answer is saved
-      const begun = (await w.engine.idempotency.begin(w.accountId, "pay-crash", requestFingerprint("POST", path, JSON.stringify(body))))._unsafeUnwrap();
+      const begun = (await w.engine.idempotency.begin(w.accountId, "pay-crash", await requestFingerprint("POST", path, JSON.stringify(body))))._unsafeUnwrap();
       if (begun.kind !== "proceed") throw new Error("the key was fresh");
       chains.crashAfterPay = true;
       await expect(w.engine.testHelpers.payPaymentIntent({ ...w.ctx, idempotencyKey: "pay-crash", idempotency: begun.claim }, pi.id, body)).rejects.toThrow(
