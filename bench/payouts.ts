@@ -134,12 +134,14 @@ async function statementsPerCreate(url: string): Promise<string> {
 }
 
 /**
- * The raw floor of a batch acceptance: exactly the rows the engine's acceptance transaction wrote,
- * written by hand. `copy()` runs just before the engine's batch and clones the engine's schema,
+ * The raw floor of a batch acceptance: exactly the rows the engine's acceptance transactions wrote
+ * (a batch larger than `EngineConfig.batchSlice` is accepted in several: docs/payouts.md), written by
+ * hand in one. `copy()` runs just before the engine's batch and clones the engine's schema,
  * as it then stands, into a schema of the floor's own made by the adapter's migrations (same
- * tables, indexes and constraints). `measure(batchId)` then takes every row the acceptance
- * transaction wrote (by its transaction id, `xmin`: payouts and the batch, reservations, ledger
- * entries, balance rows, events with their payloads, due work, the idempotency record) as JSON
+ * tables, indexes and constraints). `measure()` then takes every row the acceptance's
+ * transactions wrote (by transaction id, `xmin`, between two ids taken around it: payouts and the
+ * batch, reservations, ledger entries, balance rows, events with their payloads, due work, the
+ * idempotency record) as JSON
  * text, and writes them into the clone in one transaction: the balance rows locked, then one
  * statement with one JSON parameter per table (`json_populate_recordset`): inserts for new rows,
  * updates by primary key for rows that existed (balances, the idempotency key). The time covers
@@ -148,6 +150,9 @@ async function statementsPerCreate(url: string): Promise<string> {
 function rawFloor(url: string, engineSchema: string) {
   const raw = `bench_raw_batch_${process.pid}`;
   const pool = new pg.Pool({ connectionString: url, max: 2 });
+  // the acceptance's transactions (a large batch is accepted in slices): those between two ids taken around it
+  const xid = async () => Number((await pool.query("SELECT txid_current() % 4294967296 AS x")).rows[0].x);
+  let before = 0;
   const tablesOf = async (schema: string) =>
     (
       await pool.query(
@@ -167,9 +172,10 @@ function rawFloor(url: string, engineSchema: string) {
       await storage.init();
       await storage.close();
       for (const { name } of await tablesOf(raw)) await pool.query(`INSERT INTO ${raw}.${name} SELECT * FROM "${engineSchema}".${name}`);
+      before = await xid();
     },
-    async measure(batchId: string): Promise<{ line: string; ms: number }> {
-      const xid = (await pool.query(`SELECT xmin::text AS x FROM "${engineSchema}".resources WHERE id = $1`, [batchId])).rows[0].x as string;
+    async measure(): Promise<{ line: string; ms: number }> {
+      const after = await xid();
       const parts: { sql: string; rows: string[] }[] = [];
       const counts: string[] = [];
       let lock: { account_id: string; asset: string } | null = null;
@@ -177,8 +183,8 @@ function rawFloor(url: string, engineSchema: string) {
         const written = (
           await pool.query(
             `SELECT row_to_json(w)::text AS row, EXISTS (SELECT 1 FROM ${raw}.${name} r WHERE (${pk.map((c) => `r.${c}`).join(", ")}) = (${pk.map((c) => `w.${c}`).join(", ")})) AS existed
-             FROM "${engineSchema}".${name} w WHERE w.xmin::text = $1`,
-            [xid],
+             FROM "${engineSchema}".${name} w WHERE w.xmin::text::bigint > $1 AND w.xmin::text::bigint < $2`,
+            [before, after],
           )
         ).rows as { row: string; existed: boolean }[];
         if (!written.length) continue;
@@ -270,7 +276,7 @@ export async function benchPayouts(): Promise<Figure[]> {
       `${"raw SQL".padEnd(10)} payouts created/s ${nine.toFixed(0).padStart(6)}   (the nine writes, a statement each, BEGIN … COMMIT: 11 round trips)`,
     );
     console.log(`${"raw SQL".padEnd(10)} payouts created/s ${one.toFixed(0).padStart(6)}   (the nine writes as one statement: 1 round trip)`);
-    const raw = await floor.measure(engine.batchId);
+    const raw = await floor.measure();
     console.log(raw.line);
     console.log(`${"postgres".padEnd(10)} ${" ".repeat(25)}${LEGS}-leg batch accepted / raw rows written: ${(engine.acceptedMs / raw.ms).toFixed(2)}`);
     figures.push(
