@@ -7,7 +7,7 @@ export { PostgresStorage, sqlState, type PostgresStorageOptions } from "./postgr
 export type { PostgresDriver, SqlClient, TxClient } from "./driver";
 export { pgPoolDriver, type PgPoolLike, type PgPoolClientLike, type PgPoolDriverOptions, type PgStatement } from "./pg-pool-driver";
 export { pgliteDriver, type PGliteLike } from "./pglite-driver";
-export { pgliteThreadDriver } from "./pglite-thread";
+export { pgliteThreadDriver, type PGliteThreadOptions } from "./pglite-thread";
 export { MIGRATIONS, type Migration } from "./migrations";
 export { classifyUnavailable } from "./unavailable";
 

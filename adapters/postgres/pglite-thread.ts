@@ -36,6 +36,12 @@ function workerScript(): URL {
   return found;
 }
 
+/** How `pgliteThreadDriver` starts its thread. */
+export interface PGliteThreadOptions {
+  /** Hears of the thread as it starts (its `threadId`; a test ends it to see a crash answered). */
+  onThread?: (worker: Worker) => void;
+}
+
 /**
  * PGlite in a worker thread of its own, kept in `dataDir` (in memory without one): a driver
  * that answers as `pgliteDriver` does, through the same queue (requests before background
@@ -44,8 +50,9 @@ function workerScript(): URL {
  * A thread that stops (a crash, an exit) fails what waits on it and everything after as storage
  * unavailable (`connection`); `close` closes the database and ends the thread.
  */
-export async function pgliteThreadDriver(dataDir?: string): Promise<PostgresDriver> {
+export async function pgliteThreadDriver(dataDir?: string, options: PGliteThreadOptions = {}): Promise<PostgresDriver> {
   const worker = new Worker(workerScript(), { workerData: { dataDir: dataDir ?? null } });
+  options.onThread?.(worker);
   const pending = new Map<number, { resolve: (value: any) => void; reject: (e: unknown) => void }>();
   let next = 1;
   let stopped: StorageUnavailableError | null = null;
