@@ -217,7 +217,7 @@ async function withDatabase<T>(url: string, fn: (url: string) => Promise<T>): Pr
   }
 }
 
-/** The figures of one store for the table, with the targets of issue 11 (embedded: the default `npm start`). */
+/** The figures of one store for the table, with the targets of issue 11 (embedded-thread: the default `npm start`; embedded: PGlite in the host's thread). */
 export function settleFigures(f: SettleFigures): Figure[] {
   const embedded = f.store.startsWith("embedded");
   const legs = LEGS.toLocaleString("en-US");

@@ -291,10 +291,10 @@ describe("the packed package, installed as the README says", () => {
     expect(stdout.trim()).toBe(pkg.version);
   });
 
-  // and with PGlite in a worker thread: the built pglite-worker entry, found beside the chunks
+  // PGlite in a worker thread (the built pglite-worker entry, found beside the chunks), and in the host's own
   it.each([
-    ["", "0"],
-    [" in a worker thread (PAYRAIL_PGLITE_THREAD=1)", "1"],
+    ["", "1"],
+    [" in the host's thread (PAYRAIL_PGLITE_THREAD=0)", "0"],
   ])(
     "npx payrail serve runs the host on embedded defaults%s, and a payout goes through HTTP",
     async (_, thread) => {
