@@ -85,7 +85,11 @@ export async function pgliteThreadDriver(dataDir?: string, options: PGliteThread
   const send = <T>(message: { op: "run" | "exec" | "close"; statement?: unknown }): Promise<T> => {
     const id = next++;
     const answered = answer<T>(id);
-    if (!stopped) worker.postMessage({ id, ...message });
+    try {
+      if (!stopped) worker.postMessage({ id, ...message });
+    } catch (e) {
+      settle(id)?.reject(e); // a parameter a message cannot carry (DataCloneError): the statement's fault
+    }
     return answered;
   };
 

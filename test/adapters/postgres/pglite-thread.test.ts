@@ -38,6 +38,9 @@ describe("PGlite in a worker thread", () => {
       const error = await threaded.query("INSERT INTO t (k) VALUES ($1)", [1]).catch((e: unknown) => e);
       expect(error).not.toBeInstanceOf(StorageUnavailableError);
       expect(error).toMatchObject({ code: "23505", message: expect.stringMatching(/duplicate key/) });
+      // a parameter no message can carry fails its statement alone
+      await expect(threaded.query("SELECT $1::text AS t", [() => 1])).rejects.toThrow(/could not be cloned/);
+      expect((await threaded.query("SELECT $1::text AS t", ["after"])).rows).toEqual([{ t: "after" }]);
       // a transaction that throws keeps nothing; one that commits keeps everything
       await expect(
         threaded.transaction(async (c) => {
