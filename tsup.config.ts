@@ -27,8 +27,9 @@ const library = {
 };
 
 export default defineConfig({
-  // the CLI (bin/payrail.mjs imports dist/cli.js) shares the library's chunks; it has no types
-  entry: { ...library, cli: "adapters/cli/main.ts" },
+  // the CLI (bin/payrail.mjs imports dist/cli.js) shares the library's chunks; it has no types;
+  // the PGlite thread's script (openPGlite with `thread`) is found by its path beside the chunks
+  entry: { ...library, cli: "adapters/cli/main.ts", "pglite-worker": "adapters/postgres/pglite-worker.mjs" },
   format: ["esm"],
   dts: { entry: library },
   splitting: true,

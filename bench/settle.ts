@@ -234,9 +234,9 @@ async function withDatabase<T>(url: string, fn: (url: string) => Promise<T>): Pr
   }
 }
 
-/** The figures of one store for the table, with the targets of issue 11 (embedded: the default `npm start`). */
+/** The figures of one store for the table, with the targets of issue 11 (embedded-thread: the default `npm start`; embedded: PGlite in the host's thread). */
 export function settleFigures(f: SettleFigures): Figure[] {
-  const embedded = f.store === "embedded";
+  const embedded = f.store.startsWith("embedded");
   const legs = LEGS.toLocaleString("en-US");
   const out: Figure[] = [
     { name: `${legs}-leg batch accepted over HTTP`, store: f.store, value: f.acceptedMs / 1000, unit: "s" },
@@ -273,14 +273,15 @@ export function settleFigures(f: SettleFigures): Figure[] {
 }
 
 export async function benchSettle(): Promise<SettleFigures[]> {
-  // BENCH_SETTLE_STORES=embedded,postgres (default both; postgres only with DATABASE_URL)
-  const stores = (process.env.BENCH_SETTLE_STORES ?? "embedded,postgres").split(",");
+  // BENCH_SETTLE_STORES=embedded,embedded-thread,postgres (default all three; postgres only with DATABASE_URL)
+  const stores = (process.env.BENCH_SETTLE_STORES ?? "embedded,embedded-thread,postgres").split(",");
   console.log(`settle: npm start, a * webhook endpoint on loopback, one batch of ${LEGS} legs over HTTP, GET /v1/balances every 50 ms`);
   const out: SettleFigures[] = [];
-  if (stores.includes("embedded")) {
+  // embedded-thread: the same with PGlite in a worker thread of its own (PAYRAIL_PGLITE_THREAD=1)
+  for (const store of ["embedded", "embedded-thread"].filter((s) => stores.includes(s))) {
     const dir = await mkdtemp(join(tmpdir(), "payrail-settle-"));
     try {
-      const embedded = await benchSettleOn("embedded", { PAYRAIL_DATA_DIR: dir });
+      const embedded = await benchSettleOn(store, { PAYRAIL_DATA_DIR: dir, PAYRAIL_PGLITE_THREAD: store === "embedded-thread" ? "1" : "0" });
       console.log(formatSettle(embedded));
       out.push(embedded);
     } finally {

@@ -75,7 +75,7 @@ async function benchEngine(name: string, storage: StorageAdapter, receiverUrl: s
     const deliveries = EVENTS * ENDPOINTS;
     const perSecond = deliveries / seconds;
     return {
-      line: `${name.padEnd(10)} signed deliveries/s ${perSecond.toFixed(0).padStart(6)}   (${deliveries} attempts, fan-out and log included, ${seconds.toFixed(2)} s)`,
+      line: `${name.padEnd(13)} signed deliveries/s ${perSecond.toFixed(0).padStart(6)}   (${deliveries} attempts, fan-out and log included, ${seconds.toFixed(2)} s)`,
       perSecond,
     };
   } finally {
@@ -117,7 +117,7 @@ async function rawLoop(receiverUrl: string, count: number): Promise<number> {
   const seconds = (performance.now() - start) / 1000;
   await agent.close();
   console.log(
-    `${"raw loop".padEnd(10)} signed POSTs/s      ${(count / seconds).toFixed(0).padStart(6)}   (sign + POST only, same receiver, concurrency ${CONCURRENCY})`,
+    `${"raw loop".padEnd(13)} signed POSTs/s      ${(count / seconds).toFixed(0).padStart(6)}   (sign + POST only, same receiver, concurrency ${CONCURRENCY})`,
   );
   return count / seconds;
 }
@@ -131,6 +131,9 @@ export async function benchWebhooks(): Promise<Figure[]> {
     // the embedded default's figure (one session: its reads and records take turns with everything else)
     const embedded = await benchEngine("pglite", await openPGlite(), receiver.url);
     console.log(embedded.line);
+    // the same in a worker thread of its own (`PAYRAIL_PGLITE_THREAD=1`): the host's loop only posts statements
+    const threaded = await benchEngine("pglite-thread", await openPGlite(undefined, { thread: true }), receiver.url);
+    console.log(threaded.line);
     const url = process.env.DATABASE_URL;
     let server: number | null = null;
     if (url) {
@@ -154,6 +157,7 @@ export async function benchWebhooks(): Promise<Figure[]> {
     return [
       figure("memory", memory.perSecond),
       figure("pglite", embedded.perSecond),
+      figure("pglite-thread", threaded.perSecond),
       ...(server === null ? [] : [{ ...figure("postgres", server), target: { ratio: { min: 0.5 } } }]),
     ];
   } finally {

@@ -32,6 +32,12 @@ export interface HostOptions {
   dataDir?: string;
   /** Use a PostgreSQL server instead of embedded PGlite. */
   databaseUrl?: string;
+  /**
+   * Run embedded PGlite in a worker thread of its own, off the event loop that serves requests
+   * (`openPGlite` with `thread`, docs/performance.md). Default true; `false` (`PAYRAIL_PGLITE_THREAD=0`)
+   * runs it in the host's own thread, as before.
+   */
+  pgliteThread?: boolean;
   /** With `databaseUrl`: the partitioned layout, this many hash partitions by account (`PAYRAIL_DB_PARTITIONS`, docs/scaling.md). */
   databasePartitions?: number;
   /** Fix the demo account's API key (`PAYRAIL_API_KEY`). */
@@ -155,7 +161,7 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
     options.storage ??
     (options.databaseUrl
       ? await connectPostgres(options.databaseUrl, options.databasePartitions ? { partitions: options.databasePartitions } : {})
-      : await openPGlite(options.dataDir ?? ".payrail-data"));
+      : await openPGlite(options.dataDir ?? ".payrail-data", { thread: options.pgliteThread ?? true }));
   // The simulated venues price on the engine's own clock, so quotes move with real time.
   const clock = options.clock ?? new SystemClock();
   const metrics =

@@ -1,11 +1,13 @@
 import { pgPoolDriver, type PgPoolLike } from "./pg-pool-driver";
 import { pgliteDriver, type PGliteLike } from "./pglite-driver";
+import { pgliteThreadDriver } from "./pglite-thread";
 import { PostgresStorage, type PostgresStorageOptions } from "./postgres-storage";
 
 export { PostgresStorage, sqlState, type PostgresStorageOptions } from "./postgres-storage";
 export type { PostgresDriver, SqlClient, TxClient } from "./driver";
 export { pgPoolDriver, type PgPoolLike, type PgPoolClientLike, type PgPoolDriverOptions, type PgStatement } from "./pg-pool-driver";
 export { pgliteDriver, type PGliteLike } from "./pglite-driver";
+export { pgliteThreadDriver, type PGliteThreadOptions } from "./pglite-thread";
 export { MIGRATIONS, type Migration } from "./migrations";
 export { classifyUnavailable } from "./unavailable";
 
@@ -36,13 +38,25 @@ export async function connectPostgres(
   return new PostgresStorage(driver, rest);
 }
 
+/** How `openPGlite` runs PGlite. */
+export interface OpenPGliteOptions extends Omit<PostgresStorageOptions, "driver"> {
+  /**
+   * Run PGlite in a worker thread of its own (`pgliteThreadDriver`), so its work never stops
+   * this thread's event loop; statements go to it by message (default false: in this thread).
+   */
+  thread?: boolean;
+}
+
 /**
  * Storage on embedded PGlite (`@electric-sql/pglite` is an optional peer dependency): in memory,
- * or kept in `dataDir` so a restart keeps everything.
+ * or kept in `dataDir` so a restart keeps everything; in this thread, or in one of its own
+ * (`thread`).
  */
-export async function openPGlite(dataDir?: string, options: Omit<PostgresStorageOptions, "driver"> = {}): Promise<PostgresStorage> {
+export async function openPGlite(dataDir?: string, options: OpenPGliteOptions = {}): Promise<PostgresStorage> {
+  const { thread, ...rest } = options;
+  if (thread) return new PostgresStorage(await pgliteThreadDriver(dataDir), rest);
   const { PGlite } = await import("@electric-sql/pglite");
   const db = dataDir ? new PGlite(dataDir) : new PGlite();
   await db.waitReady;
-  return new PostgresStorage(pgliteDriver(db as unknown as PGliteLike), options);
+  return new PostgresStorage(pgliteDriver(db as unknown as PGliteLike), rest);
 }

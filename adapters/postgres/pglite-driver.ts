@@ -1,48 +1,20 @@
 import { PriorityMutex } from "../../src/ports/public";
 import { beginLazily, isStalePlan, statementName, type PostgresDriver, type SqlClient, type TxClient } from "./driver";
+import { pgliteSession, type PGliteLike, type PGliteSession } from "./pglite-session.mjs";
 import { asStorageError } from "./unavailable";
 
-/** The subset of PGlite the driver uses. */
-export interface PGliteLike {
-  query<R>(text: string, params?: unknown[]): Promise<{ rows: R[]; affectedRows?: number }>;
-  exec(text: string): Promise<unknown>;
-  /** Runs wire-protocol messages on the session; `throwOnError` throws the server's error once all are answered. */
-  execProtocol(message: Uint8Array, options?: { syncToFs?: boolean; throwOnError?: boolean }): Promise<{ messages: unknown[] }>;
-  /** Text to value, per type oid (what `query` uses). */
-  readonly parsers: Record<number | string, (text: string, typeId: number) => unknown>;
-  /** Value to text, per type oid (what `query` uses). */
-  readonly serializers: Record<number | string, (value: any) => string>;
-  close(): Promise<void>;
-  readonly closed?: boolean;
-}
-
-/** What the driver takes of `@electric-sql/pglite`'s exports: its protocol serializer and result parsers. */
-interface PGliteProtocol {
-  protocol: {
-    serialize: {
-      parse(o: { name: string; text: string }): Uint8Array;
-      bind(o: { statement: string; values: (string | null)[] }): Uint8Array;
-      describe(o: { type: "S" | "P"; name?: string }): Uint8Array;
-      execute(o?: object): Uint8Array;
-      close(o: { type: "S"; name: string }): Uint8Array;
-      query(text: string): Uint8Array;
-      sync(): Uint8Array;
-    };
-  };
-  parse: {
-    parseResults(messages: any[], parsers: PGliteLike["parsers"]): { rows: any[]; affectedRows?: number }[];
-    parseDescribeStatementResults(messages: any[]): number[];
-  };
-}
-
-/** Statements kept prepared in the one session at most (each holds a plan in PGlite's memory). */
-const MAX_PREPARED = 256;
+export type { PGliteLike } from "./pglite-session.mjs";
 
 /**
  * Per database, what every driver over it shares: the one queue to its one session, and the
- * statements prepared in that session (by name: their parameter types, least recently used first).
+ * session with its prepared statements.
  */
-const sessions = new WeakMap<PGliteLike, { mutex: PriorityMutex; prepared: Map<string, number[]> }>();
+const sessions = new WeakMap<PGliteLike, { mutex: PriorityMutex; session: PGliteSession }>();
+
+/** The queue of one PGlite session (`pgliteDriver`): requests before background work. */
+export function sessionQueue(): PriorityMutex {
+  return new PriorityMutex({ now: () => performance.now() });
+}
 
 /**
  * Drives PGlite. PGlite has one session, so every statement and transaction here runs through one
@@ -51,74 +23,38 @@ const sessions = new WeakMap<PGliteLike, { mutex: PriorityMutex; prepared: Map<s
  * queue serves requests before background work (`inBackground`: the worker runner's drains), so
  * a request waits at most for the one background transaction running, never for a backlog.
  *
- * Statements with parameters are prepared once under a name and then only bound and executed,
- * each in one call into PGlite, on the wire protocol: PGlite's `query` parses and plans every
- * statement and calls in six times (measured: a keyed SELECT 210 → 60 µs, a CTE flush 620 →
- * 180 µs). Transactions begin lazily, as on a server (`TxClient`).
+ * Statements with parameters are prepared once under a name and then only bound and executed
+ * (`pgliteSession`). Transactions begin lazily, as on a server (`TxClient`).
  */
 export function pgliteDriver(db: PGliteLike, options: { ownsDatabase?: boolean } = {}): PostgresDriver {
   const ownsDatabase = options.ownsDatabase ?? true;
-  let session = sessions.get(db);
-  if (!session) sessions.set(db, (session = { mutex: new PriorityMutex({ now: () => performance.now() }), prepared: new Map() }));
-  const { mutex, prepared } = session;
-  let loaded: Promise<PGliteProtocol> | null = null;
+  let shared = sessions.get(db);
+  if (!shared) sessions.set(db, (shared = { mutex: sessionQueue(), session: pgliteSession(db) }));
+  const { mutex } = shared;
+  return sessionDriver(shared.session, mutex, async () => {
+    if (ownsDatabase && !db.closed) await mutex.run(() => db.close());
+  });
+}
 
-  const join = (parts: Uint8Array[]): Uint8Array => {
-    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    let at = 0;
-    for (const p of parts) {
-      out.set(p, at);
-      at += p.length;
-    }
-    return out;
-  };
-
-  const prepare = async ({ protocol: { serialize }, parse }: PGliteProtocol, name: string, text: string): Promise<number[]> => {
-    let types = prepared.get(name);
-    if (types) {
-      prepared.delete(name); // most recently used goes last
-    } else {
-      const evict = prepared.size >= MAX_PREPARED ? prepared.keys().next().value : undefined;
-      const messages = [serialize.parse({ name, text }), serialize.describe({ type: "S", name })];
-      if (evict !== undefined) {
-        prepared.delete(evict);
-        messages.unshift(serialize.close({ type: "S", name: evict }));
-      }
-      const described = await db.execProtocol(join([...messages, serialize.sync()]), { syncToFs: false, throwOnError: true });
-      types = parse.parseDescribeStatementResults(described.messages);
-    }
-    prepared.set(name, types);
-    return types;
-  };
-
+/**
+ * A `PostgresDriver` over one PGlite session, in this thread or in the database thread
+ * (`pgliteThreadDriver`): every statement and transaction through `mutex`, the session's queue.
+ */
+export function sessionDriver(session: PGliteSession, mutex: PriorityMutex, close: () => Promise<void>): PostgresDriver {
   // a full disk under PGlite's files (ENOSPC), like a server's 53100, is storage unavailable (`classifyUnavailable`)
-  const run = (text: string, params: unknown[] | undefined, syncToFs: boolean): Promise<{ rows: never[]; rowCount: number }> =>
-    runStatement(text, params, syncToFs).catch((e: unknown) => Promise.reject(asStorageError(e, "pglite")));
-
-  const runStatement = async (text: string, params: unknown[] | undefined, syncToFs: boolean): Promise<{ rows: never[]; rowCount: number }> => {
-    const name = params?.length ? statementName(text) : null;
-    if (name === null) {
-      const r = await db.query(text, params);
-      return { rows: r.rows as never[], rowCount: r.affectedRows ?? 0 };
-    }
-    const proto = await (loaded ??= import("@electric-sql/pglite") as unknown as Promise<PGliteProtocol>);
-    const { serialize } = proto.protocol;
+  const run = async (text: string, params: unknown[] | undefined, syncToFs: boolean, before?: string): Promise<{ rows: never[]; rowCount: number }> => {
     try {
-      const types = await prepare(proto, name, text);
-      const values = params!.map((v, i) => (v === null || v === undefined ? null : (db.serializers[types[i]!]?.(v) ?? String(v))));
-      const message = join([serialize.bind({ statement: name, values }), serialize.describe({ type: "P" }), serialize.execute({}), serialize.sync()]);
-      const [result] = proto.parse.parseResults((await db.execProtocol(message, { syncToFs, throwOnError: true })).messages, db.parsers);
-      return { rows: (result?.rows ?? []) as never[], rowCount: result?.affectedRows ?? 0 };
+      const r = await session.run({ name: params?.length ? statementName(text) : null, text, params, syncToFs, before });
+      return { rows: r.rows as never[], rowCount: r.rowCount };
     } catch (e) {
       isStalePlan(e, text); // renamed: prepared afresh under its new name, the old one closed when the LRU evicts it
-      throw e;
+      throw asStorageError(e, "pglite");
     }
   };
 
-  const exec = async (text: string, syncToFs: boolean): Promise<void> => {
-    const { serialize } = (await (loaded ??= import("@electric-sql/pglite") as unknown as Promise<PGliteProtocol>)).protocol;
+  const exec = async (text: string, syncToFs: boolean, before?: string): Promise<void> => {
     try {
-      await db.execProtocol(serialize.query(text), { syncToFs, throwOnError: true });
+      await session.exec({ text, syncToFs, before });
     } catch (e) {
       throw asStorageError(e, "pglite");
     }
@@ -131,9 +67,23 @@ export function pgliteDriver(db: PGliteLike, options: { ownsDatabase?: boolean }
       await exec("ROLLBACK", false).catch(() => undefined);
       broken = false;
     }
+    // BEGIN leaves with the transaction's first statement, in the same call into the session (one
+    // message to the database thread); a BEGIN that fails fails that statement
+    let begin: string | undefined;
+    const takeBegin = () => {
+      const text = begin;
+      begin = undefined;
+      return text;
+    };
     // inside a transaction nothing is synced to the files until COMMIT; alone, each statement is,
     // unless the transaction need not wait for its commit to be kept (`durable: false`)
-    const inside: SqlClient = { query: (text, params) => run(text, params, false), exec: (text) => exec(text, durable && !text.startsWith("BEGIN")) };
+    const inside: SqlClient = {
+      query: (text, params) => run(text, params, false, takeBegin()),
+      exec: async (text) => {
+        if (text.startsWith("BEGIN")) begin = text;
+        else await exec(text, durable, takeBegin());
+      },
+    };
     return beginLazily(
       inside,
       fn,
@@ -147,8 +97,6 @@ export function pgliteDriver(db: PGliteLike, options: { ownsDatabase?: boolean }
     concurrent: false,
     query: (text, params) => mutex.run(() => run(text, params, true)),
     transaction: (fn, options) => mutex.run(() => transaction(fn, options?.durable ?? true)),
-    async close() {
-      if (ownsDatabase && !db.closed) await mutex.run(() => db.close());
-    },
+    close,
   };
 }

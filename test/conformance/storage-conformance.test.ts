@@ -1,9 +1,9 @@
 import { afterAll } from "vitest";
 import { storageConformance } from "../../src/conformance";
-import { closeSharedStorage, partitionedKinds, storageKinds } from "../support/storage";
+import { closeSharedStorage, partitionedKinds, storageKinds, threadedPGliteKinds } from "../support/storage";
 
-// and the PostgreSQL server in the layout Citus distributes: the big tables hash-partitioned by account
-for (const kind of [...storageKinds(), ...partitionedKinds(2)]) {
+// and PGlite in a worker thread (`openPGlite(dir, { thread: true })`); and the PostgreSQL server in the layout Citus distributes: the big tables hash-partitioned by account
+for (const kind of [...storageKinds(), ...threadedPGliteKinds(), ...partitionedKinds(2)]) {
   storageConformance({ name: kind.name, factory: kind.factory });
 }
 

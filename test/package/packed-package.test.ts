@@ -291,50 +291,58 @@ describe("the packed package, installed as the README says", () => {
     expect(stdout.trim()).toBe(pkg.version);
   });
 
-  it("npx payrail serve runs the host on embedded defaults, and a payout goes through HTTP", async () => {
-    const data = join(dir, "data");
-    const child = spawn("npx", ["--no-install", "payrail", "serve"], {
-      cwd: project,
-      env: userEnv({ PORT: "0", PAYRAIL_DATA_DIR: data, LOG_LEVEL: "warn" }),
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    let output = "";
-    child.stdout.on("data", (c: Buffer) => (output += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (output += c.toString()));
-    // closed once every process holding the pipe (npx and the host it runs) has ended
-    const exited = new Promise<void>((r) => child.stdout.on("close", () => r()));
-    try {
-      const started = Date.now();
-      let m: RegExpExecArray | null = null;
-      while (!(m = /listening on (http:\/\/\S+)\n.*test API key: (sk_test_\S+)/s.exec(output))) {
-        if (Date.now() - started > 90_000 || child.exitCode !== null) throw new Error(`payrail serve did not start:\n${output}`);
-        await new Promise((r) => setTimeout(r, 100));
+  // PGlite in a worker thread (the built pglite-worker entry, found beside the chunks), and in the host's own
+  it.each([
+    ["", "1"],
+    [" in the host's thread (PAYRAIL_PGLITE_THREAD=0)", "0"],
+  ])(
+    "npx payrail serve runs the host on embedded defaults%s, and a payout goes through HTTP",
+    async (_, thread) => {
+      const data = join(dir, `data-${thread}`);
+      const child = spawn("npx", ["--no-install", "payrail", "serve"], {
+        cwd: project,
+        env: userEnv({ PORT: "0", PAYRAIL_DATA_DIR: data, LOG_LEVEL: "warn", PAYRAIL_PGLITE_THREAD: thread }),
+        stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
+      });
+      let output = "";
+      child.stdout.on("data", (c: Buffer) => (output += c.toString()));
+      child.stderr.on("data", (c: Buffer) => (output += c.toString()));
+      // closed once every process holding the pipe (npx and the host it runs) has ended
+      const exited = new Promise<void>((r) => child.stdout.on("close", () => r()));
+      try {
+        const started = Date.now();
+        let m: RegExpExecArray | null = null;
+        while (!(m = /listening on (http:\/\/\S+)\n.*test API key: (sk_test_\S+)/s.exec(output))) {
+          if (Date.now() - started > 90_000 || child.exitCode !== null) throw new Error(`payrail serve did not start:\n${output}`);
+          await new Promise((r) => setTimeout(r, 100));
+        }
+        const [, url, key] = m;
+        const call = async (method: string, path: string, body?: unknown, idem?: string) => {
+          const res = await fetch(url + path, {
+            method,
+            headers: {
+              authorization: `Bearer ${key}`,
+              ...(body ? { "content-type": "application/json" } : {}),
+              ...(idem ? { "idempotency-key": idem } : {}),
+            },
+            ...(body ? { body: JSON.stringify(body) } : {}),
+          });
+          return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+        };
+        const recipient = await call("POST", "/v1/recipients", { name: "Ada", chain_addresses: { base: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" } });
+        expect(recipient.status).toBe(200);
+        const payout = await call("POST", "/v1/payouts", { amount: "10", asset: "USDC", recipient: recipient.body.id }, "packed-1");
+        expect(payout.status).toBe(200);
+        expect(payout.body).toMatchObject({ object: "payout", amount: "10", asset: "USDC" });
+        const fetched = await call("GET", `/v1/payouts/${String(payout.body.id)}`);
+        expect(fetched.body.id).toBe(payout.body.id);
+      } finally {
+        if (child.exitCode === null && child.pid) process.kill(-child.pid, "SIGTERM");
+        await exited;
       }
-      const [, url, key] = m;
-      const call = async (method: string, path: string, body?: unknown, idem?: string) => {
-        const res = await fetch(url + path, {
-          method,
-          headers: {
-            authorization: `Bearer ${key}`,
-            ...(body ? { "content-type": "application/json" } : {}),
-            ...(idem ? { "idempotency-key": idem } : {}),
-          },
-          ...(body ? { body: JSON.stringify(body) } : {}),
-        });
-        return { status: res.status, body: (await res.json()) as Record<string, unknown> };
-      };
-      const recipient = await call("POST", "/v1/recipients", { name: "Ada", chain_addresses: { base: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" } });
-      expect(recipient.status).toBe(200);
-      const payout = await call("POST", "/v1/payouts", { amount: "10", asset: "USDC", recipient: recipient.body.id }, "packed-1");
-      expect(payout.status).toBe(200);
-      expect(payout.body).toMatchObject({ object: "payout", amount: "10", asset: "USDC" });
-      const fetched = await call("GET", `/v1/payouts/${String(payout.body.id)}`);
-      expect(fetched.body.id).toBe(payout.body.id);
-    } finally {
-      if (child.exitCode === null && child.pid) process.kill(-child.pid, "SIGTERM");
-      await exited;
-    }
-    expect(output).toMatch(/stopped in \d+ ms/);
-  }, 120_000);
+      expect(output).toMatch(/stopped in \d+ ms/);
+    },
+    120_000,
+  );
 });

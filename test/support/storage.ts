@@ -1,7 +1,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { MemoryStorage } from "../../adapters/memory";
-import { PostgresStorage, pgPoolDriver, pgliteDriver, type PGliteLike, type SqlClient } from "../../adapters/postgres";
+import { PostgresStorage, pgPoolDriver, pgliteDriver, pgliteThreadDriver, type PGliteLike, type PostgresDriver, type SqlClient } from "../../adapters/postgres";
 import type { StorageHarness, StorageInspector } from "../../src/conformance";
 import { compareStateKeys } from "../../src/ports";
 
@@ -16,6 +16,7 @@ export interface StorageKind {
 }
 
 let pglite: Promise<PGlite> | null = null;
+let pgliteThread: Promise<PostgresDriver> | null = null;
 let pool: pg.Pool | null = null;
 let schemaSeq = 0;
 
@@ -65,6 +66,29 @@ export function storageKinds(): StorageKind[] {
 }
 
 /**
+ * PGlite in a worker thread of its own (`openPGlite(dir, { thread: true })`), one per test file
+ * shared by its harnesses (each its own schema), as `storageKinds` shares PGlite.
+ */
+export function threadedPGliteKinds(): StorageKind[] {
+  return [
+    {
+      name: "pglite in a worker thread",
+      factory: async () => {
+        const driver = await (pgliteThread ??= pgliteThreadDriver());
+        const schema = schemaName();
+        // the storage's close must not end the shared thread: closeSharedStorage does
+        const storage = new PostgresStorage({ ...driver, close: async () => undefined }, { schema });
+        return {
+          storage,
+          inspect: sqlInspector({ query: (t, p) => driver.query(t, p), exec: async () => undefined }, schema),
+          close: () => driver.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`).then(() => undefined),
+        };
+      },
+    },
+  ];
+}
+
+/**
  * The PostgreSQL server with the big tables hash-partitioned by account into `partitions`
  * (the layout Citus distributes, docs/scaling.md); only when DATABASE_URL is set.
  */
@@ -95,6 +119,9 @@ export async function closeSharedStorage(): Promise<void> {
   const db = pglite;
   pglite = null;
   if (db) await (await db).close();
+  const thread = pgliteThread;
+  pgliteThread = null;
+  if (thread) await (await thread).close();
   const p = pool;
   pool = null;
   if (p) await p.end();

@@ -40,6 +40,9 @@ Environment:
                        GET /metrics needs Authorization: Bearer <token> (default: open)
   PAYRAIL_METRICS_ENDPOINT_LABELS=1
                        label webhook attempt metrics with each endpoint id (default: outcome only)
+  PAYRAIL_PGLITE_THREAD=0
+                       run the embedded storage in the thread that serves requests (default 1:
+                       in a worker thread of its own)
   DATABASE_URL         use a PostgreSQL server instead of embedded storage
   PAYRAIL_DB_PARTITIONS
                        with DATABASE_URL: hash-partition the big tables by account into this
@@ -107,6 +110,7 @@ Environment:
           hostname: options.host ?? env.HOST ?? "127.0.0.1",
           ...(env.PAYRAIL_DATA_DIR ? { dataDir: env.PAYRAIL_DATA_DIR } : {}),
           ...(env.DATABASE_URL ? { databaseUrl: env.DATABASE_URL } : {}),
+          ...(env.PAYRAIL_PGLITE_THREAD ? { pgliteThread: env.PAYRAIL_PGLITE_THREAD !== "0" } : {}),
           ...(env.PAYRAIL_DB_PARTITIONS ? { databasePartitions: partitionsOf(env.PAYRAIL_DB_PARTITIONS) } : {}),
           ...(env.PAYRAIL_API_KEY ? { apiKey: env.PAYRAIL_API_KEY } : {}),
           ...(env.PAYRAIL_PUBLIC_URL ? { publicUrl: env.PAYRAIL_PUBLIC_URL } : {}),
