@@ -16,11 +16,23 @@ export interface PgPoolLike {
 
 export interface PgPoolClientLike {
   query(statement: PgStatement, params?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
+  /** A `pg` client's class carries `Query` (`pg.Query`), which `each` streams rows with. */
+  constructor: { Query?: PgQueryClass } | Function;
   release(error?: Error | boolean): void;
   /** `pg`'s clients are event emitters: a session the server ends while checked out emits `error`. */
   on?(event: "error", listener: (error: Error) => void): unknown;
   removeListener?(event: "error", listener: (error: Error) => void): unknown;
 }
+
+/**
+ * `pg.Query`: given a `row` listener and no callback, it hands each row to the listener and keeps
+ * none; it emits `end` or `error` once, and is sent with `client.query(query)`.
+ */
+type PgQueryClass = new (config: { text: string; values: unknown[]; name?: string; rowMode: "array" }) => {
+  on(event: "row", listener: (row: unknown[]) => void): unknown;
+  on(event: "end", listener: () => void): unknown;
+  on(event: "error", listener: (error: Error) => void): unknown;
+};
 
 /**
  * The statement to send for `text` with `params`: named, so each session parses and plans it
@@ -60,7 +72,7 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
   // in one read, and the end would be emitted in between, with no listener, ending the process.
   // What the session was doing fails on its own, and the pool drops a session that is unusable.
   pool.on?.("connect", (client) => client.on?.("error", ignoreSessionError));
-  const wrap = (client: { query: PgPoolLike["query"] }): SqlClient => ({
+  const wrap = (client: { query: PgPoolLike["query"]; constructor?: PgPoolClientLike["constructor"] }): SqlClient => ({
     async query(text, params) {
       try {
         const r = await client.query(named ? statement(text, params) : text, params);
@@ -77,7 +89,38 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
         throw asStorageError(e, "pg");
       }
     },
+    ...(typeof (client.constructor as { Query?: unknown } | undefined)?.Query === "function"
+      ? { each: (text: string, params: unknown[], row: (values: unknown[]) => void) => each((client.constructor as { Query: PgQueryClass }).Query, client, text, params, row) }
+      : {}),
   });
+  /** `SqlClient.each` on a `pg` client: a `pg.Query` whose rows (arrays) go to `row` as they are parsed. */
+  const each = async (Query: PgQueryClass, client: { query(q: unknown): unknown }, text: string, params: unknown[], row: (values: unknown[]) => void) => {
+    const name = named ? statementName(text) : null;
+    const query = new Query({ text, values: params, rowMode: "array", ...(name !== null && params.length ? { name } : {}) });
+    let count = 0;
+    let thrown: { error: unknown } | null = null;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        query.on("row", (values) => {
+          if (thrown) return; // the rest of the rows are read and dropped; the read fails at its end
+          try {
+            row(values);
+            count++;
+          } catch (e) {
+            thrown = { error: e };
+          }
+        });
+        query.on("end", () => resolve());
+        query.on("error", reject);
+        client.query(query);
+      });
+    } catch (e) {
+      isStalePlan(e, text);
+      throw asStorageError(e, "pg");
+    }
+    if (thrown) throw (thrown as { error: unknown }).error;
+    return count;
+  };
   return {
     name: "pg",
     concurrent: true,
