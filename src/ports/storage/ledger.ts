@@ -84,7 +84,7 @@ export interface LedgerStore {
    * none kept by the adapter; resolves to the number of entries. What a report build reads: a
    * page held whole until it is formatted outlives the young generation's collections, and the
    * old generation then holds it as garbage until a full collection (docs/performance.md,
-   * "Reports in constant memory"). `entry` must not throw.
+   * "Reports in constant memory"). What `entry` throws fails the read.
    */
   pageEntriesEach(query: LedgerPageQuery, entry: (entry: LedgerEntryRecord) => void): Promise<number>;
   /**

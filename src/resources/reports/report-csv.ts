@@ -22,7 +22,7 @@ export function csvRecord(fields: readonly (string | null)[]): string {
  * records have been read in one statement. Cells are written in order; `end` closes a record.
  */
 export class CsvPage {
-  private buffer = Buffer.allocUnsafe(64 * 1024);
+  private buffer: Buffer;
   private length = 0;
   private first = true;
   /** Each hole: where it goes in the bytes, its kind and its key (parallel lists). */
@@ -31,6 +31,11 @@ export class CsvPage {
   private readonly holeKey: string[] = [];
   /** Records written. */
   records = 0;
+
+  /** `size`: the bytes the page is expected to take (the last page's), so its buffer is allocated once. */
+  constructor(size = 0) {
+    this.buffer = Buffer.allocUnsafe(Math.max(64 * 1024, Math.ceil(size * 1.25)));
+  }
 
   /** A cell: empty when null. */
   cell(value: string | null): void {

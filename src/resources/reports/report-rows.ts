@@ -147,9 +147,11 @@ export async function* reportCsv(deps: ReportDeps, accountId: string, doc: Repor
     ...(kind.resourcePrefix !== undefined ? { resourcePrefix: kind.resourcePrefix } : {}),
   };
   let after: LedgerPageQuery["after"];
+  let size = 0;
   for (;;) {
-    const chunk = await csvPage(deps, accountId, kind, after ? { ...query, after } : query);
+    const chunk = await csvPage(deps, accountId, kind, after ? { ...query, after } : query, size);
     if (chunk === null) return;
+    size = chunk.bytes.byteLength;
     counted.rows += chunk.rows;
     yield chunk.bytes;
     if (chunk.rows < pageSize) return;
@@ -158,7 +160,7 @@ export async function* reportCsv(deps: ReportDeps, accountId: string, doc: Repor
 }
 
 /**
- * One keyset page as CSV bytes. Each entry is written as the storage reads it, and nothing of it
+ * One keyset page as CSV bytes (`size`: the last page's, to size its buffer). Each entry is written as the storage reads it, and nothing of it
  * is kept but its resource's id: a page held whole until formatted lives through the young
  * generation's collections, and the old generation then keeps it as garbage until a full
  * collection, which V8 puts off until the old generation has grown by a multiple of the
@@ -169,11 +171,12 @@ async function csvPage(
   accountId: string,
   kind: ReportKind,
   query: LedgerPageQuery,
+  size: number,
 ): Promise<{ bytes: Uint8Array; rows: number; last: NonNullable<LedgerPageQuery["after"]> } | null> {
   const f = pageFormats(deps.assets);
   // a read the storage runs again starts the page over
   const read = await deps.storage.read(async (tx) => {
-    const page = new CsvPage();
+    const page = new CsvPage(size);
     const resources = new Set<string>();
     let last: NonNullable<LedgerPageQuery["after"]> | null = null;
     await tx.ledger.pageEntriesEach(query, (e) => {
