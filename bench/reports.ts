@@ -18,8 +18,10 @@ import type { Figure } from "./table";
  * (DATABASE_URL; else PGlite with a tenth of them): the rows are inserted with SQL, then the
  * report is built as the worker builds it (keyset pages into a file on disk), first over a tenth
  * of the entries, then over all of them. Prints each build's time and the process's peak RSS
- * growth over it (sampled every 10 ms), with the JavaScript heap's and the buffers' share of it:
- * flat memory shows as the same growth for both. BENCH_REPORT_PAGE sets the page size.
+ * growth over it (sampled every 10 ms from a baseline taken after a full collection), with the
+ * JavaScript heap's and the buffers' share of it and each V8 heap space's (young generation
+ * `new`, old generation `old`, …): flat memory shows as the same growth for both builds.
+ * BENCH_REPORT_PAGE sets the page size.
  */
 export async function benchReports(): Promise<Figure[]> {
   const figures: Figure[] = [];
