@@ -16,8 +16,6 @@ export interface PgPoolLike {
 
 export interface PgPoolClientLike {
   query(statement: PgStatement, params?: unknown[]): Promise<{ rows: any[]; rowCount: number | null }>;
-  /** A `pg` client's class carries `Query` (`pg.Query`), which `each` streams rows with. */
-  constructor: { Query?: PgQueryClass } | Function;
   release(error?: Error | boolean): void;
   /** `pg`'s clients are event emitters: a session the server ends while checked out emits `error`. */
   on?(event: "error", listener: (error: Error) => void): unknown;
@@ -28,11 +26,22 @@ export interface PgPoolClientLike {
  * `pg.Query`: given a `row` listener and no callback, it hands each row to the listener and keeps
  * none; it emits `end` or `error` once, and is sent with `client.query(query)`.
  */
-type PgQueryClass = new (config: { text: string; values: unknown[]; name?: string; rowMode: "array" }) => {
+type PgQueryClass = new (config: {
+  text: string;
+  values: unknown[];
+  name?: string;
+  rowMode: "array";
+}) => {
   on(event: "row", listener: (row: unknown[]) => void): unknown;
   on(event: "end", listener: () => void): unknown;
   on(event: "error", listener: (error: Error) => void): unknown;
 };
+
+/** `pg.Query` when `client` is a `pg` client (its class carries it). */
+function queryClass(client: object): PgQueryClass | undefined {
+  const Query = (client.constructor as { Query?: unknown } | undefined)?.Query;
+  return typeof Query === "function" ? (Query as PgQueryClass) : undefined;
+}
 
 /**
  * The statement to send for `text` with `params`: named, so each session parses and plans it
@@ -72,7 +81,7 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
   // in one read, and the end would be emitted in between, with no listener, ending the process.
   // What the session was doing fails on its own, and the pool drops a session that is unusable.
   pool.on?.("connect", (client) => client.on?.("error", ignoreSessionError));
-  const wrap = (client: { query: PgPoolLike["query"]; constructor?: PgPoolClientLike["constructor"] }): SqlClient => ({
+  const wrap = (client: { query: PgPoolLike["query"] }): SqlClient => ({
     async query(text, params) {
       try {
         const r = await client.query(named ? statement(text, params) : text, params);
@@ -89,8 +98,9 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
         throw asStorageError(e, "pg");
       }
     },
-    ...(typeof (client.constructor as { Query?: unknown } | undefined)?.Query === "function"
-      ? { each: (text: string, params: unknown[], row: (values: unknown[]) => void) => each((client.constructor as { Query: PgQueryClass }).Query, client, text, params, row) }
+    // a `pg` client's class carries `pg.Query`, which streams rows; other clients read with `query`
+    ...(queryClass(client) !== undefined
+      ? { each: (text: string, params: unknown[], row: (values: unknown[]) => void) => each(queryClass(client)!, client, text, params, row) }
       : {}),
   });
   /** `SqlClient.each` on a `pg` client: a `pg.Query` whose rows (arrays) go to `row` as they are parsed. */

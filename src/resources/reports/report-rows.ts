@@ -4,7 +4,7 @@ import type { AssetRegistry } from "../../money/assets";
 import type { LedgerEntryRecord, LedgerPageQuery } from "../../ports/storage";
 import { isoTime } from "../../validation/timestamp";
 import { PAYOUTS, type LegDoc } from "../payouts/payout-doc";
-import { CsvPage, csvRecord } from "./report-csv";
+import { CsvPage, csvRecord, pageBuffers, type PageBuffers } from "./report-csv";
 import type { Metadata } from "../../metadata/metadata";
 import type { ReportDoc, ReportType } from "./report-doc";
 
@@ -147,11 +147,10 @@ export async function* reportCsv(deps: ReportDeps, accountId: string, doc: Repor
     ...(kind.resourcePrefix !== undefined ? { resourcePrefix: kind.resourcePrefix } : {}),
   };
   let after: LedgerPageQuery["after"];
-  let size = 0;
+  const buffers = pageBuffers();
   for (;;) {
-    const chunk = await csvPage(deps, accountId, kind, after ? { ...query, after } : query, size);
+    const chunk = await csvPage(deps, accountId, kind, after ? { ...query, after } : query, buffers);
     if (chunk === null) return;
-    size = chunk.bytes.byteLength;
     counted.rows += chunk.rows;
     yield chunk.bytes;
     if (chunk.rows < pageSize) return;
@@ -160,33 +159,32 @@ export async function* reportCsv(deps: ReportDeps, accountId: string, doc: Repor
 }
 
 /**
- * One keyset page as CSV bytes (`size`: the last page's, to size its buffer). Each entry is written as the storage reads it, and nothing of it
- * is kept but its resource's id: a page held whole until formatted lives through the young
- * generation's collections, and the old generation then keeps it as garbage until a full
- * collection, which V8 puts off until the old generation has grown by a multiple of the
- * process's live heap (docs/performance.md, "Reports in constant memory").
+ * One keyset page as CSV bytes, written in the build's `buffers`. Each entry is written as the
+ * storage reads it and nothing of it stays on the JavaScript heap (its holes' keys are bytes
+ * too): a page held whole until formatted lives through the young generation's collections, and
+ * the old generation then keeps it as garbage until a full collection, which V8 puts off until
+ * the old generation has grown by a multiple of the process's live heap (docs/performance.md,
+ * "Reports in constant memory").
  */
 async function csvPage(
   deps: ReportDeps,
   accountId: string,
   kind: ReportKind,
   query: LedgerPageQuery,
-  size: number,
+  buffers: PageBuffers,
 ): Promise<{ bytes: Uint8Array; rows: number; last: NonNullable<LedgerPageQuery["after"]> } | null> {
   const f = pageFormats(deps.assets);
   // a read the storage runs again starts the page over
   const read = await deps.storage.read(async (tx) => {
-    const page = new CsvPage(size);
-    const resources = new Set<string>();
+    const page = new CsvPage(buffers);
     let last: NonNullable<LedgerPageQuery["after"]> | null = null;
     await tx.ledger.pageEntriesEach(query, (e) => {
       kind.write(page, e, f);
-      if (e.resource !== null) resources.add(e.resource);
       last = e;
     });
-    return { page, resources, last: last as NonNullable<LedgerPageQuery["after"]> | null };
+    return { page, last: last as NonNullable<LedgerPageQuery["after"]> | null };
   });
   if (read.last === null) return null;
-  const fill = await kind.fill(deps, accountId, [...read.resources], f);
+  const fill = await kind.fill(deps, accountId, read.page.keys(METADATA), f);
   return { bytes: read.page.bytes(fill), rows: read.page.records, last: { created: read.last.created, id: read.last.id } };
 }
