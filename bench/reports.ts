@@ -1,6 +1,8 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import pg from "pg";
 import { createFileBlobStore } from "../adapters/blobs";
 import { ManualClock } from "../adapters/clock";
@@ -16,8 +18,10 @@ import type { Figure } from "./table";
  * (DATABASE_URL; else PGlite with a tenth of them): the rows are inserted with SQL, then the
  * report is built as the worker builds it (keyset pages into a file on disk), first over a tenth
  * of the entries, then over all of them. Prints each build's time and the process's peak RSS
- * growth over it (sampled every 10 ms), with the JavaScript heap's and the buffers' share of it:
- * flat memory shows as the same growth for both. BENCH_REPORT_PAGE sets the page size.
+ * growth over it (sampled every 10 ms from a baseline taken after a full collection), with the
+ * JavaScript heap's and the buffers' share of it and each V8 heap space's (young generation
+ * `new`, old generation `old`, …): flat memory shows as the same growth for both builds.
+ * BENCH_REPORT_PAGE sets the page size.
  */
 export async function benchReports(): Promise<Figure[]> {
   const figures: Figure[] = [];
@@ -75,17 +79,20 @@ export async function benchReports(): Promise<Figure[]> {
     for (const share of [0.1, 1]) {
       const lt = t0 + Math.ceil((rows * share) / 10);
       const created = (await engine.reports.create(ctx, { type: "ledger_entries", created_lt: new Date(lt).toISOString() }))._unsafeUnwrap();
-      (globalThis as { gc?: () => void }).gc?.();
+      collectGarbage();
       const before = process.memoryUsage();
       const base = before.rss;
       let peak = base;
       let peakHeap = before.heapTotal;
       let peakExternal = before.external;
+      const spacesBefore = heapSpaces();
+      const spacesPeak = new Map(spacesBefore);
       const sampler = setInterval(() => {
         const m = process.memoryUsage();
         peak = Math.max(peak, m.rss);
         peakHeap = Math.max(peakHeap, m.heapTotal);
         peakExternal = Math.max(peakExternal, m.external);
+        for (const [name, size] of heapSpaces()) spacesPeak.set(name, Math.max(spacesPeak.get(name) ?? 0, size));
       }, 10);
       const cpu = process.cpuUsage();
       const start = performance.now();
@@ -106,6 +113,11 @@ export async function benchReports(): Promise<Figure[]> {
       );
       const store = url ? "postgres" : "pglite";
       const rowsLabel = report.row_count.toLocaleString("en");
+      console.log(
+        `    heap spaces, peak growth: ${[...spacesPeak]
+          .map(([name, size]) => `${name.replace(/_space$/, "")} +${((size - (spacesBefore.get(name) ?? 0)) / 1e6).toFixed(1)}`)
+          .join(", ")} MB`,
+      );
       figures.push(
         { name: `report of ${rowsLabel} ledger rows built`, store, value: seconds, unit: "s" },
         { name: `report of ${rowsLabel} rows: peak RSS growth`, store, value: (peak - base) / 1e6, unit: "MB", target: { value: { max: 50 } } },
@@ -121,4 +133,19 @@ export async function benchReports(): Promise<Figure[]> {
       await pool.end();
     }
   }
+}
+
+/** A full collection, so the baseline is the live heap (`--expose-gc` turned on here if the process was started without it). */
+function collectGarbage(): void {
+  let gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) {
+    setFlagsFromString("--expose-gc");
+    gc = runInNewContext("gc") as () => void;
+  }
+  gc();
+}
+
+/** Each V8 heap space's committed size in bytes (new, old, code, large object…). */
+function heapSpaces(): Map<string, number> {
+  return new Map(getHeapSpaceStatistics().map((s) => [s.space_name, s.space_size]));
 }

@@ -5,6 +5,29 @@ export interface SqlClient {
   query<R = Record<string, unknown>>(text: string, params?: unknown[]): Promise<{ rows: R[]; rowCount: number }>;
   /** Several statements without parameters (migrations), through the simple query protocol. */
   exec(text: string): Promise<void>;
+  /**
+   * Runs a read and hands each row to `row` as it arrives, as its values in the order the
+   * statement selects them, keeping none (the result of a large read is never held at once);
+   * resolves to the number of rows. A driver without it is read with `query` (`eachRow`).
+   */
+  each?(text: string, params: unknown[], row: (values: unknown[]) => void): Promise<number>;
+}
+
+/**
+ * `each` when the driver has it, else the rows of `query` one by one (values in the order of the
+ * row's columns, which is the statement's).
+ */
+export async function eachRow(
+  each: SqlClient["each"],
+  query: SqlClient["query"],
+  text: string,
+  params: unknown[],
+  row: (values: unknown[]) => void,
+): Promise<number> {
+  if (each) return each(text, params, row);
+  const { rows } = await query(text, params);
+  for (const r of rows) row(Object.values(r as object));
+  return rows.length;
 }
 
 /**
@@ -111,6 +134,8 @@ export async function beginLazily<T>(
   try {
     const result = await fn({
       standalone: (text, params) => (open ? session.query(text, params) : standalone(text, params)),
+      // a plain read, on the session inside the transaction or before it (see `standalone`)
+      ...(session.each && standalone === session.query ? { each: session.each } : {}),
       async query(text, params) {
         await begin();
         return session.query(text, params);

@@ -23,6 +23,27 @@ export interface PgPoolClientLike {
 }
 
 /**
+ * `pg.Query`: given a `row` listener and no callback, it hands each row to the listener and keeps
+ * none; it emits `end` or `error` once, and is sent with `client.query(query)`.
+ */
+type PgQueryClass = new (config: {
+  text: string;
+  values: unknown[];
+  name?: string;
+  rowMode: "array";
+}) => {
+  on(event: "row", listener: (row: unknown[]) => void): unknown;
+  on(event: "end", listener: () => void): unknown;
+  on(event: "error", listener: (error: Error) => void): unknown;
+};
+
+/** `pg.Query` when `client` is a `pg` client (its class carries it). */
+function queryClass(client: object): PgQueryClass | undefined {
+  const Query = (client.constructor as { Query?: unknown } | undefined)?.Query;
+  return typeof Query === "function" ? (Query as PgQueryClass) : undefined;
+}
+
+/**
  * The statement to send for `text` with `params`: named, so each session parses and plans it
  * once and then only binds and executes it (the server's CPU per statement is what a busy
  * database spends most on), unless it has no parameters (BEGIN, COMMIT: the simple protocol).
@@ -77,7 +98,39 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
         throw asStorageError(e, "pg");
       }
     },
+    // a `pg` client's class carries `pg.Query`, which streams rows; other clients read with `query`
+    ...(queryClass(client) !== undefined
+      ? { each: (text: string, params: unknown[], row: (values: unknown[]) => void) => each(queryClass(client)!, client, text, params, row) }
+      : {}),
   });
+  /** `SqlClient.each` on a `pg` client: a `pg.Query` whose rows (arrays) go to `row` as they are parsed. */
+  const each = async (Query: PgQueryClass, client: { query(q: unknown): unknown }, text: string, params: unknown[], row: (values: unknown[]) => void) => {
+    const name = named ? statementName(text) : null;
+    const query = new Query({ text, values: params, rowMode: "array", ...(name !== null && params.length ? { name } : {}) });
+    let count = 0;
+    let thrown: { error: unknown } | null = null;
+    try {
+      await new Promise<void>((resolve, reject) => {
+        query.on("row", (values) => {
+          if (thrown) return; // the rest of the rows are read and dropped; the read fails at its end
+          try {
+            row(values);
+            count++;
+          } catch (e) {
+            thrown = { error: e };
+          }
+        });
+        query.on("end", () => resolve());
+        query.on("error", reject);
+        client.query(query);
+      });
+    } catch (e) {
+      isStalePlan(e, text);
+      throw asStorageError(e, "pg");
+    }
+    if (thrown) throw (thrown as { error: unknown }).error;
+    return count;
+  };
   return {
     name: "pg",
     concurrent: true,

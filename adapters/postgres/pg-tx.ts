@@ -1,5 +1,5 @@
 import type { BalanceRecord, LedgerEntryRecord, StorageTx } from "../../src/ports/public";
-import { RELAXED_COMMIT_ROW, type TxClient } from "./driver";
+import { eachRow, RELAXED_COMMIT_ROW, type TxClient } from "./driver";
 import { accountStore } from "./stores/accounts";
 import { deliveryLogStore } from "./stores/deliveries";
 import { depositAddressStore } from "./stores/deposit-addresses";
@@ -36,6 +36,11 @@ export interface PgTxContext {
    * transaction of reads costs no round trip for BEGIN and COMMIT (see `TxClient`).
    */
   read(text: string, params?: unknown[]): Promise<{ rows: Row[]; rowCount: number }>;
+  /**
+   * The same read, its rows handed to `row` one by one as they arrive (values in the order the
+   * statement selects them) and none kept: a page of thousands never lives as one result.
+   */
+  readEach(text: string, params: unknown[], row: (values: unknown[]) => void): Promise<number>;
   /**
    * A SELECT that locks its rows for the rest of the transaction when `options.lock` (appending
    * `ORDER BY <orderBy> FOR UPDATE`, or only `FOR UPDATE`), and is a plain `read` otherwise.
@@ -146,6 +151,12 @@ export class PgTx implements PgTxContext {
     if (!isPlainRead(text)) throw new Error(`not a plain read: ${text.slice(0, 80)}`);
     await this.flush();
     return this.client.standalone<Row>(text, params);
+  }
+
+  async readEach(text: string, params: unknown[], row: (values: unknown[]) => void): Promise<number> {
+    if (!isPlainRead(text)) throw new Error(`not a plain read: ${text.slice(0, 80)}`);
+    await this.flush();
+    return eachRow(this.client.each, this.client.standalone, text, params, row);
   }
 
   select(text: string, params: unknown[], options?: { lock?: boolean }, orderBy?: string): Promise<{ rows: Row[]; rowCount: number }> {

@@ -1,8 +1,26 @@
-import { compareKeys, isCustomerBook, type BalanceRecord, type LedgerStore } from "../../../src/ports/public";
+import { compareKeys, isCustomerBook, type BalanceRecord, type LedgerEntryRecord, type LedgerPageQuery, type LedgerStore } from "../../../src/ports/public";
 import { balanceKey, frozen, k2, type MemoryTx } from "../memory-tables";
 
 export function ledgerStore(m: MemoryTx): LedgerStore {
   const { t } = m;
+  /** One keyset page (`LedgerStore.pageEntries`). */
+  const page = (q: LedgerPageQuery): LedgerEntryRecord[] => {
+    const sign = q.order === "asc" ? 1 : -1;
+    const compare = (a: { created: number; id: string }, b: { created: number; id: string }) =>
+      sign * (a.created - b.created || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    return t.entries
+      .filter(
+        (e) =>
+          e.accountId === q.accountId &&
+          isCustomerBook(e.book) &&
+          (q.createdGte === undefined || e.created >= q.createdGte) &&
+          (q.createdLt === undefined || e.created < q.createdLt) &&
+          (q.resourcePrefix === undefined || (e.resource?.startsWith(q.resourcePrefix) ?? false)) &&
+          (q.after === undefined || compare(e, q.after) > 0),
+      )
+      .sort(compare)
+      .slice(0, q.limit);
+  };
   return {
     async lockBalances(keys) {
       const pairs = new Set<string>();
@@ -43,21 +61,12 @@ export function ledgerStore(m: MemoryTx): LedgerStore {
       );
     },
     async pageEntries(q) {
-      const sign = q.order === "asc" ? 1 : -1;
-      const compare = (a: { created: number; id: string }, b: { created: number; id: string }) =>
-        sign * (a.created - b.created || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-      return t.entries
-        .filter(
-          (e) =>
-            e.accountId === q.accountId &&
-            isCustomerBook(e.book) &&
-            (q.createdGte === undefined || e.created >= q.createdGte) &&
-            (q.createdLt === undefined || e.created < q.createdLt) &&
-            (q.resourcePrefix === undefined || (e.resource?.startsWith(q.resourcePrefix) ?? false)) &&
-            (q.after === undefined || compare(e, q.after) > 0),
-        )
-        .sort(compare)
-        .slice(0, q.limit);
+      return page(q);
+    },
+    async pageEntriesEach(q, entry) {
+      const entries = page(q);
+      for (const e of entries) entry(e);
+      return entries.length;
     },
     async insertReservations(reservations) {
       const keys = new Map(reservations.map((r) => [k2(r.accountId, r.id), r]));

@@ -1,4 +1,4 @@
-import { compareKeys, type LedgerStore } from "../../../src/ports/public";
+import { compareKeys, type LedgerEntryRecord, type LedgerPageQuery, type LedgerStore } from "../../../src/ports/public";
 import { bufferedUpdate } from "../buffered-update";
 import type { PgTxContext } from "../pg-tx";
 import { likePrefix } from "../keyset";
@@ -11,6 +11,27 @@ const keyText = (k: { accountId: string; asset: string; chain: string; book: str
 
 /** A locked reservation written back (`updateReservation`). */
 const reservationUpdate = bufferedUpdate(RESERVATIONS, ["accountId", "id"], ["remaining", "status", "resolvedAt"]);
+
+/** The columns `pageEntriesEach` reads, in the order it makes records of. */
+const PAGE_COLUMNS = "account_id, id, posting_id, line, asset, chain, book, amount, resource, created";
+
+/** The statement of one keyset page (`LedgerStore.pageEntries`) selecting `columns`. */
+function pageSql(s: string, q: LedgerPageQuery, columns: string): { text: string; params: unknown[] } {
+  const params: unknown[] = [q.accountId];
+  const p = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  // The predicate on book is the partial index's own, so the planner can use it.
+  const where = ["account_id = $1", `book IN ${CUSTOMER_BOOKS}`];
+  if (q.createdGte !== undefined) where.push(`created >= ${p(q.createdGte)}`);
+  if (q.createdLt !== undefined) where.push(`created < ${p(q.createdLt)}`);
+  if (q.resourcePrefix !== undefined) where.push(`resource LIKE ${p(likePrefix(q.resourcePrefix))} ESCAPE '\\'`);
+  const [cmp, dir] = q.order === "asc" ? [">", "ASC"] : ["<", "DESC"];
+  if (q.after !== undefined) where.push(`(created, id) ${cmp} (${p(q.after.created)}, ${p(q.after.id)})`);
+  const text = `SELECT ${columns} FROM ${s}.ledger_entries WHERE ${where.join(" AND ")} ORDER BY created ${dir}, id ${dir} LIMIT ${p(q.limit)}`;
+  return { text, params };
+}
 
 export function ledgerStore(tx: PgTxContext): LedgerStore {
   const s = tx.s;
@@ -67,23 +88,27 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
       return rows.map(LEDGER_ENTRIES.fromRow);
     },
     async pageEntries(q) {
-      const params: unknown[] = [q.accountId];
-      const p = (value: unknown) => {
-        params.push(value);
-        return `$${params.length}`;
-      };
-      // The predicate on book is the partial index's own, so the planner can use it.
-      const where = ["account_id = $1", `book IN ${CUSTOMER_BOOKS}`];
-      if (q.createdGte !== undefined) where.push(`created >= ${p(q.createdGte)}`);
-      if (q.createdLt !== undefined) where.push(`created < ${p(q.createdLt)}`);
-      if (q.resourcePrefix !== undefined) where.push(`resource LIKE ${p(likePrefix(q.resourcePrefix))} ESCAPE '\\'`);
-      const [cmp, dir] = q.order === "asc" ? [">", "ASC"] : ["<", "DESC"];
-      if (q.after !== undefined) where.push(`(created, id) ${cmp} (${p(q.after.created)}, ${p(q.after.id)})`);
-      const { rows } = await tx.read(
-        `SELECT * FROM ${s}.ledger_entries WHERE ${where.join(" AND ")} ORDER BY created ${dir}, id ${dir} LIMIT ${p(q.limit)}`,
-        params,
-      );
+      const { text, params } = pageSql(s, q, "*");
+      const { rows } = await tx.read(text, params);
       return rows.map(LEDGER_ENTRIES.fromRow);
+    },
+    async pageEntriesEach(q, entry) {
+      const { text, params } = pageSql(s, q, PAGE_COLUMNS);
+      // one record per row as it arrives (columns in LEDGER_ENTRIES' order), none kept
+      return tx.readEach(text, params, (values) => {
+        entry({
+          accountId: values[0] as string,
+          id: values[1] as string,
+          postingId: values[2] as string,
+          line: Number(values[3]),
+          asset: values[4] as string,
+          chain: values[5] as string,
+          book: values[6] as LedgerEntryRecord["book"],
+          amount: BigInt(values[7] as string),
+          resource: (values[8] as string | null) ?? null,
+          created: Number(values[9]),
+        });
+      });
     },
     async insertReservations(reservations) {
       tx.buffer(RESERVATIONS, reservations);

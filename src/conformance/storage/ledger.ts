@@ -221,8 +221,13 @@ export function ledgerSuite(s: SuiteContext): void {
         const seen: LedgerEntryRecord[] = [];
         let after: { created: number; id: string } | undefined;
         for (;;) {
-          const page = await s.storage.transaction((tx) => tx.ledger.pageEntries({ ...query, limit, ...(after ? { after } : {}) }));
+          const q = { ...query, limit, ...(after ? { after } : {}) };
+          const page = await s.storage.transaction((tx) => tx.ledger.pageEntries(q));
           expect(page.length).toBeLessThanOrEqual(limit);
+          // the same page handed over entry by entry, as report builds read it
+          const each: LedgerEntryRecord[] = [];
+          expect(await s.storage.transaction((tx) => tx.ledger.pageEntriesEach(q, (e) => each.push(e)))).toBe(page.length);
+          expect(each).toEqual(page);
           seen.push(...page);
           if (page.length < limit) return seen;
           const last = page[page.length - 1]!;

@@ -80,6 +80,14 @@ export interface LedgerStore {
    */
   pageEntries(query: LedgerPageQuery): Promise<LedgerEntryRecord[]>;
   /**
+   * The same page, each entry handed to `entry` as the adapter reads it, in the page's order, and
+   * none kept by the adapter; resolves to the number of entries. What a report build reads: a
+   * page held whole until it is formatted outlives the young generation's collections, and the
+   * old generation then holds it as garbage until a full collection (docs/performance.md,
+   * "Reports in constant memory"). What `entry` throws fails the read.
+   */
+  pageEntriesEach(query: LedgerPageQuery, entry: (entry: LedgerEntryRecord) => void): Promise<number>;
+  /**
    * Inserts new reservations (the ledger's `reserve` and `reserveMany`, in the transaction that
    * posts their reservation entries: a whole batch's in one call). The adapter may hold the
    * write until the transaction's next statement or its commit; an id that exists already
