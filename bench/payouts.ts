@@ -143,6 +143,7 @@ async function manyAccounts(url: string): Promise<{ perSecond: number; cpuMs: nu
  * the send of its legs, as `POST /v1/payouts` does): statements and transactions, counted by a
  * pool that sees every statement.
  */
+export async function statementsPerCreateForDebug(url: string) { return statementsPerCreate(url); }
 async function statementsPerCreate(url: string): Promise<string> {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   const seen: string[] = [];
@@ -170,6 +171,7 @@ async function statementsPerCreate(url: string): Promise<string> {
       counting = false;
     }
     const transactions = seen.filter((t) => t.startsWith("BEGIN")).length;
+    if (process.env.BENCH_SHOW_STATEMENTS) for (const t of seen) console.log(`  ${t.replace(/\s+/g, " ").slice(0, 400)}`);
     return `${"postgres".padEnd(10)} one payout create (the second; caches warm): ${seen.length} statements, BEGIN and COMMIT of ${transactions} transaction${transactions === 1 ? "" : "s"} included`;
   } finally {
     await engine.close();
