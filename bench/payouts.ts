@@ -141,10 +141,9 @@ async function manyAccounts(url: string): Promise<{ perSecond: number; cpuMs: nu
 /**
  * Round trips of one payout create on a PostgreSQL server (its idempotency claim, the create and
  * the send of its legs, as `POST /v1/payouts` does): statements and transactions, counted by a
- * pool that sees every statement.
+ * pool that sees every statement (`BENCH_SHOW_STATEMENTS=1` prints them).
  */
-export async function statementsPerCreateForDebug(url: string) { return statementsPerCreate(url); }
-async function statementsPerCreate(url: string): Promise<string> {
+export async function statementsPerCreate(url: string): Promise<string> {
   const pool = new pg.Pool({ connectionString: url, max: 2 });
   const seen: string[] = [];
   let counting = false;
