@@ -170,7 +170,7 @@ export async function statementsPerCreate(url: string): Promise<string> {
       counting = false;
     }
     const transactions = seen.filter((t) => t.startsWith("BEGIN")).length;
-    if (process.env.BENCH_SHOW_STATEMENTS) for (const t of seen) console.log(`  ${t.replace(/\s+/g, " ").slice(0, 400)}`);
+    if (process.env.BENCH_SHOW_STATEMENTS) for (const t of seen) console.log(`  ${t.replace(/\s+/g, " ").slice(0, Number(process.env.BENCH_SHOW_STATEMENTS) > 1 ? undefined : 400)}`);
     return `${"postgres".padEnd(10)} one payout create (the second; caches warm): ${seen.length} statements, BEGIN and COMMIT of ${transactions} transaction${transactions === 1 ? "" : "s"} included`;
   } finally {
     await engine.close();
