@@ -20,6 +20,8 @@ import type { Figure } from "./table";
 const SINGLES = Number(process.env.BENCH_PAYOUTS ?? 1000);
 const LEGS = Number(process.env.BENCH_BATCH_LEGS ?? 25_000);
 const CLIENTS = 4;
+/** Creates timed on many accounts, after SINGLES to warm up (`manyAccounts`), and of their floor. */
+const STEADY = 2 * SINGLES;
 const STORES = (process.env.BENCH_PAYOUTS_STORES ?? "memory,pglite,postgres").split(",");
 const BASE = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 
@@ -98,6 +100,8 @@ async function benchStorage(
  * common case: no caller waits for another's balance rows), on a PostgreSQL schema of its own:
  * creates per second, and the engine process's CPU per create (`process.cpuUsage`, user and
  * system, over the timed creates; the bench's callers are the engine's, as in an API process).
+ * A long-running server's steady state: SINGLES creates first (compiled code, warm caches), then
+ * twice as many timed.
  */
 async function manyAccounts(url: string): Promise<{ perSecond: number; cpuMs: number }> {
   const schema = `bench_accounts_${process.pid}`;
@@ -123,13 +127,13 @@ async function manyAccounts(url: string): Promise<{ perSecond: number; cpuMs: nu
         }),
       );
     };
-    await round("warm", 200);
+    await round("warm", SINGLES);
     const cpu = process.cpuUsage();
     const start = performance.now();
-    await round("single", SINGLES);
+    await round("single", STEADY);
     const seconds = (performance.now() - start) / 1000;
     const used = process.cpuUsage(cpu);
-    return { perSecond: SINGLES / seconds, cpuMs: (used.user + used.system) / 1000 / SINGLES };
+    return { perSecond: STEADY / seconds, cpuMs: (used.user + used.system) / 1000 / STEADY };
   } finally {
     await engine.close();
     const pool = new pg.Pool({ connectionString: url, max: 1 });
@@ -170,7 +174,8 @@ export async function statementsPerCreate(url: string): Promise<string> {
       counting = false;
     }
     const transactions = seen.filter((t) => t.startsWith("BEGIN")).length;
-    if (process.env.BENCH_SHOW_STATEMENTS) for (const t of seen) console.log(`  ${t.replace(/\s+/g, " ").slice(0, Number(process.env.BENCH_SHOW_STATEMENTS) > 1 ? undefined : 400)}`);
+    if (process.env.BENCH_SHOW_STATEMENTS)
+      for (const t of seen) console.log(`  ${t.replace(/\s+/g, " ").slice(0, Number(process.env.BENCH_SHOW_STATEMENTS) > 1 ? undefined : 400)}`);
     return `${"postgres".padEnd(10)} one payout create (the second; caches warm): ${seen.length} statements, BEGIN and COMMIT of ${transactions} transaction${transactions === 1 ? "" : "s"} included`;
   } finally {
     await engine.close();
@@ -318,7 +323,7 @@ export async function benchPayouts(): Promise<Figure[]> {
     );
     console.log(`${"raw SQL".padEnd(10)} payouts created/s ${one.toFixed(0).padStart(6)}   (the nine writes as one statement: 1 round trip)`);
     const many = await manyAccounts(url);
-    const manyFloor = await rawPayoutFloor(url, template, { clients: CLIENTS, ops: SINGLES, shape: "statements", accounts: CLIENTS });
+    const manyFloor = await rawPayoutFloor(url, template, { clients: CLIENTS, ops: STEADY, shape: "statements", accounts: CLIENTS });
     console.log(
       `${"postgres".padEnd(10)} payouts created/s ${many.perSecond.toFixed(0).padStart(6)}   (${CLIENTS} callers, an account each; engine CPU ${many.cpuMs.toFixed(2)} ms per create)`,
     );
