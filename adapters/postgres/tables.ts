@@ -64,11 +64,12 @@ export interface Table<R> {
 }
 
 /**
- * `json_to_recordset(…) AS x(…)` as a source the planner knows holds at most `limit` rows (a
- * subquery with that LIMIT): it estimates every set-returning function at 100 rows, and against
- * a table of a few thousand rows, 100 rows to match make a sequential scan and a hash join look
- * cheaper than 100 lookups by key. A prepared statement keeps that plan while the table grows
- * (until ANALYZE), so each update of one row by its key read the whole table.
+ * A set-returning source (`json_to_recordset(…) AS x(…)`, `unnest(…) AS p(…)`) as one the planner
+ * knows holds at most `limit` rows (a subquery with that LIMIT): it estimates such a function at
+ * 100 rows, and against a table of a few thousand rows 100 rows to match make a sequential scan
+ * and a hash join look cheaper than 100 lookups by key. A prepared statement keeps that plan
+ * while the table grows (until an ANALYZE replans it), so each update of one row by its key read
+ * the whole table. `limit` must be the source's row count, or more.
  */
 export function boundedRows(source: string, alias: string, limit = 1): string {
   return `(SELECT * FROM ${source} LIMIT ${limit}) AS ${alias}`;
