@@ -14,7 +14,8 @@ const BASE = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
  * the engine's sizes (`template`: a payout document and its event as the engine stored them):
  * claim the idempotency key, lock the asset's balance rows, insert the reservation, its two
  * ledger entries, update the two balances, insert the payout, its events, its due work, and save
- * the response under the key. `clients` sessions run them side by side for `seconds`.
+ * the response under the key. `clients` sessions run them side by side until `ops` are done,
+ * all on one account, or (`accounts`) session `c` on account `c % accounts` of its own.
  *
  * Two shapes: `statements` sends each write as a statement of its own inside BEGIN … COMMIT (9
  * round trips and the two of the transaction), `one` sends all nine as one statement of
@@ -30,8 +31,9 @@ export interface PayoutTemplate {
 export async function rawPayoutFloor(
   url: string,
   template: PayoutTemplate,
-  options: { clients: number; ops: number; shape: "statements" | "one" },
+  options: { clients: number; ops: number; shape: "statements" | "one"; accounts?: number },
 ): Promise<number> {
+  const accounts = Array.from({ length: options.accounts ?? 1 }, (_, a) => (a === 0 ? "acct_floor" : `acct_floor_${a}`));
   const schema = `bench_floor_${process.pid}`;
   const s = `"${schema}"`;
   const setup = createPostgresStorage({ driver: pgPoolDriver(new pg.Pool({ connectionString: url, max: 1 })), schema });
@@ -39,21 +41,25 @@ export async function rawPayoutFloor(
   await setup.close();
   const pool = new pg.Pool({ connectionString: url, max: options.clients });
   try {
-    await pool.query(`INSERT INTO ${s}.accounts (id, name, livemode, created) VALUES ('acct_floor', 'floor', false, 0)`);
-    await pool.query(
-      `INSERT INTO ${s}.balances (account_id, asset, chain, book, amount) VALUES
-         ('acct_floor', 'USDC', 'base', 'available', 1000000000000000),
-         ('acct_floor', 'USDC', 'base', 'reserved', 0)`,
-    );
+    for (const account of accounts) {
+      await pool.query(`INSERT INTO ${s}.accounts (id, name, livemode, created) VALUES ($1, 'floor', false, 0)`, [account]);
+      await pool.query(
+        `INSERT INTO ${s}.balances (account_id, asset, chain, book, amount) VALUES
+           ($1, 'USDC', 'base', 'available', 1000000000000000),
+           ($1, 'USDC', 'base', 'reserved', 0)`,
+        [account],
+      );
+    }
     const write = options.shape === "statements" ? nineStatements(s, template) : oneStatement(s, template);
     let next = 0;
     const start = performance.now();
     await Promise.all(
-      Array.from({ length: options.clients }, async () => {
+      Array.from({ length: options.clients }, async (_, client) => {
+        const account = accounts[client % accounts.length]!;
         const c = await pool.connect();
         let broken: Error | undefined;
         try {
-          while (next < options.ops) await write(c, next++);
+          while (next < options.ops) await write(c, next++, account);
         } catch (e) {
           broken = e as Error;
           throw e;
@@ -89,84 +95,85 @@ function rows(template: PayoutTemplate, i: number) {
 }
 
 function nineStatements(s: string, template: PayoutTemplate) {
-  return async (c: Client, i: number) => {
+  return async (c: Client, i: number, account: string) => {
     const r = rows(template, i);
     await c.query("BEGIN");
     await c.query(
       `INSERT INTO ${s}.idempotency_keys (account_id, key, fingerprint, locked_at, created, expires_at)
-       VALUES ('acct_floor', $1, 'f', $2::bigint, $2::bigint, $2::bigint + 86400000) ON CONFLICT DO NOTHING RETURNING 1`,
-      [r.key, r.now],
+       VALUES ($3, $1, 'f', $2::bigint, $2::bigint, $2::bigint + 86400000) ON CONFLICT DO NOTHING RETURNING 1`,
+      [r.key, r.now, account],
     );
-    await c.query(`SELECT amount FROM ${s}.balances WHERE account_id = 'acct_floor' AND asset = 'USDC' ORDER BY chain, book FOR UPDATE`);
+    await c.query(`SELECT amount FROM ${s}.balances WHERE account_id = $1 AND asset = 'USDC' ORDER BY chain, book FOR UPDATE`, [account]);
     await c.query(
       `INSERT INTO ${s}.reservations (account_id, id, asset, chain, amount, remaining, status, resource, created)
-       VALUES ('acct_floor', $1, 'USDC', 'base', 1510063, 1510063, 'active', $2, $3)`,
-      [r.reservation, r.payout, r.now],
+       VALUES ($4, $1, 'USDC', 'base', 1510063, 1510063, 'active', $2, $3)`,
+      [r.reservation, r.payout, r.now, account],
     );
     await c.query(
       `INSERT INTO ${s}.ledger_entries (account_id, id, posting_id, line, asset, chain, book, amount, resource, created)
-       SELECT 'acct_floor', id, $2, line, 'USDC', 'base', book, amount, $3, $4
+       SELECT $5, id, $2, line, 'USDC', 'base', book, amount, $3, $4
        FROM unnest($1::text[], ARRAY[0, 1], ARRAY['available', 'reserved'], ARRAY[-1510063, 1510063]::numeric[]) AS x(id, line, book, amount)`,
-      [r.entries, r.posting, r.payout, r.now],
+      [r.entries, r.posting, r.payout, r.now, account],
     );
     await c.query(
       `UPDATE ${s}.balances SET amount = amount + CASE book WHEN 'available' THEN -1510063 ELSE 1510063 END
-       WHERE account_id = 'acct_floor' AND asset = 'USDC' AND chain = 'base' AND book IN ('available', 'reserved')`,
+       WHERE account_id = $1 AND asset = 'USDC' AND chain = 'base' AND book IN ('available', 'reserved')`,
+      [account],
     );
     await c.query(
       `INSERT INTO ${s}.resources (account_id, kind, id, created, status, reference, data, version, updated)
-       VALUES ('acct_floor', 'payout', $1, $2, 'executing', NULL, $3::jsonb, 1, $2)`,
-      [r.payout, r.now, r.data],
+       VALUES ($4, 'payout', $1, $2, 'executing', NULL, $3::jsonb, 1, $2)`,
+      [r.payout, r.now, r.data, account],
     );
     await c.query(
       `INSERT INTO ${s}.events (account_id, id, type, created, livemode, data, request)
-       SELECT 'acct_floor', id, type, $2, false, $3::json, '{"id":null,"idempotency_key":null}'
+       SELECT $4, id, type, $2, false, $3::json, '{"id":null,"idempotency_key":null}'
        FROM unnest($1::text[], ARRAY['payout.created', 'balance.updated']) AS x(id, type)`,
-      [r.events, r.now, r.event],
+      [r.events, r.now, r.event, account],
     );
     await c.query(
       `INSERT INTO ${s}.due_work (id, kind, account_id, payload, run_at, status, created)
-       SELECT id, kind, 'acct_floor', '{"payouts":["po_floor"]}', $2, 'ready', $2
+       SELECT id, kind, $3, '{"payouts":["po_floor"]}', $2, 'ready', $2
        FROM unnest($1::text[], ARRAY['payouts.broadcast', 'webhook.fanout']) AS x(id, kind)`,
-      [r.work, r.now],
+      [r.work, r.now, account],
     );
-    await c.query(`UPDATE ${s}.idempotency_keys SET locked_at = NULL, response = $2::json WHERE account_id = 'acct_floor' AND key = $1`, [r.key, r.data]);
+    await c.query(`UPDATE ${s}.idempotency_keys SET locked_at = NULL, response = $2::json WHERE account_id = $3 AND key = $1`, [r.key, r.data, account]);
     await c.query("COMMIT");
   };
 }
 
 function oneStatement(s: string, template: PayoutTemplate) {
-  return async (c: Client, i: number) => {
+  return async (c: Client, i: number, account: string) => {
     const r = rows(template, i);
     await c.query(
       `WITH k AS (
          INSERT INTO ${s}.idempotency_keys (account_id, key, fingerprint, locked_at, response, created, expires_at)
-         VALUES ('acct_floor', $1, 'f', NULL, $5::json, $2::bigint, $2::bigint + 86400000) ON CONFLICT DO NOTHING RETURNING 1
+         VALUES ($11, $1, 'f', NULL, $5::json, $2::bigint, $2::bigint + 86400000) ON CONFLICT DO NOTHING RETURNING 1
        ), b AS (
          UPDATE ${s}.balances SET amount = amount + CASE book WHEN 'available' THEN -1510063 ELSE 1510063 END
-         WHERE account_id = 'acct_floor' AND asset = 'USDC' AND chain = 'base' AND book IN ('available', 'reserved') RETURNING 1
+         WHERE account_id = $11 AND asset = 'USDC' AND chain = 'base' AND book IN ('available', 'reserved') RETURNING 1
        ), v AS (
          INSERT INTO ${s}.reservations (account_id, id, asset, chain, amount, remaining, status, resource, created)
-         VALUES ('acct_floor', $3, 'USDC', 'base', 1510063, 1510063, 'active', $4, $2) RETURNING 1
+         VALUES ($11, $3, 'USDC', 'base', 1510063, 1510063, 'active', $4, $2) RETURNING 1
        ), e AS (
          INSERT INTO ${s}.ledger_entries (account_id, id, posting_id, line, asset, chain, book, amount, resource, created)
-         SELECT 'acct_floor', id, $7, line, 'USDC', 'base', book, amount, $4, $2
+         SELECT $11, id, $7, line, 'USDC', 'base', book, amount, $4, $2
          FROM unnest($6::text[], ARRAY[0, 1], ARRAY['available', 'reserved'], ARRAY[-1510063, 1510063]::numeric[]) AS x(id, line, book, amount) RETURNING 1
        ), p AS (
          INSERT INTO ${s}.resources (account_id, kind, id, created, status, reference, data, version, updated)
-         VALUES ('acct_floor', 'payout', $4, $2, 'executing', NULL, $5::jsonb, 1, $2) RETURNING 1
+         VALUES ($11, 'payout', $4, $2, 'executing', NULL, $5::jsonb, 1, $2) RETURNING 1
        ), ev AS (
          INSERT INTO ${s}.events (account_id, id, type, created, livemode, data, request)
-         SELECT 'acct_floor', id, type, $2, false, $8::json, '{"id":null,"idempotency_key":null}'
+         SELECT $11, id, type, $2, false, $8::json, '{"id":null,"idempotency_key":null}'
          FROM unnest($9::text[], ARRAY['payout.created', 'balance.updated']) AS x(id, type) RETURNING 1
        ), w AS (
          INSERT INTO ${s}.due_work (id, kind, account_id, payload, run_at, status, created)
-         SELECT id, kind, 'acct_floor', '{"payouts":["po_floor"]}', $2, 'ready', $2
+         SELECT id, kind, $11, '{"payouts":["po_floor"]}', $2, 'ready', $2
          FROM unnest($10::text[], ARRAY['payouts.broadcast', 'webhook.fanout']) AS x(id, kind) RETURNING 1
        )
        SELECT (SELECT count(*) FROM k) + (SELECT count(*) FROM b) + (SELECT count(*) FROM v) + (SELECT count(*) FROM e)
             + (SELECT count(*) FROM p) + (SELECT count(*) FROM ev) + (SELECT count(*) FROM w) AS n`,
-      [r.key, r.now, r.reservation, r.payout, r.data, r.entries, r.posting, r.event, r.events, r.work],
+      [r.key, r.now, r.reservation, r.payout, r.data, r.entries, r.posting, r.event, r.events, r.work, account],
     );
   };
 }

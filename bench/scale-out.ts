@@ -13,7 +13,7 @@ import type { Figure } from "./table";
 /**
  * Scale-out: engine processes are stateless and share one PostgreSQL database, so a second
  * process should add throughput. Single payouts created per second (each its own Idempotency-Key)
- * by one process, then by two at once on the same schema; each process has CLIENTS callers, each
+ * by one process, then by two at once on the same schema, then by three; each process has CLIENTS callers, each
  * paying from an account of its own (merchants side by side: one account's payouts take turns on
  * its balance rows whatever the number of processes). Then every payout is checked to have been
  * created once and its leg sent once. Each process is `node bench/scale-out.ts --child …`,
@@ -109,9 +109,10 @@ export async function benchScaleOut(): Promise<Figure[]> {
   const schema = `bench_scale_${process.pid}`;
   try {
     const args = { url, schema };
-    console.log(`scale-out: single payouts created by 1 and by 2 engine processes on one PostgreSQL database, ${CLIENTS} callers each, ${SECONDS} s`);
+    console.log(`scale-out: single payouts created by 1, 2 and 3 engine processes on one PostgreSQL database, ${CLIENTS} callers each, ${SECONDS} s`);
     const one = await run(1, args, "one");
     const two = await run(2, args, "two");
+    const three = await run(3, args, "three");
     // no double work: every payout once, its one leg sent once
     const pool = new pg.Pool({ connectionString: url, max: 1 });
     const { rows } = await pool.query(
@@ -123,7 +124,7 @@ export async function benchScaleOut(): Promise<Figure[]> {
     await pool.end();
     const { payouts, broadcast, hashes } = rows[0] as Record<string, string>;
     console.log(
-      `  1 process ${one.toFixed(0)}/s, 2 processes ${two.toFixed(0)}/s (${(two / one).toFixed(2)} ×); ` +
+      `  1 process ${one.toFixed(0)}/s, 2 processes ${two.toFixed(0)}/s (${(two / one).toFixed(2)} ×), 3 processes ${three.toFixed(0)}/s (${(three / one).toFixed(2)} ×); ` +
         `${payouts} payouts, ${broadcast} with their leg broadcast, ${hashes} distinct transaction hashes`,
     );
     if (payouts !== broadcast || payouts !== hashes) throw new Error("a payout was not sent exactly once");
@@ -135,6 +136,13 @@ export async function benchScaleOut(): Promise<Figure[]> {
         unit: "/s",
         floor: { value: one, what: "1 process" },
         target: { ratio: { min: 1.6 } },
+      },
+      {
+        name: `single payouts created, 3 processes (${CLIENTS} callers each)`,
+        store: "postgres",
+        value: three,
+        unit: "/s",
+        floor: { value: one, what: "1 process" },
       },
     ];
   } finally {

@@ -8,6 +8,8 @@ export interface BufferedUpdate<R> {
   readonly table: Table<R>;
   /** `table.updateSql(…)` for the transaction's schema (or an upsert taking `table.jsonRows` as `$1`). */
   readonly sql: string;
+  /** The statement for one record, when it differs (`Table.updateSql`'s `single`): flushes of one record use it. */
+  readonly single?: string;
   /** The row a record updates. */
   key(record: R): string;
   /**
@@ -40,6 +42,7 @@ export function bufferedUpdate<R>(
       update = {
         table,
         sql: table.updateSql(schema, keys, set, guard),
+        single: table.updateSql(schema, keys, set, guard, { single: true }),
         key: (r) => keys.map((k) => String(r[k])).join("\u0000"),
         guarded: guard !== undefined,
         strict: options.strict ?? true,

@@ -12,7 +12,7 @@ import { metaStore } from "./stores/meta";
 import { rateLimitStore } from "./stores/rate-limits";
 import { resourceStore } from "./stores/resources";
 import type { BufferedUpdate } from "./buffered-update";
-import { LEDGER_ENTRIES, type Table } from "./tables";
+import { LEDGER_ENTRIES, boundedRows, type Table } from "./tables";
 import type { KeyedTurns } from "./turns";
 
 export type Row = Record<string, any>;
@@ -253,7 +253,7 @@ export class PgTx implements PgTxContext {
       const what = `an update of ${update.table.name} rows that are not as locked`;
       const error = update.mismatch ? () => update.mismatch!(records) : () => writesError(what);
       parts.push({
-        sql: update.sql,
+        sql: records.length === 1 && update.single ? update.single : update.sql,
         param: update.table.jsonRows(records),
         ...(update.strict ? { expect: { rows: rows.size, error } } : {}),
       });
@@ -262,7 +262,7 @@ export class PgTx implements PgTxContext {
     if (deltas.length) {
       parts.push({
         sql: `UPDATE ${this.s}.balances b SET amount = b.amount + d.delta
-       FROM json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, delta numeric)
+       FROM ${deltaRows(deltas.length)}
        WHERE b.account_id = d.account_id AND b.asset = d.asset AND b.chain = d.chain AND b.book = d.book`,
         param: JSON.stringify(deltas.map((d) => ({ account_id: d.accountId, asset: d.asset, chain: d.chain, book: d.book, delta: d.amount.toString() }))),
         expect: { rows: deltas.length, error: () => writesError("ledger entries that touch a balance row that was not locked") },
@@ -308,6 +308,12 @@ export class PgTx implements PgTxContext {
       depositAddresses: depositAddressStore(this),
     };
   }
+}
+
+/** The balance deltas of a flush as its source rows: as many as there are, for the few of a use case (see `boundedRows`). */
+function deltaRows(count: number): string {
+  const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, delta numeric)";
+  return count <= 8 ? boundedRows(rows, "d", count) : rows;
 }
 
 /** The label a flush's failed expectation carries (see `PgTx.flush`). */

@@ -49,16 +49,30 @@ export interface Table<R> {
   /**
    * `UPDATE … SET <set> FROM json_to_recordset($1::json)` of this table: each JSON row (from
    * `jsonRows`) updates the row with the same `keys`, where `guard` (SQL over `t.<column>` and
-   * `x.<alias>`, given by `col`) holds.
+   * `x.<alias>`, given by `col`) holds. `single`: the statement for one JSON row (see
+   * `boundedRows`), which the planner knows to be one.
    */
   updateSql(
     schema: string,
     keys: readonly (keyof R & string)[],
     set: readonly (keyof R & string)[],
     guard?: (col: (field: keyof R & string) => { t: string; x: string }) => string,
+    options?: { single?: boolean },
   ): string;
   /** A row read with `SELECT *` (or the table's columns) as a record. */
   fromRow(row: Record<string, unknown>): R;
+}
+
+/**
+ * A set-returning source (`json_to_recordset(…) AS x(…)`, `unnest(…) AS p(…)`) as one the planner
+ * knows holds at most `limit` rows (a subquery with that LIMIT): it estimates such a function at
+ * 100 rows, and against a table of a few thousand rows 100 rows to match make a sequential scan
+ * and a hash join look cheaper than 100 lookups by key. A prepared statement keeps that plan
+ * while the table grows (until an ANALYZE replans it), so each update of one row by its key read
+ * the whole table. `limit` must be the source's row count, or more.
+ */
+export function boundedRows(source: string, alias: string, limit = 1): string {
+  return `(SELECT * FROM ${source} LIMIT ${limit}) AS ${alias}`;
 }
 
 const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -89,10 +103,11 @@ export function table<R>(
   return {
     name,
     columns: cols,
-    updateSql(schema, keys, set, guard) {
+    updateSql(schema, keys, set, guard, options) {
       const assignments = set.map((f) => `${cols.find((c) => c.field === f)!.name} = ${col(f).x}`).join(", ");
       const where = [...keys.map((f) => `${col(f).t} = ${col(f).x}`), ...(guard ? [guard(col)] : [])].join(" AND ");
-      return `UPDATE ${schema}.${name} t SET ${assignments} FROM json_to_recordset($1::json) AS x(${recordset}) WHERE ${where}`;
+      const rows = `json_to_recordset($1::json) AS x(${recordset})`;
+      return `UPDATE ${schema}.${name} t SET ${assignments} FROM ${options?.single ? boundedRows(rows, "x") : rows} WHERE ${where}`;
     },
     insertSql: (schema) =>
       `INSERT INTO ${schema}.${name} (${cols.map((c) => c.name).join(", ")}) ` +

@@ -67,7 +67,11 @@ export class DocStore<T extends { id: string }> {
   }
 
   async get(tx: ResourceReads, accountId: string, id: string, options: { lock?: boolean } = {}): Promise<Stored<T> | null> {
-    const record = await tx.resources.get(accountId, id, options);
+    return this.stored(await tx.resources.get(accountId, id, options));
+  }
+
+  /** A record read some other way (`AccountStore.getAccountWith`) as this kind's document, or null when it is of another kind. */
+  stored(record: ResourceRecord | null): Stored<T> | null {
     return record && record.kind === this.type.kind ? { doc: this.read(record), record } : null;
   }
 

@@ -8,6 +8,7 @@ import {
   type SnapshotFrom,
   type StateMachine,
 } from "xstate";
+import { BoundedMap } from "../collections/bounded-map";
 
 /** The state names of a machine (payrail's machines are flat): the type of a resource's status. */
 export type StateOf<M> = M extends StateMachine<any, any, any, any, any, any, any, infer V, any, any, any, any, any, any, any> ? V & string : never;
@@ -74,6 +75,34 @@ export function stepMachine<M extends AnyStateMachine>(machine: M, state: Persis
   const snapshot = machine.resolveState({ value: state.value, context: state.context });
   const [next, actions] = transition(machine, snapshot as SnapshotFrom<M>, event) as [any, any[]];
   return toStep<M>(next, actions, state.value, state.context);
+}
+
+/**
+ * `stepMachine` for a machine whose steps repeat (a payout's: a context of one flag, events of a
+ * few counts): each step is kept by its state, context and event as JSON (machines are pure, so
+ * the same three step the same way) and handed out again, frozen, with a context of its own that
+ * callers copy into their documents. Only for machines whose contexts and events are JSON.
+ */
+export function memoizedSteps<M extends AnyStateMachine>(
+  machine: M,
+  capacity = 256,
+): (state: PersistedState<ContextFrom<M>>, event: EventFromLogic<M>) => MachineStep<M> {
+  const steps = new BoundedMap<string, MachineStep<M>>(capacity);
+  return (state, event) => {
+    const key = JSON.stringify([state.value, state.context, event]);
+    let step = steps.get(key);
+    if (!step) {
+      const made = stepMachine(machine, state, event);
+      const actions = made.actions.map((a) => Object.freeze({ ...(a as object) }));
+      step = Object.freeze({
+        ...made,
+        context: Object.freeze({ ...(made.context as object) }) as ContextFrom<M>,
+        actions: Object.freeze(actions) as unknown as ActionOf<M>[],
+      });
+      steps.set(key, step);
+    }
+    return step;
+  };
 }
 
 /**

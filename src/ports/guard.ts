@@ -86,12 +86,17 @@ function guardTx(name: string, tx: StorageTx, wrote: () => void): StorageTx {
   return guarded as unknown as StorageTx;
 }
 
+/** Whether each operation (`store.method`) may write, as `isReadOnlyStoreMethod` answers it once per operation. */
+const writing = new Map<string, boolean>();
+
 /** A `CallTiming` that only listens for calls of store methods that may write. */
 function writeTiming(wrote: () => void): CallTiming {
   return {
     now: () => 0,
     report: (operation) => {
-      if (!isReadOnlyStoreMethod(operation.slice(operation.lastIndexOf(".") + 1))) wrote();
+      let writes = writing.get(operation);
+      if (writes === undefined) writing.set(operation, (writes = !isReadOnlyStoreMethod(operation.slice(operation.lastIndexOf(".") + 1))));
+      if (writes) wrote();
     },
   };
 }

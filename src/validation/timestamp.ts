@@ -32,7 +32,15 @@ function validDay(y: number, m: number, d: number): boolean {
   return d <= new Date(Date.UTC(y, m, 0)).getUTCDate();
 }
 
+/** The last time `isoTime` wrote: one operation writes the same moment many times (its `now`). */
+let lastMs = Number.NaN;
+let lastIso = "";
+
 /** ISO 8601 UTC text of epoch milliseconds, as every response writes timestamps. */
 export function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }

@@ -1,6 +1,6 @@
 import { assign, setup } from "xstate";
 import { describe, expect, it } from "vitest";
-import { startMachine, stepMachine } from "../../src/engine/machine-step";
+import { memoizedSteps, startMachine, stepMachine } from "../../src/engine/machine-step";
 
 // A small machine of the shape payrail's machines take: flat, named actions, a final state.
 const door = setup({
@@ -30,6 +30,18 @@ describe("machine steps", () => {
     const s = startMachine(door);
     expect(s).toMatchObject({ value: "closed", context: { opened: 0 }, handled: true, done: false });
     expect(s.actions).toEqual([{ type: "announce", params: { what: "installed" } }]);
+  });
+
+  it("keeps a step by its state, context and event: the same step as computed afresh, frozen, with a context of its own", () => {
+    const step = memoizedSteps(door, 2);
+    const persisted = { value: "closed" as const, context: { opened: 4 } };
+    const first = step(persisted, { type: "open" });
+    expect(first).toEqual(stepMachine(door, persisted, { type: "open" }));
+    expect(step({ value: "closed", context: { opened: 4 } }, { type: "open" })).toBe(first);
+    expect(Object.isFrozen(first) && Object.isFrozen(first.context) && Object.isFrozen(first.actions[0])).toBe(true);
+    expect(first.context).not.toBe(persisted.context);
+    expect(step(persisted, { type: "noop" })).toEqual(stepMachine(door, persisted, { type: "noop" }));
+    expect(step({ value: "closed", context: { opened: 5 } }, { type: "open" })).toMatchObject({ context: { opened: 6 } });
   });
 
   it("moves from a persisted state and names the actions of the transition", () => {

@@ -1,5 +1,5 @@
 import type { AccountStore } from "../../../src/ports/public";
-import { frozen, keysetPage, type MemoryTx } from "../memory-tables";
+import { frozen, k2, keysetPage, type MemoryTx } from "../memory-tables";
 
 export function accountStore(m: MemoryTx): AccountStore {
   const { t } = m;
@@ -10,6 +10,9 @@ export function accountStore(m: MemoryTx): AccountStore {
     },
     async getAccount(id) {
       return t.accounts.get(id) ?? null;
+    },
+    async getAccountWith(accountId, resourceId) {
+      return { account: t.accounts.get(accountId) ?? null, resource: t.resources.get(k2(accountId, resourceId)) ?? null };
     },
     async updateAccountSettings(id, settings) {
       const account = t.accounts.get(id);

@@ -1,7 +1,10 @@
 import type { AccountStore } from "../../../src/ports/public";
 import type { PgTxContext } from "../pg-tx";
 import { keysetSql } from "../keyset";
-import { ACCOUNTS, API_KEYS } from "../tables";
+import { ACCOUNTS, API_KEYS, RESOURCES } from "../tables";
+
+/** The account's columns, renamed beside the resource's (`getAccountWith`). */
+const ACCOUNT_COLUMNS = ACCOUNTS.columns.map((c) => `a.${c.name} AS "a.${c.name}"`).join(", ");
 
 export function accountStore(tx: PgTxContext): AccountStore {
   const s = tx.s;
@@ -12,6 +15,17 @@ export function accountStore(tx: PgTxContext): AccountStore {
     async getAccount(id) {
       const { rows } = await tx.read(`SELECT * FROM ${s}.accounts WHERE id = $1`, [id]);
       return rows[0] ? ACCOUNTS.fromRow(rows[0]) : null;
+    },
+    async getAccountWith(accountId, resourceId) {
+      const { rows } = await tx.read(
+        `SELECT ${ACCOUNT_COLUMNS}, r.* FROM (SELECT 1) AS one
+         LEFT JOIN ${s}.accounts a ON a.id = $1
+         LEFT JOIN ${s}.resources r ON r.account_id = $1 AND r.id = $2`,
+        [accountId, resourceId],
+      );
+      const row = rows[0]!;
+      const account = row["a.id"] === null ? null : ACCOUNTS.fromRow(Object.fromEntries(ACCOUNTS.columns.map((c) => [c.name, row[`a.${c.name}`]])));
+      return { account, resource: row.id === null ? null : RESOURCES.fromRow(row) };
     },
     async updateAccountSettings(id, settings) {
       const r = await tx.run(`UPDATE ${s}.accounts SET settings = $2::jsonb WHERE id = $1`, [id, JSON.stringify(settings)]);

@@ -2,7 +2,7 @@ import { compareKeys, type LedgerEntryRecord, type LedgerPageQuery, type LedgerS
 import { bufferedUpdate } from "../buffered-update";
 import type { PgTxContext } from "../pg-tx";
 import { likePrefix } from "../keyset";
-import { BALANCES, LEDGER_ENTRIES, RESERVATIONS } from "../tables";
+import { BALANCES, LEDGER_ENTRIES, RESERVATIONS, boundedRows } from "../tables";
 
 /** The customer books, written as in the partial index `ledger_entries_own_by_created`. */
 const CUSTOMER_BOOKS = "('available', 'reserved', 'pending')";
@@ -39,9 +39,11 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
     async lockBalances(keys) {
       const sorted = [...keys].sort(compareKeys);
       const pairs = [...new Map(sorted.map((k) => [`${k.accountId}\u0000${k.asset}`, k])).values()];
+      // the few pairs of a use case, as few to the planner (`boundedRows`): lookups by key, never a scan
+      const wanted = "unnest($1::text[], $2::text[]) AS p(account_id, asset)";
       const select = `SELECT b.account_id, b.asset, b.chain, b.book, b.amount
         FROM ${s}.balances b
-        JOIN unnest($1::text[], $2::text[]) AS p(account_id, asset) USING (account_id, asset)
+        JOIN ${pairs.length <= 8 ? boundedRows(wanted, "p", pairs.length) : wanted} USING (account_id, asset)
         ORDER BY b.account_id, b.asset, b.chain, b.book
         FOR UPDATE OF b`;
       const pairParams = [pairs.map((k) => k.accountId), pairs.map((k) => k.asset)];

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ApiKeyRecord } from "../../ports/storage";
-import { type SuiteContext, T0, account } from "./fixtures";
+import { type SuiteContext, T0, account, resource } from "./fixtures";
 
 export function accountSuite(s: SuiteContext): void {
   describe("accounts and API keys", () => {
@@ -33,6 +33,26 @@ export function accountSuite(s: SuiteContext): void {
         ...account("acct_a"),
         settings: { policy: { max: "10" } },
       });
+    });
+
+    it("reads an account with one of its resources, never another account's", async () => {
+      const mine = resource("acct_a", "rcp_01aaaaaaaaaaaaaaaaaaaaaaaa", T0);
+      const theirs = resource("acct_b", "rcp_01bbbbbbbbbbbbbbbbbbbbbbbb", T0 + 1);
+      await s.storage.transaction(async (tx) => {
+        await tx.accounts.insertAccount(account("acct_a"));
+        await tx.accounts.insertAccount(account("acct_b"));
+        await tx.accounts.updateAccountSettings("acct_a", { policy: { max: "10" } });
+        await tx.resources.insert([mine, theirs]);
+      });
+      const read = (accountId: string, id: string) => s.storage.transaction((tx) => tx.accounts.getAccountWith(accountId, id));
+      const a = { ...account("acct_a"), settings: { policy: { max: "10" } } };
+      expect(await read("acct_a", mine.id)).toEqual({ account: a, resource: await s.storage.transaction((tx) => tx.resources.get("acct_a", mine.id)) });
+      expect(await read("acct_a", theirs.id)).toEqual({ account: a, resource: null });
+      expect(await read("acct_b", theirs.id)).toEqual({
+        account: account("acct_b"),
+        resource: await s.storage.transaction((tx) => tx.resources.get("acct_b", theirs.id)),
+      });
+      expect(await read("acct_c", theirs.id)).toEqual({ account: null, resource: null });
     });
 
     it("gets, pages and changes an account's keys by id, never another account's", async () => {

@@ -1,5 +1,5 @@
 import type { Json } from "./json";
-import type { KeysetQuery } from "./resources";
+import type { KeysetQuery, ResourceRecord } from "./resources";
 
 /**
  * Accounts and API keys.
@@ -46,6 +46,12 @@ export interface AccountStore {
   /** Inserts an account; the id is new. */
   insertAccount(account: AccountRecord): Promise<void>;
   getAccount(id: string): Promise<AccountRecord | null>;
+  /**
+   * The account and its resource `resourceId` (of any kind; null where either is missing), read
+   * together: a request that needs both (a payout create: its recipient and the account's
+   * settings) pays one statement for them on a server.
+   */
+  getAccountWith(accountId: string, resourceId: string): Promise<{ account: AccountRecord | null; resource: ResourceRecord | null }>;
   /** Replaces the settings of an existing account. */
   updateAccountSettings(id: string, settings: Json): Promise<void>;
   /** Inserts a key; returns false (and changes nothing) when the hash exists already. */

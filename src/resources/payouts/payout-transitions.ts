@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
 import { legMachine, type LegEvent } from "./leg-machine";
-import { startMachine, stepMachine, type MachineStep } from "../../engine/machine-step";
+import { memoizedSteps, startMachine, stepMachine, type MachineStep } from "../../engine/machine-step";
 import { payoutMachine, type PayoutEvent, type PayoutStatus } from "./payout-machine";
 import { COUNTER, isCustomerBook } from "../../ledger/postings";
 import type { ModuleDeps } from "../../engine/context";
@@ -40,6 +40,8 @@ export class PayoutTransitions {
    * pure): computed once for each value rather than once per payout of a 25,000-leg batch.
    */
   private readonly firstSteps = new Map<boolean, MachineStep<typeof payoutMachine>>();
+  /** Its later steps, kept the same way: a payout's context and events repeat from payout to payout. */
+  private readonly payoutStep = memoizedSteps(payoutMachine);
 
   constructor(private readonly deps: Pick<ModuleDeps, "assets" | "house">) {}
 
@@ -157,10 +159,10 @@ export class PayoutTransitions {
       payoutEvents.push({ type: "legs_changed", total: doc.legs.length, confirmed, failed });
     }
     for (const event of payoutEvents) {
-      const step = stepMachine(payoutMachine, { value: doc.status, context: doc.machine }, event);
+      const step = this.payoutStep({ value: doc.status, context: doc.machine }, event);
       if (!step.handled) continue;
       handled = true;
-      doc = { ...doc, status: step.value, machine: step.context };
+      doc = { ...doc, status: step.value, machine: { ...step.context } };
       for (const action of step.actions) {
         switch (action.type) {
           case "startExecution":

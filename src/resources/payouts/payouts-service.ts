@@ -55,10 +55,10 @@ export class PayoutsService {
     const options = routingOptions(asset, routing, (v) => parseAmount(v, asset, "routing.max_network_fee", { allowZero: true }));
     if (options.isErr()) return err(options.error);
 
-    const { recipient, policy } = await this.deps.storage.read(async (tx) => ({
-      recipient: await RECIPIENTS.get(tx, ctx.accountId, recipientId),
-      policy: policyOf((await tx.accounts.getAccount(ctx.accountId))?.settings),
-    }));
+    // the recipient and the account's settings in one read (one statement on a server)
+    const { account, resource } = await this.deps.storage.read((tx) => tx.accounts.getAccountWith(ctx.accountId, recipientId));
+    const recipient = RECIPIENTS.stored(resource);
+    const policy = policyOf(account?.settings);
     if (!recipient) return fail("resource_missing", `No such recipient: ${recipientId}`, { param: "recipient" });
     const payable = checkPayable(recipient.doc);
     if (payable.isErr()) return err(payable.error);
