@@ -10,7 +10,7 @@ import { LedgerInvariantError } from "../../ledger/ledger";
 import { s } from "../../validation/schema";
 import { defineWork, PermanentWorkError, type JobHandler, type WorkKind } from "../../workers/due-work";
 import { BATCHES, presentBatch, type BatchDoc, type BatchObject } from "./batch-doc";
-import { PAYOUTS } from "./payout-doc";
+import { PAYOUTS, type PayoutDoc } from "./payout-doc";
 import type { PayoutPlan } from "./payout-planner";
 import type { OpenPayout, PayoutsService } from "./payouts-service";
 import type { PayoutTransitions } from "./payout-transitions";
@@ -80,8 +80,8 @@ export interface BatchHead {
 }
 
 /**
- * Accepts a batch too large for one short transaction (more legs than `EngineConfig.batchSlice`)
- * in slices, so a 25,000-leg batch never makes another request wait long:
+ * Accepts a planned batch. One that fits a slice (`EngineConfig.batchSlice`) is accepted in one
+ * transaction; a larger one in slices, so a 25,000-leg batch never makes another request wait long:
  *
  * 1. **Stage**: each slice's planned rows are written as a due item (`BATCH_OPEN_SLICE`), to run
  *    only after `STAGED_SLICE_DELAY_MS`, a transaction per slice.
@@ -108,7 +108,32 @@ export class BatchAcceptance {
     return this.deps.config.batchSlice ?? (this.deps.storage.capabilities.concurrentTransactions ? 2_500 : 250);
   }
 
-  async accept(ctx: RequestContext, head: BatchHead, rows: readonly PlannedRow[]): Promise<Result<BatchObject, ApiError>> {
+  /** Accepts a planned batch: in one transaction when it fits one slice, else in slices (above). */
+  accept(ctx: RequestContext, head: BatchHead, rows: readonly PlannedRow[]): Promise<Result<BatchObject, ApiError>> {
+    return rows.length > this.sliceSize ? this.acceptInSlices(ctx, head, rows) : this.acceptAtOnce(ctx, head, rows);
+  }
+
+  /** Reservations, payouts, `payout.created` events and the batch in one transaction. */
+  private acceptAtOnce(ctx: RequestContext, head: BatchHead, rows: readonly PlannedRow[]): Promise<Result<BatchObject, ApiError>> {
+    return this.deps.storage.command(ctx, async (uow) => {
+      const batchId = this.deps.ids.next("bat");
+      const opened = await this.open(uow, head.asset, batchId, rows);
+      if (opened.isErr()) {
+        const { index, error } = opened.error;
+        return fail("insufficient_funds", `Insufficient available ${head.asset.code} for this batch (row ${rows[index]!.row}): ${error.message}`);
+      }
+      const docs = opened.value.map((o) => o.doc);
+      const counts: BatchDoc["counts"] = {};
+      for (const doc of docs) counts[doc.status] = (counts[doc.status] ?? 0) + 1;
+      const batch = newBatch(batchId, head, rows.length, counts, uow.now);
+      await BATCHES.insert(uow.tx, ctx.accountId, uow.now, [batch]);
+      await PAYOUTS.insert(uow.tx, ctx.accountId, uow.now, docs);
+      this.scheduleBroadcasts(uow, docs);
+      return ok(presentBatch(this.deps.assets, batch));
+    });
+  }
+
+  private async acceptInSlices(ctx: RequestContext, head: BatchHead, rows: readonly PlannedRow[]): Promise<Result<BatchObject, ApiError>> {
     const batchId = this.deps.ids.next("bat");
     const slices: PlannedRow[][] = [];
     for (let i = 0; i < rows.length; i += this.sliceSize) slices.push(rows.slice(i, i + this.sliceSize));
@@ -131,8 +156,7 @@ export class BatchAcceptance {
       if (uow.now - stagedAt > ACCEPT_WITHIN_MS) {
         return fail("internal_error", "The batch took too long to stage; nothing was created. Try again with the same Idempotency-Key.");
       }
-      const held = new Map<string, bigint>();
-      for (const row of rows) for (const leg of row.plan.legs) held.set(leg.chain, (held.get(leg.chain) ?? 0n) + leg.amount + leg.fee);
+      const held = heldByChain(rows);
       const chains = [...held.keys()].sort();
       const reserved = await uow.ledger.reserveMany(
         chains.map((chain) => ({ accountId: ctx.accountId, asset: head.asset, chain, amount: held.get(chain)!, resource: batchId })),
@@ -171,7 +195,7 @@ export class BatchAcceptance {
   }
 
   /** Opens the payouts of `rows` in `uow` (every leg reserved in one ledger call); the caller inserts them. */
-  open(uow: UnitOfWork, asset: AssetDefinition, batchId: string, rows: readonly PlannedRow[]) {
+  private open(uow: UnitOfWork, asset: AssetDefinition, batchId: string, rows: readonly PlannedRow[]) {
     return this.payouts.openMany(
       uow,
       rows.map((row) => openPayout(asset, batchId, row)),
@@ -179,8 +203,10 @@ export class BatchAcceptance {
     );
   }
 
-  /** Schedules the broadcasts of these new payouts of a batch, a due item per chunk of `chunk`. */
-  scheduleBroadcasts(uow: UnitOfWork, executing: readonly string[], chunk: number): void {
+  /** Schedules the broadcasts of a batch's new executing payouts, a due item per chunk (`EngineConfig.batchChunk`). */
+  private scheduleBroadcasts(uow: UnitOfWork, docs: readonly PayoutDoc[]): void {
+    const executing = docs.filter((d) => d.status === "executing").map((d) => d.id);
+    const chunk = this.deps.config.batchChunk ?? (this.deps.storage.capabilities.concurrentTransactions ? 250 : 25);
     for (let i = 0; i < executing.length; i += chunk) this.transitions.scheduleBroadcast(uow, executing.slice(i, i + chunk));
   }
 
@@ -194,17 +220,16 @@ export class BatchAcceptance {
   }
 
   /**
-   * Opens slice `slice` of a sliced batch in one transaction; false when it was open already or
-   * the batch was never accepted (nothing changes then).
+   * Opens slice `slice` of a sliced batch in one transaction; changes nothing when it was open
+   * already or the batch was never accepted.
    */
-  async openSlice(ctx: RequestContext, batchId: string, asset: AssetDefinition, slice: number, rows: readonly PlannedRow[]): Promise<boolean> {
-    const opened = await this.deps.storage.command(ctx, async (uow): Promise<Result<boolean, ApiError>> => {
+  private async openSlice(ctx: RequestContext, batchId: string, asset: AssetDefinition, slice: number, rows: readonly PlannedRow[]): Promise<void> {
+    await this.deps.storage.command(ctx, async (uow): Promise<Result<void, ApiError>> => {
       const seen = await BATCHES.get(uow.tx, ctx.accountId, batchId);
-      if (!seen?.doc.opening || seen.doc.opening.opened.includes(slice)) return ok(false);
+      if (!seen?.doc.opening || seen.doc.opening.opened.includes(slice)) return ok(undefined);
       const { holds } = seen.doc.opening;
       // the slice's share of the holds goes back to available, and its payouts reserve it at once
-      const share = new Map<string, bigint>();
-      for (const row of rows) for (const leg of row.plan.legs) share.set(leg.chain, (share.get(leg.chain) ?? 0n) + leg.amount + leg.fee);
+      const share = heldByChain(rows);
       for (const chain of [...share.keys()].sort()) {
         const hold = holds[chain];
         if (!hold) throw new LedgerInvariantError(`batch ${batchId} holds nothing on ${chain}`);
@@ -218,27 +243,24 @@ export class BatchAcceptance {
       if (!stored || !opening || opening.opened.includes(slice)) return fail("internal_error", `slice ${slice} of ${batchId} was opened meanwhile`); // rolls back
       const docs = made.value.map((m) => m.doc);
       await PAYOUTS.insert(uow.tx, ctx.accountId, uow.now, docs);
-      this.scheduleBroadcasts(
-        uow,
-        docs.filter((d) => d.status === "executing").map((d) => d.id),
-        batchChunk(this.deps),
-      );
+      this.scheduleBroadcasts(uow, docs);
       const doc: BatchDoc = { ...stored.doc, opening: { ...opening, opened: [...opening.opened, slice] } };
       if (doc.opening!.opened.length === opening.slices) delete doc.opening;
       await BATCHES.update(uow.tx, stored, doc, uow.now);
-      return ok(true);
+      return ok(undefined);
     });
-    return opened.isOk() && opened.value;
   }
 }
 
-/** Payouts per broadcast item (see `EngineConfig.batchChunk`): a batch moves in chunks, not one transaction per payout. */
-export function batchChunk(deps: Pick<ModuleDeps, "config" | "storage">): number {
-  return deps.config.batchChunk ?? (deps.storage.capabilities.concurrentTransactions ? 250 : 25);
+/** What rows' legs hold per chain: amount plus fee, base units. */
+function heldByChain(rows: readonly PlannedRow[]): Map<string, bigint> {
+  const held = new Map<string, bigint>();
+  for (const row of rows) for (const leg of row.plan.legs) held.set(leg.chain, (held.get(leg.chain) ?? 0n) + leg.amount + leg.fee);
+  return held;
 }
 
 /** A new batch document, `processing`, with the counts its payouts start with. */
-export function newBatch(id: string, head: BatchHead, legCount: number, counts: BatchDoc["counts"], now: number): BatchDoc {
+function newBatch(id: string, head: BatchHead, legCount: number, counts: BatchDoc["counts"], now: number): BatchDoc {
   return {
     id,
     status: startMachine(batchMachine).value,

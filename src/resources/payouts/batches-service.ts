@@ -8,11 +8,10 @@ import { isPlainObject } from "../../validation/schema";
 import type { ModuleDeps, RequestContext } from "../../engine/context";
 import { checkPolicy, policyOf } from "../accounts/policy";
 import { RECIPIENTS, type RecipientDoc } from "../recipients/recipients-service";
-import { BATCHES, presentBatch, type BatchDoc, type BatchObject } from "./batch-doc";
-import { PAYOUTS } from "./payout-doc";
+import { BATCHES, presentBatch, type BatchObject } from "./batch-doc";
 import { PayoutPlanner } from "./payout-planner";
 import { availableByChain, checkPayable } from "./payouts-service";
-import { type BatchAcceptance, type BatchHead, type PlannedRow, batchChunk, newBatch } from "./batch-acceptance";
+import type { BatchAcceptance, BatchHead, PlannedRow } from "./batch-acceptance";
 import { Turns } from "../../concurrency/yield";
 import {
   type CreateBatchInput,
@@ -118,33 +117,7 @@ export class BatchesService {
       return ok({ object: "payout_batch_validation", valid: true, leg_count: rows.length, total_amount: formatAmount(total, asset) });
     }
     const batchHead: BatchHead = { asset, reference: parsedHead.value.reference ?? null, metadata: newMetadata(parsedHead.value.metadata), total };
-    const accepted =
-      planned.length > this.acceptance.sliceSize ? await this.acceptance.accept(ctx, batchHead, planned) : await this.acceptAtOnce(ctx, batchHead, planned);
-    return accepted;
-  }
-
-  /** A batch of at most one slice: reservations, payouts, `payout.created` events and the batch in one transaction. */
-  private acceptAtOnce(ctx: RequestContext, head: BatchHead, rows: PlannedRow[]): Promise<Result<BatchObject, ApiError>> {
-    return this.deps.storage.command(ctx, async (uow) => {
-      const batchId = this.deps.ids.next("bat");
-      const opened = await this.acceptance.open(uow, head.asset, batchId, rows);
-      if (opened.isErr()) {
-        const { index, error } = opened.error;
-        return fail("insufficient_funds", `Insufficient available ${head.asset.code} for this batch (row ${rows[index]!.row}): ${error.message}`);
-      }
-      const docs = opened.value.map((o) => o.doc);
-      const counts: BatchDoc["counts"] = {};
-      for (const doc of docs) counts[doc.status] = (counts[doc.status] ?? 0) + 1;
-      const batch = newBatch(batchId, head, rows.length, counts, uow.now);
-      await BATCHES.insert(uow.tx, ctx.accountId, uow.now, [batch]);
-      await PAYOUTS.insert(uow.tx, ctx.accountId, uow.now, docs);
-      this.acceptance.scheduleBroadcasts(
-        uow,
-        docs.filter((d) => d.status === "executing").map((d) => d.id),
-        batchChunk(this.deps),
-      );
-      return ok(presentBatch(this.deps.assets, batch));
-    });
+    return this.acceptance.accept(ctx, batchHead, planned);
   }
 
   async retrieve(ctx: RequestContext, id: string): Promise<Result<BatchObject, ApiError>> {
