@@ -299,7 +299,10 @@ export function idempotency(engine: Engine, route: EngineRoute): HttpMiddleware 
     const checked = checkIdempotencyKey(key);
     if (checked.isErr()) return errorResponse(c, checked.error);
     const url = new URL(c.req.url);
-    const begun = await engine.idempotency.begin(ctx.accountId, key, await requestFingerprint(c.req.method, url.pathname + url.search, c.get("rawBody")));
+    // a body that is not blank was parsed as JSON already (`parseRequest`): the fingerprint takes it as parsed
+    const raw = c.get("rawBody");
+    const fingerprint = await requestFingerprint(c.req.method, url.pathname + url.search, raw, raw.trim() === "" ? undefined : { value: c.get("body") });
+    const begun = await engine.idempotency.begin(ctx.accountId, key, fingerprint);
     if (begun.isErr()) return errorResponse(c, begun.error);
     if (begun.value.kind === "replay") {
       const { status, body } = begun.value.response;

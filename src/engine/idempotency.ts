@@ -1,4 +1,4 @@
-import { createHash, type Hash } from "node:crypto";
+import { createHash } from "node:crypto";
 import { Turns } from "../concurrency/yield";
 import { ok, type Result } from "neverthrow";
 import { type ApiError, fail } from "../errors";
@@ -28,42 +28,44 @@ export function checkIdempotencyKey(key: string): Result<string, ApiError> {
 /**
  * What makes two requests "the same" under one key: method, path with query, and the body. A
  * JSON body is canonicalised (sorted keys) so formatting does not count; other bodies count byte
- * for byte. A large body (a 25,000-leg batch) is hashed in turns of about 20 ms, so the event
- * loop serves other requests meanwhile.
+ * for byte. `parsed` is the body already parsed (the HTTP binding has it), else it is parsed
+ * here. The canonical text is hashed piece by piece in turns of about 20 ms, so a large body (a
+ * 25,000-leg batch) never holds the event loop long.
  */
-export async function requestFingerprint(method: string, pathWithQuery: string, rawBody: string): Promise<string> {
+export async function requestFingerprint(method: string, pathWithQuery: string, rawBody: string, parsed?: { value: unknown }): Promise<string> {
   const hash = createHash("sha256").update(`${method.toUpperCase()} ${pathWithQuery}\n`);
-  let parsed: { value: unknown } | null = null;
-  if (rawBody.trim() !== "") {
+  let body = parsed ?? null;
+  if (!body && rawBody.trim() !== "") {
     try {
-      parsed = { value: JSON.parse(rawBody) };
+      body = { value: JSON.parse(rawBody) };
     } catch {
       // not JSON: compare the raw text
     }
   }
-  if (parsed) await hashCanonical(parsed.value, hash, new Turns());
-  else hash.update(rawBody);
+  if (!body) return hash.update(rawBody).digest("hex");
+  const turns = new Turns();
+  for (const part of canonicalParts(body.value)) {
+    hash.update(part);
+    await turns.next();
+  }
   return hash.digest("hex");
 }
 
-/** Feeds `canonicalJson(value)` to `hash`, a long array element by element with turns between. */
-async function hashCanonical(value: unknown, hash: Hash, turns: Turns): Promise<void> {
+/** A JSON value's canonical text (every object's keys sorted), in pieces: a long array's elements one by one. */
+function* canonicalParts(value: unknown): Generator<string> {
   if (Array.isArray(value) && value.length > 64) {
-    hash.update("[");
-    for (let i = 0; i < value.length; i++) {
-      hash.update(i === 0 ? canonicalJson(value[i]) : `,${canonicalJson(value[i])}`);
-      await turns.next();
-    }
-    hash.update("]");
+    yield "[";
+    for (let i = 0; i < value.length; i++) yield i === 0 ? canonicalJson(value[i]) : `,${canonicalJson(value[i])}`;
+    yield "]";
   } else if (value && typeof value === "object" && !Array.isArray(value)) {
-    hash.update("{");
+    yield "{";
     for (const [i, k] of Object.keys(value).sort().entries()) {
-      hash.update(`${i === 0 ? "" : ","}${JSON.stringify(k)}:`);
-      await hashCanonical((value as Record<string, unknown>)[k], hash, turns);
+      yield `${i === 0 ? "" : ","}${JSON.stringify(k)}:`;
+      yield* canonicalParts((value as Record<string, unknown>)[k]);
     }
-    hash.update("}");
+    yield "}";
   } else {
-    hash.update(canonicalJson(value));
+    yield canonicalJson(value);
   }
 }
 

@@ -35,7 +35,16 @@ describe("request fingerprints", () => {
     );
     await fc.assert(
       fc.asyncProperty(fc.constantFrom("post", "POST"), fc.string(), body, async (method, path, raw) => {
-        expect(await requestFingerprint(method, path, raw)).toBe(reference(method, path, raw));
+        const expected = reference(method, path, raw);
+        expect(await requestFingerprint(method, path, raw)).toBe(expected);
+        // the HTTP binding hands over the body it parsed already: the same digest
+        let parsed: { value: unknown } | undefined;
+        try {
+          if (raw.trim() !== "") parsed = { value: JSON.parse(raw) };
+        } catch {
+          parsed = undefined;
+        }
+        if (parsed) expect(await requestFingerprint(method, path, raw, parsed)).toBe(expected);
       }),
       { numRuns: 300 },
     );
