@@ -56,7 +56,7 @@ async function benchStorage(
   name: string,
   storage: StorageAdapter,
   beforeBatch?: () => Promise<void>,
-): Promise<{ line: string; batchId: string; acceptedMs: number; perSecond: number }> {
+): Promise<{ line: string; acceptedMs: number; perSecond: number }> {
   const { engine, ctx, recipients } = await setup(storage);
   try {
     let next = 0;
@@ -86,7 +86,6 @@ async function benchStorage(
     if (!("id" in made)) throw new Error("a batch expected");
     return {
       line: `${name.padEnd(10)} payouts created/s ${perSecond.toFixed(0).padStart(6)}   ${LEGS}-leg batch accepted in ${accepted.toFixed(0).padStart(6)} ms`,
-      batchId: made.id,
       acceptedMs: accepted,
       perSecond,
     };

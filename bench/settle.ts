@@ -108,9 +108,8 @@ async function call(url: string, method: string, path: string, body?: unknown, h
   return JSON.parse(text);
 }
 
-/** GET /v1/balances every 50 ms until `done()`; the latencies, and how many failed. */
-async function probe(url: string, done: () => boolean): Promise<{ latencies: number[]; failed: number; longest: { at: number; ms: number }[] }> {
-  const latencies: number[] = [];
+/** GET /v1/balances every 50 ms until `done()`: each GET's start (ms after the probe's) and latency, and how many failed. */
+async function probe(url: string, done: () => boolean): Promise<{ samples: { at: number; ms: number }[]; failed: number }> {
   const samples: { at: number; ms: number }[] = [];
   const start = performance.now();
   let failed = 0;
@@ -121,11 +120,10 @@ async function probe(url: string, done: () => boolean): Promise<{ latencies: num
     } catch {
       failed++;
     }
-    latencies.push(performance.now() - t);
     samples.push({ at: t - start, ms: performance.now() - t });
     await new Promise((r) => setTimeout(r, 50));
   }
-  return { latencies, failed, longest: samples.sort((a, b) => b.ms - a.ms).slice(0, 5) };
+  return { samples, failed };
 }
 
 async function waitCompleted(url: string, batch: string, timeoutMs: number): Promise<number | null> {
@@ -165,19 +163,17 @@ export async function benchSettleOn(store: string, env: Record<string, string>, 
     }
     // probed from the moment the batch is posted: its acceptance is part of the wait
     let settled = false;
-    const probeStart = performance.now();
     const probing = probe(host.url, () => settled);
     const first = await submit(host.url, recipients, "settle-1");
-    const acceptedAt = performance.now();
     const settledMs = await waitCompleted(host.url, first.id, timeoutMs);
     const deliveredBySettle = hooks.count();
     settled = true;
     const probed = await probing;
-    const posted = acceptedAt - first.ms;
+    const longest = [...probed.samples].sort((a, b) => b.ms - a.ms).slice(0, 5);
     console.log(
-      `  ${store}: longest GETs (s after the post, ms): ${probed.longest.map((l) => `+${((l.at - (posted - probeStart)) / 1000).toFixed(1)} s ${l.ms.toFixed(0)} ms`).join(", ")}; accepted at +${(first.ms / 1000).toFixed(1)} s`,
+      `  ${store}: longest GETs (s after the post, ms): ${longest.map((l) => `+${(l.at / 1000).toFixed(1)} s ${l.ms.toFixed(0)} ms`).join(", ")}; accepted at +${(first.ms / 1000).toFixed(1)} s`,
     );
-    const latencies = probed.latencies.sort((a, b) => a - b);
+    const latencies = probed.samples.map((s) => s.ms).sort((a, b) => a - b);
 
     // the same load again, killed with SIGKILL in the middle of its settle, then restarted
     const second = await submit(host.url, recipients, "settle-2");
