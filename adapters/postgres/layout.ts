@@ -62,7 +62,7 @@ export async function partitionTables(c: SqlClient, schema: string, partitions: 
     sql.push(
       `CREATE TABLE ${s}.${tmp} (LIKE ${s}.${table} INCLUDING DEFAULTS INCLUDING CONSTRAINTS) PARTITION BY ${daily ? "RANGE (created)" : "HASH (account_id)"}`,
     );
-    if (daily) sql.push(...hashed(s, tmp, `${table}_default`, partitions, "DEFAULT"));
+    if (daily) sql.push(...hashedDefault(s, tmp, `${table}_default`, partitions));
     else for (let i = 0; i < partitions; i++) sql.push(hashPartition(s, tmp, `${table}_h${i}`, partitions, i));
     sql.push(`INSERT INTO ${s}.${tmp} SELECT * FROM ${s}.${table}`, `DROP TABLE ${s}.${table}`, `ALTER TABLE ${s}.${tmp} RENAME TO ${table}`);
     for (const k of keys.filter((k) => k.table === table)) {
@@ -91,8 +91,8 @@ function hashPartition(s: string, parent: string, name: string, modulus: number,
 }
 
 /** The default partition of `parent`, itself hash-partitioned by account. */
-function hashed(s: string, parent: string, name: string, partitions: number, bound: "DEFAULT"): string[] {
-  const sql = [`CREATE TABLE ${s}.${name} PARTITION OF ${s}.${parent} ${bound} PARTITION BY HASH (account_id)`];
+function hashedDefault(s: string, parent: string, name: string, partitions: number): string[] {
+  const sql = [`CREATE TABLE ${s}.${name} PARTITION OF ${s}.${parent} DEFAULT PARTITION BY HASH (account_id)`];
   for (let i = 0; i < partitions; i++) sql.push(hashPartition(s, name, `${name}_h${i}`, partitions, i));
   return sql;
 }
@@ -143,19 +143,17 @@ async function rollDays(run: Run, s: string, table: string, partitions: number):
 }
 
 /**
- * Retention of a daily table: one sweep at a time per table (an advisory lock), it rolls the
- * days (`rollDays`), drops every day partition that ends at or before `before` whole (counting
- * its rows: no row is deleted one by one), then deletes what is left before `before` (rows of
- * the day `before` falls in) in a batch of at most `limit`. Returns how many rows went.
+ * Retention of a daily table (`events`, `webhook_deliveries`, keyed by `(account_id, id)`): rows
+ * created before `before`, at most `limit` deleted one by one. In the plain layout it is that
+ * delete alone. In the partitioned one, one sweep at a time per table (an advisory lock), it rolls
+ * the days (`rollDays`), drops every day partition that ends at or before `before` whole
+ * (counting its rows), then deletes what is left before `before` (rows of the day `before` falls
+ * in). Returns how many rows went.
  */
-export async function pruneDaily(
-  tx: PgTxContext,
-  table: (typeof DAILY_TABLES)[number],
-  key: string,
-  before: number,
-  limit: number,
-  partitions: number,
-): Promise<number> {
+export async function pruneDaily(tx: PgTxContext, table: (typeof DAILY_TABLES)[number], before: number, limit: number): Promise<number> {
+  const key = "account_id, id";
+  const { partitions } = tx;
+  if (!partitions) return tx.prune(table, key, "created < $1", before, limit);
   const s = tx.s;
   const run: Run = (text, params) => tx.run(text, params);
   await run(`SELECT pg_advisory_xact_lock(hashtext($1))`, [`payrail.partitions:${s}.${table}`]);

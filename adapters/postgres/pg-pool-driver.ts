@@ -81,28 +81,29 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
   // in one read, and the end would be emitted in between, with no listener, ending the process.
   // What the session was doing fails on its own, and the pool drops a session that is unusable.
   pool.on?.("connect", (client) => client.on?.("error", ignoreSessionError));
-  const wrap = (client: { query: PgPoolLike["query"] }): SqlClient => ({
-    async query(text, params) {
-      try {
-        const r = await client.query(named ? statement(text, params) : text, params);
-        return { rows: r.rows, rowCount: r.rowCount ?? 0 };
-      } catch (e) {
-        isStalePlan(e, text); // renamed for next time; the storage runs the transaction again
-        throw asStorageError(e, "pg");
-      }
-    },
-    async exec(text) {
-      try {
-        await client.query(text); // no parameters: pg uses the simple protocol
-      } catch (e) {
-        throw asStorageError(e, "pg");
-      }
-    },
-    // a `pg` client's class carries `pg.Query`, which streams rows; other clients read with `query`
-    ...(queryClass(client) !== undefined
-      ? { each: (text: string, params: unknown[], row: (values: unknown[]) => void) => each(queryClass(client)!, client, text, params, row) }
-      : {}),
-  });
+  const wrap = (client: { query: PgPoolLike["query"] }): SqlClient => {
+    const Query = queryClass(client);
+    return {
+      async query(text, params) {
+        try {
+          const r = await client.query(named ? statement(text, params) : text, params);
+          return { rows: r.rows, rowCount: r.rowCount ?? 0 };
+        } catch (e) {
+          isStalePlan(e, text); // renamed for next time; the storage runs the transaction again
+          throw asStorageError(e, "pg");
+        }
+      },
+      async exec(text) {
+        try {
+          await client.query(text); // no parameters: pg uses the simple protocol
+        } catch (e) {
+          throw asStorageError(e, "pg");
+        }
+      },
+      // a `pg` client's class carries `pg.Query`, which streams rows; other clients read with `query`
+      ...(Query !== undefined ? { each: (text: string, params: unknown[], row: (values: unknown[]) => void) => each(Query, client, text, params, row) } : {}),
+    };
+  };
   /** `SqlClient.each` on a `pg` client: a `pg.Query` whose rows (arrays) go to `row` as they are parsed. */
   const each = async (Query: PgQueryClass, client: { query(q: unknown): unknown }, text: string, params: unknown[], row: (values: unknown[]) => void) => {
     const name = named ? statementName(text) : null;

@@ -12,7 +12,7 @@ import { metaStore } from "./stores/meta";
 import { rateLimitStore } from "./stores/rate-limits";
 import { resourceStore } from "./stores/resources";
 import type { BufferedUpdate } from "./buffered-update";
-import { LEDGER_ENTRIES, boundedRows, type Table } from "./tables";
+import { LEDGER_ENTRIES, fewRows, type Table } from "./tables";
 import type { KeyedTurns } from "./turns";
 
 export type Row = Record<string, any>;
@@ -313,7 +313,7 @@ export class PgTx implements PgTxContext {
 /** The balance deltas of a flush as its source rows: as many as there are, for the few of a use case (see `boundedRows`). */
 function deltaRows(count: number): string {
   const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, delta numeric)";
-  return count <= 8 ? boundedRows(rows, "d", count) : rows;
+  return fewRows(rows, "d", count);
 }
 
 /** The label a flush's failed expectation carries (see `PgTx.flush`). */

@@ -75,6 +75,11 @@ export function boundedRows(source: string, alias: string, limit = 1): string {
   return `(SELECT * FROM ${source} LIMIT ${limit}) AS ${alias}`;
 }
 
+/** A source of `count` rows named `alias` (`source` ends `AS <alias>(…)`): bounded when few (up to 8, a use case's), as given otherwise. */
+export function fewRows(source: string, alias: string, count: number): string {
+  return count <= 8 ? boundedRows(source, alias, count) : source;
+}
+
 const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
 
 /**

@@ -1,5 +1,5 @@
 import type { DueWorkKindStats, DueWorkRecord, WorkStore } from "../../../src/ports/public";
-import { frozen, type MemoryTx } from "../memory-tables";
+import { frozen, k2, type MemoryTx } from "../memory-tables";
 import { ownerAlive } from "./owners";
 
 /** Ready, due at `now`, and not leased (or its lease ran out): what a claim may take. */
@@ -16,7 +16,7 @@ export function leased(w: DueWorkRecord, owner: string, leaseUntil: number): Due
 }
 
 /** An item's key in the dedupe index: its dedupe key within its account (the engine's own work is one). */
-const dedupeOf = (w: DueWorkRecord) => (w.dedupeKey ? `${w.accountId ?? ""}\u0000${w.dedupeKey}` : null);
+const dedupeOf = (w: DueWorkRecord) => (w.dedupeKey ? k2(w.accountId ?? "", w.dedupeKey) : null);
 
 export function workStore(m: MemoryTx): WorkStore {
   const { t } = m;

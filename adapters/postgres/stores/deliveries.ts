@@ -15,9 +15,6 @@ export function deliveryLogStore(tx: PgTxContext): DeliveryLogStore {
       const { text, params } = keysetSql(`${s}.webhook_deliveries`, query, { filters });
       return (await tx.read(text, params)).rows.map(WEBHOOK_DELIVERIES.fromRow);
     },
-    pruneBefore: (before, limit) =>
-      tx.partitions
-        ? pruneDaily(tx, "webhook_deliveries", "account_id, id", before, limit, tx.partitions)
-        : tx.prune("webhook_deliveries", "account_id, id", "created < $1", before, limit),
+    pruneBefore: (before, limit) => pruneDaily(tx, "webhook_deliveries", before, limit),
   };
 }

@@ -23,9 +23,6 @@ export function eventStore(tx: PgTxContext): EventStore {
       const { text, params } = keysetSql(`${s}.events`, query, { statusColumn: "type" });
       return (await tx.read(text, params)).rows.map(EVENTS.fromRow);
     },
-    pruneBefore: (before, limit) =>
-      tx.partitions
-        ? pruneDaily(tx, "events", "account_id, id", before, limit, tx.partitions)
-        : tx.prune("events", "account_id, id", "created < $1", before, limit),
+    pruneBefore: (before, limit) => pruneDaily(tx, "events", before, limit),
   };
 }

@@ -2,7 +2,7 @@ import { compareKeys, type LedgerEntryRecord, type LedgerPageQuery, type LedgerS
 import { bufferedUpdate } from "../buffered-update";
 import type { PgTxContext } from "../pg-tx";
 import { likePrefix } from "../keyset";
-import { BALANCES, LEDGER_ENTRIES, RESERVATIONS, boundedRows } from "../tables";
+import { BALANCES, LEDGER_ENTRIES, RESERVATIONS, fewRows } from "../tables";
 
 /** The customer books, written as in the partial index `ledger_entries_own_by_created`. */
 const CUSTOMER_BOOKS = "('available', 'reserved', 'pending')";
@@ -43,7 +43,7 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
       const wanted = "unnest($1::text[], $2::text[]) AS p(account_id, asset)";
       const select = `SELECT b.account_id, b.asset, b.chain, b.book, b.amount
         FROM ${s}.balances b
-        JOIN ${pairs.length <= 8 ? boundedRows(wanted, "p", pairs.length) : wanted} USING (account_id, asset)
+        JOIN ${fewRows(wanted, "p", pairs.length)} USING (account_id, asset)
         ORDER BY b.account_id, b.asset, b.chain, b.book
         FOR UPDATE OF b`;
       const pairParams = [pairs.map((k) => k.accountId), pairs.map((k) => k.asset)];
