@@ -114,6 +114,24 @@ export function pageWindow<R>(
 }
 
 /**
+ * Every row of a storage keyset list, read `limit` at a time: `read(after)` returns the page
+ * after that position (from the start when undefined), at most `limit` rows.
+ */
+export async function* keysetRows<R extends { created: number; id: string }>(
+  limit: number,
+  read: (after: { created: number; id: string } | undefined) => Promise<readonly R[]>,
+): AsyncGenerator<R> {
+  let after: { created: number; id: string } | undefined;
+  for (;;) {
+    const page = await read(after);
+    yield* page;
+    if (page.length < limit) return;
+    const last = page[page.length - 1]!;
+    after = { created: last.created, id: last.id };
+  }
+}
+
+/**
  * A page of a list held whole in memory in the order of a text key (balances by asset code,
  * event types by type): the rows after (or, backward, before) the cursor's key, nearest first,
  * cut by `pageWindow`, with cursors keyed by that text.

@@ -132,6 +132,12 @@ export function newDueWork<P, S extends WorkScope>(
  * trace on but not its request (webhook deliveries of a fan-out: their events were emitted already).
  */
 export function traceOnly(request: WorkRequest | null | undefined): WorkRequest | null {
+  const trace = traceContextOf(request);
+  return trace && { id: null, idempotency_key: null, ...trace };
+}
+
+/** The trace context a chain of work carries on (`traceparent`, `tracestate`), null without one. */
+export function traceContextOf(request: WorkRequest | null | undefined): { traceparent: string; tracestate?: string } | null {
   if (!request?.traceparent) return null;
-  return { id: null, idempotency_key: null, traceparent: request.traceparent, ...(request.tracestate ? { tracestate: request.tracestate } : {}) };
+  return { traceparent: request.traceparent, ...(request.tracestate ? { tracestate: request.tracestate } : {}) };
 }

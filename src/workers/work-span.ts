@@ -1,5 +1,6 @@
 import type { SpanAttributes, SpanOptions } from "../ports/tracer";
 import type { DueWorkRecord } from "../ports/storage";
+import { traceContextOf } from "./due-work";
 
 /** A payrail id (`po_…`, `we_…`): what a payload's fields are worth recording of. */
 const PAYRAIL_ID = /^[a-z]+_[0-9A-Za-z]+$/;
@@ -24,10 +25,5 @@ export function workSpan(job: DueWorkRecord): SpanOptions {
       }
     }
   }
-  const traceparent = job.request?.traceparent;
-  return {
-    kind: "consumer",
-    attributes,
-    parent: traceparent ? { traceparent, ...(job.request?.tracestate ? { tracestate: job.request.tracestate } : {}) } : null,
-  };
+  return { kind: "consumer", attributes, parent: traceContextOf(job.request) };
 }

@@ -1,5 +1,6 @@
 import { groupBy } from "../../collections/group-by";
 import { WEBHOOK_DELIVERY, deliveryChunks, type FanoutPayload } from "../../events/delivery-work";
+import { keysetRows } from "../../lists/list-page";
 import type { DueWorkRecord, StorageTx } from "../../ports/storage";
 import { newDueWork, traceOnly, type Job } from "../../workers/due-work";
 import { GroupCommit } from "../../workers/group-commit";
@@ -89,18 +90,9 @@ export class DeliveryFanOut {
 /** Every enabled endpoint of the account, read a page at a time. */
 async function enabledEndpoints(tx: StorageTx, accountId: string): Promise<WebhookEndpointDoc[]> {
   const out: WebhookEndpointDoc[] = [];
-  let after: { created: number; id: string } | undefined;
-  for (;;) {
-    const page = await tx.resources.list({
-      accountId,
-      kind: WEBHOOK_ENDPOINTS.type.kind,
-      status: "enabled",
-      limit: ENDPOINT_PAGE,
-      ...(after ? { after } : {}),
-    });
-    out.push(...page.map((r) => WEBHOOK_ENDPOINTS.read(r)));
-    if (page.length < ENDPOINT_PAGE) return out;
-    const last = page[page.length - 1]!;
-    after = { created: last.created, id: last.id };
-  }
+  const all = keysetRows(ENDPOINT_PAGE, (after) =>
+    tx.resources.list({ accountId, kind: WEBHOOK_ENDPOINTS.type.kind, status: "enabled", limit: ENDPOINT_PAGE, ...(after ? { after } : {}) }),
+  );
+  for await (const r of all) out.push(WEBHOOK_ENDPOINTS.read(r));
+  return out;
 }

@@ -60,7 +60,7 @@ export class EndpointHealth {
    */
   async observe(items: readonly SentItem[]): Promise<void> {
     for (const [endpointId, mine] of groupBy(items, (item) => item.delivery.endpoint.id)) {
-      const attempts = mine.flatMap(({ sent }) => sent.filter((s) => !s.outcome.gone).map((s) => ({ at: s.at, succeeded: s.outcome.status === "succeeded" })));
+      const attempts = mine.flatMap(({ sent }) => sent.map((s) => ({ at: s.at, succeeded: s.outcome.status === "succeeded" })));
       if (!attempts.length || mine.some(({ sent }) => sent.some((s) => s.outcome.gone))) continue;
       // as read with the item, and as this process last wrote it (another process may have written since either)
       const read = mine[0]!.delivery.endpoint.failingSince ?? null;

@@ -2,10 +2,11 @@ import type { WebhookDelivery, WebhookReplay } from "./webhook-endpoint-objects"
 import type { Out } from "../../api/response-schema";
 import { err, ok, type Result } from "neverthrow";
 import { type ApiError, fail } from "../../errors";
-import { WEBHOOK_DELIVERY, deliveryChunks } from "../../events/delivery-work";
+import { type DeliveryTrigger, WEBHOOK_DELIVERY, deliveryChunks } from "../../events/delivery-work";
+import type { UnitOfWork } from "../../engine/unit-of-work";
 import { toEnvelope } from "../../events/envelope";
 import { expandObjects, idField, itemPaths, type Expandable } from "../../lists/expansion";
-import { type ListEnvelope, type PagedList, listPage, pagedList } from "../../lists/list-page";
+import { type ListEnvelope, type PagedList, keysetRows, listPage, pagedList } from "../../lists/list-page";
 import type { DeliveryLogRecord } from "../../ports/storage";
 import { isoTime } from "../../validation/timestamp";
 import type { ModuleDeps, RequestContext } from "../../engine/context";
@@ -109,26 +110,19 @@ export class WebhookDeliveriesService {
         if (found.isErr()) return err(found.error);
         const endpoint = found.value;
         const events: string[] = [];
-        let after: { created: number; id: string } | undefined;
-        for (;;) {
-          const page = await uow.tx.events.list({
-            accountId: ctx.accountId,
-            createdGte: from,
-            createdLt: to,
-            limit: REPLAY_PAGE,
-            ...(after ? { after } : {}),
-          });
-          for (const e of page) if (this.deps.catalogue.subscribes(endpoint.enabledEvents, e.type)) events.push(e.id);
-          if (page.length < REPLAY_PAGE) break;
-          const last = page[page.length - 1]!;
-          after = { created: last.created, id: last.id };
-        }
-        for (const chunk of deliveryChunks(events.reverse())) {
-          uow.schedule(WEBHOOK_DELIVERY, { endpoint: endpoint.id, events: chunk, trigger: "replay" }, { group: endpoint.id });
-        }
+        const all = keysetRows(REPLAY_PAGE, (after) =>
+          uow.tx.events.list({ accountId: ctx.accountId, createdGte: from, createdLt: to, limit: REPLAY_PAGE, ...(after ? { after } : {}) }),
+        );
+        for await (const e of all) if (this.deps.catalogue.subscribes(endpoint.enabledEvents, e.type)) events.push(e.id);
+        scheduleDeliveries(uow, endpoint.id, events.reverse(), "replay");
         return ok({ object: "webhook_replay", endpoint: endpoint.id, from: isoTime(from), to: isoTime(to), event_count: events.length });
       },
       { status: 202 },
     );
   }
+}
+
+/** Schedules delivery items of `events` (oldest first) to one endpoint, `EVENTS_PER_DELIVERY` at most each, in its group. */
+export function scheduleDeliveries(uow: UnitOfWork, endpoint: string, events: readonly string[], trigger: DeliveryTrigger): void {
+  for (const chunk of deliveryChunks(events)) uow.schedule(WEBHOOK_DELIVERY, { endpoint, events: chunk, trigger }, { group: endpoint });
 }

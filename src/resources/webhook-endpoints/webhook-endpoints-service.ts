@@ -234,9 +234,15 @@ export class WebhookEndpointsService {
     this.changed(id);
   }
 
-  async find(tx: Pick<ReadTx, "resources">, ctx: RequestContext, id: string, lock = false): Promise<Result<Stored<WebhookEndpointDoc>, ApiError>> {
+  async find(
+    tx: Pick<ReadTx, "resources">,
+    ctx: RequestContext,
+    id: string,
+    lock = false,
+    param = "id",
+  ): Promise<Result<Stored<WebhookEndpointDoc>, ApiError>> {
     const stored = await WEBHOOK_ENDPOINTS.get(tx, ctx.accountId, id, { lock });
-    return stored ? ok(stored) : fail("resource_missing", `No such webhook endpoint: ${id}`, { param: "id" });
+    return stored ? ok(stored) : fail("resource_missing", `No such webhook endpoint: ${id}`, { param });
   }
 
   /** The endpoint, if it is enabled: what a replay, a recovery or a resend sends to (`param` names it in the errors). */
@@ -247,10 +253,10 @@ export class WebhookEndpointsService {
     before: string,
     param = "id",
   ): Promise<Result<WebhookEndpointDoc, ApiError>> {
-    const stored = await WEBHOOK_ENDPOINTS.get(tx, ctx.accountId, id);
-    if (!stored) return fail("resource_missing", `No such webhook endpoint: ${id}`, { param });
-    if (stored.doc.state !== "enabled") return fail("parameter_invalid", `This endpoint is disabled; enable it before ${before}`, { param });
-    return ok(stored.doc);
+    const found = await this.find(tx, ctx, id, false, param);
+    if (found.isErr()) return err(found.error);
+    if (found.value.doc.state !== "enabled") return fail("parameter_invalid", `This endpoint is disabled; enable it before ${before}`, { param });
+    return ok(found.value.doc);
   }
 
   private checkUrl(text: string): Result<string, ApiError> {

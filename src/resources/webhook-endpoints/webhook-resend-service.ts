@@ -2,7 +2,8 @@ import { err, ok, type Result } from "neverthrow";
 import type { Out } from "../../api/response-schema";
 import type { ModuleDeps, RequestContext } from "../../engine/context";
 import { type ApiError, fail } from "../../errors";
-import { WEBHOOK_DELIVERY, deliveryChunks } from "../../events/delivery-work";
+import { keysetRows } from "../../lists/list-page";
+import { scheduleDeliveries } from "./webhook-deliveries-service";
 import type { DeliveryLogRecord } from "../../ports/storage";
 import { isoTime } from "../../validation/timestamp";
 import type { WebhookRecovery, WebhookResend } from "./webhook-endpoint-objects";
@@ -61,7 +62,7 @@ export class WebhookResendService {
         if (!this.deps.catalogue.subscribes(endpoint.enabledEvents, event.type)) {
           return fail("parameter_invalid", `This endpoint does not subscribe to ${event.type} events`, { param: "endpoint" });
         }
-        uow.schedule(WEBHOOK_DELIVERY, { endpoint: endpoint.id, events: [event.id], trigger: "manual" }, { group: endpoint.id });
+        scheduleDeliveries(uow, endpoint.id, [event.id], "manual");
         return ok({ object: "webhook_resend", event: event.id, endpoint: endpoint.id });
       },
       { status: 202 },
@@ -90,27 +91,14 @@ export class WebhookResendService {
         const endpoint = found.value;
         // each event's latest entry, kept where the event first appeared (what `recoverable` needs of it)
         const latest = new Map<string, DeliveryLogRecord>();
-        let after: { created: number; id: string } | undefined;
-        for (;;) {
-          const page = await uow.tx.deliveries.list({
-            accountId: ctx.accountId,
-            endpointId,
-            createdGte: since,
-            order: "asc",
-            limit: LOG_PAGE,
-            ...(after ? { after } : {}),
-          });
-          for (const entry of page) latest.set(entry.eventId, entry);
-          if (page.length < LOG_PAGE) break;
-          const last = page[page.length - 1]!;
-          after = { created: last.created, id: last.id };
-        }
+        const log = keysetRows(LOG_PAGE, (after) =>
+          uow.tx.deliveries.list({ accountId: ctx.accountId, endpointId, createdGte: since, order: "asc", limit: LOG_PAGE, ...(after ? { after } : {}) }),
+        );
+        for await (const entry of log) latest.set(entry.eventId, entry);
         // only the types it still subscribes to, as replay and resend (its filter may have changed since)
         const subscribed = [...latest.values()].filter((entry) => this.deps.catalogue.subscribes(endpoint.enabledEvents, entry.eventType));
         const events = recoverable(subscribed, uow.now);
-        for (const chunk of deliveryChunks(events)) {
-          uow.schedule(WEBHOOK_DELIVERY, { endpoint: endpoint.id, events: chunk, trigger: "replay" }, { group: endpoint.id });
-        }
+        scheduleDeliveries(uow, endpoint.id, events, "replay");
         return ok({ object: "webhook_recovery", endpoint: endpoint.id, since: isoTime(since), event_count: events.length });
       },
       { status: 202 },
