@@ -81,8 +81,3 @@ export function updateProfile<T>(path: string, name: string, change: (profile: P
   writeConfig(path, config);
   return result;
 }
-
-/** A host URL as `listen_secrets` keys it: without a trailing slash. */
-export function hostKey(url: string): string {
-  return url.replace(/\/+$/, "");
-}

@@ -42,6 +42,10 @@ export function bodyCutOff(c: HttpContext): ApiError {
 export function boundOrigin(c: HttpContext): string {
   const socket = (c.env as { incoming?: { socket?: { localAddress?: string; localPort?: number; encrypted?: boolean } } } | undefined)?.incoming?.socket;
   if (!socket?.localAddress || !socket.localPort) return "http://localhost";
-  const address = socket.localAddress.includes(":") ? `[${socket.localAddress}]` : socket.localAddress;
-  return `${socket.encrypted ? "https" : "http"}://${address}:${socket.localPort}`;
+  return `${socket.encrypted ? "https" : "http"}://${hostPort(socket.localAddress, socket.localPort)}`;
+}
+
+/** `address:port`, an IPv6 address in brackets: a host as a URL or a Host header writes it. */
+export function hostPort(address: string, port: number): string {
+  return `${address.includes(":") ? `[${address}]` : address}:${port}`;
 }

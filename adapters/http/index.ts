@@ -4,6 +4,7 @@
  * middleware are exported so a host can assemble its own order (`routeStack`).
  */
 export { createHttpApp, defaultRouteStack, type HttpOptions } from "./app";
+export { RequestLog, type RequestLogEntry } from "./request-log";
 export {
   MAX_BODY_BYTES,
   MAX_HEADER_BYTES,

@@ -3,7 +3,7 @@ import type { Duplex } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
 import type { Engine } from "../../src/engine/engine";
 import { ApiError } from "../../src/errors";
-import { EDGE_REFUSAL, type EdgeRefusal } from "./connection";
+import { EDGE_REFUSAL, type EdgeRefusal, hostPort } from "./connection";
 import { DEFAULT_SERVER_LIMITS, type ServerLimits } from "./server-limits";
 
 export { DEFAULT_SERVER_LIMITS, type ServerLimits };
@@ -35,7 +35,7 @@ export function createNodeServer(fetch: Parameters<typeof getRequestListener>[0]
     // HTTP/1.0 has no Host (1.1 requires it): such a request is for the address it reached
     if (incoming.headers.host === undefined && incoming.httpVersion === "1.0" && incoming.socket.localAddress) {
       const { localAddress, localPort } = incoming.socket;
-      incoming.headers.host = `${localAddress.includes(":") ? `[${localAddress}]` : localAddress}:${localPort}`;
+      incoming.headers.host = hostPort(localAddress, localPort ?? 0);
     }
     // a listener per request, so a refusal knows the request it refuses
     return getRequestListener(fetch, {

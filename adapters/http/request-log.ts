@@ -30,7 +30,6 @@ export interface RequestLogEntry {
 }
 
 interface Row {
-  accountId: string;
   created: number;
   entry: RequestLogEntry;
 }
@@ -55,7 +54,8 @@ export const RequestLogObject = o.named(
   ),
 );
 
-const STATUS_FILTER = /^([1-5])(xx|[0-9]{2})$/;
+/** An exact status (404) or a class (4xx): what `status` filters by (the CLI checks its `--status` with it too). */
+export const STATUS_FILTER = /^([1-5])(xx|[0-9]{2})$/;
 
 export const listRequestLogsSchema = s.object({
   ...listParamsShape,
@@ -93,7 +93,6 @@ export class RequestLog {
       const now = Date.now();
       const rows = this.rows.get(ctx.accountId) ?? [];
       rows.push({
-        accountId: ctx.accountId,
         created: now,
         entry: {
           id: c.get("requestId"),

@@ -4,7 +4,7 @@ import type { Colors } from "picocolors/types";
 import { randomToken, cryptoRandom } from "../../../src/ids";
 import { ApiCallError, type EventEnvelope, type ListOf, type PayrailClient } from "../api-client";
 import { followEvents, hostNow } from "../event-stream";
-import { updateProfile } from "../config";
+import { readConfig, updateProfile } from "../config";
 import { CliError, untilAborted, type CliIo } from "../io";
 import { Forwarder, type ForwardAttempt } from "../listen/forwarder";
 import { PushReceiver } from "../listen/push-receiver";
@@ -52,6 +52,8 @@ function alive(pid: number): boolean {
  * one it keeps from now on, so a receiver's configured secret survives restarts of `listen`.
  */
 function listenSecret(path: string, profile: string, host: string): string {
+  const kept = readConfig(path).profiles[profile]?.listen_secrets?.[host];
+  if (kept) return kept; // the file is written only when a secret is new
   return updateProfile(path, profile, (p) => {
     const secrets = (p.listen_secrets ??= {});
     return (secrets[host] ??= `whsec_${randomToken(cryptoRandom, 32)}`);

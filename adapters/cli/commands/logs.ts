@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import type { RequestLogEntry } from "../../http/request-log";
+import { STATUS_FILTER, type RequestLogEntry } from "../../http/request-log";
 import type { ListOf } from "../api-client";
 import { CliError } from "../io";
 import { clockTime, colorStatus, jsonLine, pad, retryNotice } from "../output";
@@ -28,7 +28,7 @@ export const logsCommand: CliCommand = {
       .option("--interval <ms>", "how often to look (default 1000)", (v) => Number(v))
       .action(async (options: LogsOptions, cmd: Command) => {
         const { io } = ctx;
-        if (options.status !== undefined && !/^[1-5]([0-9]{2}|xx)$/.test(options.status)) {
+        if (options.status !== undefined && !STATUS_FILTER.test(options.status)) {
           throw new CliError(`--status takes a status (404) or a class (4xx), got ${options.status}`, 2);
         }
         const client = ctx.client(cmd);
