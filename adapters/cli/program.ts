@@ -73,6 +73,7 @@ export function buildProgram(commands: readonly CliCommand[], io: CliIo, setExit
     const path = configPath(io.env, options.config);
     return { name, path, settings: readConfig(path).profiles[name] ?? {} };
   };
+  const urlOf = (cmd: Command, settings: ProfileRef["settings"]) => (globals(cmd).url ?? io.env.PAYRAIL_URL ?? settings.url ?? DEFAULT_URL).replace(/\/+$/, "");
   const ctx: CommandContext = {
     io,
     globals,
@@ -85,9 +86,9 @@ export function buildProgram(commands: readonly CliCommand[], io: CliIo, setExit
       if (!apiKey) {
         throw new CliError("an API key is needed: --api-key sk_test_…, PAYRAIL_API_KEY or payrail config set api_key … (npm start prints one)", 2);
       }
-      return new PayrailClient({ url: ctx.hostUrl(cmd), apiKey });
+      return new PayrailClient({ url: urlOf(cmd, settings), apiKey });
     },
-    hostUrl: (cmd) => (globals(cmd).url ?? io.env.PAYRAIL_URL ?? profile(cmd).settings.url ?? DEFAULT_URL).replace(/\/+$/, ""),
+    hostUrl: (cmd) => urlOf(cmd, profile(cmd).settings),
     colors: (cmd) => colorsFor(io, globals(cmd).color),
     setExitCode,
   };
