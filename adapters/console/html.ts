@@ -88,6 +88,17 @@ export function apiError(error: { code: string; message: string }): Markup {
   return html`<p class="error" role="alert"><strong>${error.code}</strong>: ${error.message}</p>`;
 }
 
+/**
+ * A new secret's page: `lead` and the secret, shown this once, in the answer to the form that
+ * made it (never in a URL). A form sent again (a reload, a double click) gets the API's replayed
+ * answer, which never holds the secret: the page says so instead.
+ */
+export function secretOnce(title: string, lead: Markup, secret: string | undefined, back: Markup): Markup {
+  return secret
+    ? html`<h1>${title}</h1><p>${lead}</p><p class="secret" id="secret">${secret}</p><p>${back}</p>`
+    : html`<h1>${title}</h1><p class="error" role="alert">This form was already answered, and a secret is shown only in the first answer. If it was not stored, make a new one (rotate or roll again).</p><p>${back}</p>`;
+}
+
 /** Older/newer links from a list envelope, keeping the page's filters. */
 export function pager(
   base: string,

@@ -1,6 +1,6 @@
 import { lineChart } from "../charts";
 import { done, notice, type PageContext, type PageSet } from "../console-app";
-import { actionForm, apiError, badge, fields, html, link, pager, table, time } from "../html";
+import { actionForm, apiError, badge, fields, html, link, pager, secretOnce, table, time } from "../html";
 
 /**
  * Webhook endpoints with their delivery attempts, success rate and latency, and the buttons
@@ -175,16 +175,8 @@ function failed(p: PageContext, id: string, error: { code: string; message: stri
   );
 }
 
-/** A signing secret is shown once, on the answer to the form that made it; it is never in a URL. */
+/** A signing secret is shown once, on the answer to the form that made it (`secretOnce`). */
 function showSecret(p: PageContext, id: string, secret: string | undefined, title: string): Response | Promise<Response> {
-  return p.render(
-    title,
-    "/webhook_endpoints",
-    secret
-      ? html`<h1>${title}</h1><p>The signing secret of <code>${id}</code>, shown this once:</p><p class="secret" id="secret">${secret}</p><p>${link(p.base, `/webhook_endpoints/${id}`, "Go to the endpoint")}</p>`
-      : html`<h1>${title}</h1>${ALREADY_SHOWN}<p>${link(p.base, `/webhook_endpoints/${id}`, "Go to the endpoint")}</p>`,
-  );
+  const lead = html`The signing secret of <code>${id}</code>, shown this once:`;
+  return p.render(title, "/webhook_endpoints", secretOnce(title, lead, secret, link(p.base, `/webhook_endpoints/${id}`, "Go to the endpoint")));
 }
-
-/** A form sent again (a reload, a double click) gets the API's replayed answer, which never holds the secret. */
-export const ALREADY_SHOWN = html`<p class="error" role="alert">This form was already answered, and a secret is shown only in the first answer. If it was not stored, make a new one (rotate or roll again).</p>`;

@@ -1,6 +1,5 @@
 import { done, notice, type PageContext, type PageSet } from "../console-app";
-import { ALREADY_SHOWN } from "./endpoints";
-import { actionForm, apiError, badge, html, link, table, time } from "../html";
+import { actionForm, apiError, badge, html, link, secretOnce, table, time } from "../html";
 
 /** API keys: list, create, roll and revoke; a new secret is shown once, on the answer to its form. Full access only, as the API has it. */
 export const keyPages: PageSet = (_app, pages) => {
@@ -43,12 +42,12 @@ export const keyPages: PageSet = (_app, pages) => {
       .map((s) => s.trim())
       .filter(Boolean);
     const r = await p.api.send("post", "/v1/api_keys", { name: form.name, ...(scopes.length ? { scopes } : {}) }, form.idempotency_key ?? p.newKey());
-    return r.ok ? secretOnce(p, "Key created", r.body) : back(p, r.error, r.status);
+    return r.ok ? showSecret(p, "Key created", r.body) : back(p, r.error, r.status);
   });
 
   pages.post("/api_keys/:id/roll", async (p, form) => {
     const r = await p.api.send("post", `/v1/api_keys/${encodeURIComponent(p.param("id"))}/roll`, {}, form.idempotency_key ?? p.newKey());
-    return r.ok ? secretOnce(p, "Key rolled", r.body) : back(p, r.error, r.status);
+    return r.ok ? showSecret(p, "Key rolled", r.body) : back(p, r.error, r.status);
   });
 
   pages.post("/api_keys/:id/revoke", async (p, form) => {
@@ -58,14 +57,9 @@ export const keyPages: PageSet = (_app, pages) => {
   });
 };
 
-function secretOnce(p: PageContext, title: string, key: any): Response | Promise<Response> {
-  return p.render(
-    title,
-    "/api_keys",
-    key.secret
-      ? html`<h1>${title}</h1><p>The secret of <code>${key.id}</code>, shown this once: store it now.</p><p class="secret" id="secret">${key.secret}</p><p>${link(p.base, "/api_keys", "Back to the keys")}</p>`
-      : html`<h1>${title}</h1>${ALREADY_SHOWN}<p>${link(p.base, "/api_keys", "Back to the keys")}</p>`,
-  );
+function showSecret(p: PageContext, title: string, key: any): Response | Promise<Response> {
+  const lead = html`The secret of <code>${key.id}</code>, shown this once: store it now.`;
+  return p.render(title, "/api_keys", secretOnce(title, lead, key.secret, link(p.base, "/api_keys", "Back to the keys")));
 }
 
 function back(p: PageContext, error: { code: string; message: string }, status: number): Response | Promise<Response> {
