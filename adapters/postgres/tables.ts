@@ -61,6 +61,8 @@ export interface Table<R> {
   ): string;
   /** A row read with `SELECT *` (or the table's columns) as a record. */
   fromRow(row: Record<string, unknown>): R;
+  /** A row read as an array of `columns`' values, in their order (`rowMode: "array"`), as a record. */
+  fromValues(values: readonly unknown[]): R;
 }
 
 /**
@@ -100,6 +102,17 @@ export function table<R>(
   const recordset = cols.map((c) => `"${c.alias}" ${c.type === "jsonb" ? "json" : c.type}`).join(", ");
   const select = cols.map((c) => (c.type === "jsonb" ? `"${c.alias}"::jsonb` : `"${c.alias}"`)).join(", ");
   const conflict = options.onConflict ? ` ON CONFLICT ${options.onConflict}` : "";
+  /** A column's value as its record field holds it. */
+  const cell = (c: Column, value: unknown): unknown =>
+    value === null || value === undefined || (value === "" && empty.has(c.field))
+      ? c.type === "text[]"
+        ? []
+        : null
+      : c.type === "numeric"
+        ? BigInt(value as string)
+        : c.type === "bigint" || c.type === "integer"
+          ? Number(value)
+          : value;
   const col = (field: string) => {
     const c = cols.find((c) => c.field === field);
     if (!c) throw new TypeError(`${name} has no field ${field}`);
@@ -131,19 +144,12 @@ export function table<R>(
     },
     fromRow(row) {
       const out: Record<string, unknown> = {};
-      for (const c of cols) {
-        const value = row[c.name];
-        out[c.field] =
-          value === null || value === undefined || (value === "" && empty.has(c.field))
-            ? c.type === "text[]"
-              ? []
-              : null
-            : c.type === "numeric"
-              ? BigInt(value as string)
-              : c.type === "bigint" || c.type === "integer"
-                ? Number(value)
-                : value;
-      }
+      for (const c of cols) out[c.field] = cell(c, row[c.name]);
+      return out as R;
+    },
+    fromValues(values) {
+      const out: Record<string, unknown> = {};
+      for (let i = 0; i < cols.length; i++) out[cols[i]!.field] = cell(cols[i]!, values[i]);
       return out as R;
     },
   };

@@ -1,4 +1,4 @@
-import { compareKeys, type LedgerEntryRecord, type LedgerPageQuery, type LedgerStore } from "../../../src/ports/public";
+import { compareKeys, type LedgerPageQuery, type LedgerStore } from "../../../src/ports/public";
 import { bufferedUpdate } from "../buffered-update";
 import type { PgTxContext } from "../pg-tx";
 import { likePrefix } from "../keyset";
@@ -12,8 +12,8 @@ const keyText = (k: { accountId: string; asset: string; chain: string; book: str
 /** A locked reservation written back (`updateReservation`). */
 const reservationUpdate = bufferedUpdate(RESERVATIONS, ["accountId", "id"], ["remaining", "status", "resolvedAt"]);
 
-/** The columns `pageEntriesEach` reads, in the order it makes records of. */
-const PAGE_COLUMNS = "account_id, id, posting_id, line, asset, chain, book, amount, resource, created";
+/** The columns `pageEntriesEach` reads: the table's, in its order (`LEDGER_ENTRIES.fromValues`). */
+const PAGE_COLUMNS = LEDGER_ENTRIES.columns.map((c) => c.name).join(", ");
 
 /** The statement of one keyset page (`LedgerStore.pageEntries`) selecting `columns`. */
 function pageSql(s: string, q: LedgerPageQuery, columns: string): { text: string; params: unknown[] } {
@@ -96,21 +96,8 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
     },
     async pageEntriesEach(q, entry) {
       const { text, params } = pageSql(s, q, PAGE_COLUMNS);
-      // one record per row as it arrives (columns in LEDGER_ENTRIES' order), none kept
-      return tx.readEach(text, params, (values) => {
-        entry({
-          accountId: values[0] as string,
-          id: values[1] as string,
-          postingId: values[2] as string,
-          line: Number(values[3]),
-          asset: values[4] as string,
-          chain: values[5] as string,
-          book: values[6] as LedgerEntryRecord["book"],
-          amount: BigInt(values[7] as string),
-          resource: (values[8] as string | null) ?? null,
-          created: Number(values[9]),
-        });
-      });
+      // one record per row as it arrives, none kept
+      return tx.readEach(text, params, (values) => entry(LEDGER_ENTRIES.fromValues(values)));
     },
     async insertReservations(reservations) {
       tx.buffer(RESERVATIONS, reservations);
