@@ -26,6 +26,17 @@ export interface PgTxContext {
    * a store's write that may run alone puts `RELAXED_COMMIT_ROW` in its FROM list then.
    */
   readonly durable: boolean;
+  /**
+   * True when balance rows may be read without locks (`CommitOptions.optimistic`): `lockBalances`
+   * then reads them plainly and hands them to `expectBalances`.
+   */
+  readonly optimistic: boolean;
+  /**
+   * Balance rows this transaction read without locking them: the next flush that writes locks
+   * each and fails with `StaleBalancesError`, writing nothing, unless it still holds the amount
+   * read (a row read twice keeps its first reading).
+   */
+  expectBalances(rows: readonly BalanceRecord[]): void;
   /** Hash partitions of each big table (`layout.ts`); 0 in the plain layout. */
   readonly partitions: number;
   /** Runs a statement after flushing the buffers, so it sees (and orders after) every write. */
@@ -97,6 +108,8 @@ export const EARLY_FLUSH_ROWS = 5_000;
 export class PgTx implements PgTxContext {
   private inserts = new Map<Table<any>, unknown[]>();
   private deltas = new Map<string, BalanceRecord>();
+  /** Balance rows read unlocked, by key, to be checked by the next flush that writes (`expectBalances`). */
+  private expected = new Map<string, BalanceRecord>();
   private updates = new Map<BufferedUpdate<any>, Map<string, unknown>>();
   private waiting = 0;
   /** The flush started early, while it runs. */
@@ -107,6 +120,7 @@ export class PgTx implements PgTxContext {
   /** Flush early (`EARLY_FLUSH_ROWS`): the session is a server's, working beside the engine. */
   private readonly early: boolean;
   readonly durable: boolean;
+  readonly optimistic: boolean;
   readonly partitions: number;
 
   /** Gives back the turns this transaction took (`takeTurns`), once it ended. */
@@ -117,12 +131,13 @@ export class PgTx implements PgTxContext {
   constructor(
     private readonly client: TxClient,
     readonly s: string,
-    options: { autocommit?: boolean; early?: boolean; durable?: boolean; turns?: KeyedTurns | null; partitions?: number } = {},
+    options: { autocommit?: boolean; early?: boolean; durable?: boolean; optimistic?: boolean; turns?: KeyedTurns | null; partitions?: number } = {},
   ) {
     this.partitions = options.partitions ?? 0;
     this.autocommit = options.autocommit ?? false;
     this.early = (options.early ?? false) && !this.autocommit;
     this.durable = options.durable ?? true;
+    this.optimistic = (options.optimistic ?? false) && !this.autocommit;
     this.turns = this.autocommit ? null : (options.turns ?? null);
   }
 
@@ -169,10 +184,17 @@ export class PgTx implements PgTxContext {
     this.flushEarly();
   }
 
+  expectBalances(rows: readonly BalanceRecord[]): void {
+    for (const row of rows) {
+      const k = balanceKeyText(row);
+      if (!this.expected.has(k)) this.expected.set(k, { ...row });
+    }
+  }
+
   bufferEntries(entries: readonly LedgerEntryRecord[]): void {
     this.add(LEDGER_ENTRIES, entries);
     for (const e of entries) {
-      const k = `${e.accountId}\u0000${e.asset}\u0000${e.chain}\u0000${e.book}`;
+      const k = balanceKeyText(e);
       const d = this.deltas.get(k);
       if (d) d.amount += e.amount;
       else this.deltas.set(k, { accountId: e.accountId, asset: e.asset, chain: e.chain, book: e.book, amount: e.amount });
@@ -246,7 +268,8 @@ export class PgTx implements PgTxContext {
   private async send(last: boolean): Promise<void> {
     if (this.inserts.size === 0 && this.deltas.size === 0 && this.updates.size === 0) return;
     // `expect`: rows the part must touch, and the error when it does not
-    const parts: { sql: string; param: string; expect?: { rows: number; error: () => Error } }[] = [];
+    // `select`: a part that only locks (no RETURNING of its own)
+    const parts: { sql: string; param: string; select?: boolean; expect?: { rows: number; error: () => Error } }[] = [];
     for (const [table, rows] of this.inserts) parts.push({ sql: table.insertSql(this.s), param: table.jsonRows(rows) });
     for (const [update, rows] of this.updates) {
       const records = [...rows.values()];
@@ -258,22 +281,14 @@ export class PgTx implements PgTxContext {
         ...(update.strict ? { expect: { rows: rows.size, error } } : {}),
       });
     }
-    const deltas = [...this.deltas.values()];
-    if (deltas.length) {
-      parts.push({
-        sql: `UPDATE ${this.s}.balances b SET amount = b.amount + d.delta
-       FROM ${deltaRows(deltas.length)}
-       WHERE b.account_id = d.account_id AND b.asset = d.asset AND b.chain = d.chain AND b.book = d.book`,
-        param: JSON.stringify(deltas.map((d) => ({ account_id: d.accountId, asset: d.asset, chain: d.chain, book: d.book, delta: d.amount.toString() }))),
-        expect: { rows: deltas.length, error: () => writesError("ledger entries that touch a balance row that was not locked") },
-      });
-    }
+    parts.push(...this.balanceParts());
     this.inserts = new Map();
     this.deltas = new Map();
+    this.expected = new Map();
     this.updates = new Map();
     this.waiting = 0;
     const params: unknown[] = parts.map((p) => p.param);
-    const ctes = parts.map((part, i) => `w${i} AS (${part.sql.replace("$1", () => `$${i + 1}`)} RETURNING 1)`);
+    const ctes = parts.map((part, i) => `w${i} AS (${part.sql.replace("$1", () => `$${i + 1}`)}${part.select ? "" : " RETURNING 1"})`);
     // a count that is off fails the statement: the cast of the part's label is not a number
     const checks = parts.flatMap((part, i) => {
       if (!part.expect) return [];
@@ -290,6 +305,47 @@ export class PgTx implements PgTxContext {
       if (part?.expect) throw part.expect.error();
       throw e;
     }
+  }
+
+  /**
+   * The flush's parts for balance rows: the deltas of its ledger entries, each row hit once (a
+   * row read unlocked only if it still holds the amount read), and the rows read unlocked that
+   * no entry moves, locked if they still hold it (`expectBalances`). Either count off fails the
+   * flush: with `StaleBalancesError` when it checks rows read unlocked (the storage runs the
+   * transaction again with locks), else as a bug.
+   */
+  private balanceParts(): { sql: string; param: string; select?: boolean; expect: { rows: number; error: () => Error } }[] {
+    const parts: ReturnType<PgTx["balanceParts"]> = [];
+    const deltas = [...this.deltas.values()];
+    const unmoved = [...this.expected].filter(([k]) => !this.deltas.has(k)).map(([, row]) => row);
+    const where = "b.account_id = d.account_id AND b.asset = d.asset AND b.chain = d.chain AND b.book = d.book";
+    const stale = () => new StaleBalancesError();
+    if (deltas.length) {
+      const checked = deltas.some((d) => this.expected.has(balanceKeyText(d)));
+      parts.push({
+        sql: `UPDATE ${this.s}.balances b SET amount = b.amount + d.delta
+       FROM ${deltaRows(deltas.length)}
+       WHERE ${where}${checked ? " AND (d.before IS NULL OR b.amount = d.before)" : ""}`,
+        param: JSON.stringify(
+          deltas.map((d) => {
+            const before = this.expected.get(balanceKeyText(d))?.amount;
+            const row = { account_id: d.accountId, asset: d.asset, chain: d.chain, book: d.book, delta: d.amount.toString() };
+            return checked ? { ...row, before: before === undefined ? null : before.toString() } : row;
+          }),
+        ),
+        expect: { rows: deltas.length, error: checked ? stale : () => writesError("ledger entries that touch a balance row that was not locked") },
+      });
+    }
+    if (unmoved.length && (parts.length || this.inserts.size || this.updates.size)) {
+      parts.push({
+        sql: `SELECT 1 FROM ${this.s}.balances b, ${fewRows("json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, before numeric)", "d", unmoved.length)}
+       WHERE ${where} AND b.amount = d.before FOR UPDATE OF b`,
+        param: JSON.stringify(unmoved.map((r) => ({ account_id: r.accountId, asset: r.asset, chain: r.chain, book: r.book, before: r.amount.toString() }))),
+        select: true,
+        expect: { rows: unmoved.length, error: stale },
+      });
+    }
+    return parts;
   }
 
   /** The transaction as the port's stores. */
@@ -312,8 +368,24 @@ export class PgTx implements PgTxContext {
 
 /** The balance deltas of a flush as its source rows: as many as there are, for the few of a use case (see `boundedRows`). */
 function deltaRows(count: number): string {
-  const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, delta numeric)";
+  const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, delta numeric, before numeric)";
   return fewRows(rows, "d", count);
+}
+
+/** A balance row's key in a transaction's maps. */
+function balanceKeyText(k: { accountId: string; asset: string; chain: string; book: string }): string {
+  return `${k.accountId}\u0000${k.asset}\u0000${k.chain}\u0000${k.book}`;
+}
+
+/**
+ * A flush found a balance row that the transaction read without locking it (`expectBalances`)
+ * changed since: it wrote nothing, and the storage runs the transaction again with locks.
+ */
+export class StaleBalancesError extends Error {
+  constructor() {
+    super("a balance row read without a lock changed before the transaction wrote");
+    this.name = "StaleBalancesError";
+  }
 }
 
 /** The label a flush's failed expectation carries (see `PgTx.flush`). */

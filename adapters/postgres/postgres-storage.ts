@@ -13,7 +13,7 @@ import { claimDueWork } from "./claim";
 import { isStalePlan, type PostgresDriver } from "./driver";
 import { partitionCount, partitionTables } from "./layout";
 import { MIGRATIONS } from "./migrations";
-import { PgTx, type Row } from "./pg-tx";
+import { PgTx, StaleBalancesError, type Row } from "./pg-tx";
 import { adapterStateTx } from "./stores/adapter-state";
 import { KeyedTurns } from "./turns";
 
@@ -119,13 +119,19 @@ export class PostgresStorage implements StorageAdapter {
     };
   }
 
-  /** One transaction over `view` of it, retried on a serialization failure, deadlock or stale plan. */
+  /**
+   * One transaction over `view` of it, retried on a serialization failure, deadlock or stale plan;
+   * an optimistic one (`CommitOptions.optimistic`) whose balance rows changed under it runs
+   * again at once, with locks.
+   */
   private async run<V, T>(view: (tx: PgTx) => V, fn: (view: V) => Promise<T>, options: CommitOptions): Promise<T> {
+    let optimistic = options.optimistic ?? false;
     for (let attempt = 1; ; attempt++) {
       let tx = undefined as PgTx | undefined;
       try {
         return await this.driver.transaction(async (client) => {
-          tx = new PgTx(client, this.s, { early: this.driver.concurrent, turns: this.turns, durable: options.durable ?? true, partitions: this.partitions });
+          const durable = options.durable ?? true;
+          tx = new PgTx(client, this.s, { early: this.driver.concurrent, turns: this.turns, durable, optimistic, partitions: this.partitions });
           let result: T;
           try {
             result = await fn(view(tx));
@@ -138,6 +144,10 @@ export class PostgresStorage implements StorageAdapter {
         }, options);
       } catch (e) {
         tx?.ended(); // its turns go to the next transaction now, not after the back-off
+        if (optimistic && e instanceof StaleBalancesError) {
+          optimistic = false;
+          continue;
+        }
         const state = sqlState(e);
         const again = (state !== undefined && RETRYABLE.has(state)) || isStalePlan(e);
         if (attempt >= this.maxAttempts || !again) throw e;

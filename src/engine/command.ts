@@ -30,6 +30,11 @@ export interface CommandOptions<T> {
   stored?: (value: T) => unknown;
   /** Commit without waiting for the disk (`CommitOptions.durable`); only where a loss is repaired. */
   durable?: boolean;
+  /**
+   * Balance locks taken late (`CommitOptions.optimistic`): for a use case that locks balances,
+   * decides, writes and commits, and needs the locks for the balances only.
+   */
+  optimistic?: boolean;
 }
 
 /**
@@ -57,7 +62,7 @@ export async function runCommand<T>(
         }
         return { result: r, wake: uow.scheduledDueWork, report: uow.report() };
       },
-      options.durable === false ? { durable: false } : {},
+      { ...(options.durable === false ? { durable: false } : {}), ...(options.optimistic ? { optimistic: true } : {}) },
     );
     if (done.wake) deps.wakeWorkers();
     observe(deps, done.report);

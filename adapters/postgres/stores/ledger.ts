@@ -1,6 +1,6 @@
 import { compareKeys, type LedgerPageQuery, type LedgerStore } from "../../../src/ports/public";
 import { bufferedUpdate } from "../buffered-update";
-import type { PgTxContext } from "../pg-tx";
+import type { PgTxContext, Row } from "../pg-tx";
 import { likePrefix } from "../keyset";
 import { BALANCES, LEDGER_ENTRIES, RESERVATIONS, fewRows } from "../tables";
 
@@ -41,16 +41,30 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
       const pairs = [...new Map(sorted.map((k) => [`${k.accountId}\u0000${k.asset}`, k])).values()];
       // the few pairs of a use case, as few to the planner (`boundedRows`): lookups by key, never a scan
       const wanted = "unnest($1::text[], $2::text[]) AS p(account_id, asset)";
-      const select = `SELECT b.account_id, b.asset, b.chain, b.book, b.amount
+      const read = `SELECT b.account_id, b.asset, b.chain, b.book, b.amount
         FROM ${s}.balances b
         JOIN ${fewRows(wanted, "p", pairs.length)} USING (account_id, asset)
-        ORDER BY b.account_id, b.asset, b.chain, b.book
+        ORDER BY b.account_id, b.asset, b.chain, b.book`;
+      const select = `${read}
         FOR UPDATE OF b`;
       const pairParams = [pairs.map((k) => k.accountId), pairs.map((k) => k.asset)];
       await tx.takeTurns(pairs.map((k) => `${k.accountId}\u0000${k.asset}`));
+      const missingOf = (rows: Row[]) => {
+        const have = new Set(rows.map((r) => keyText(BALANCES.fromRow(r))));
+        return sorted.filter((k) => !have.has(keyText(k)));
+      };
+      if (tx.optimistic) {
+        // read unlocked, checked by the transaction's last statement (`CommitOptions.optimistic`);
+        // rows to create are made under locks, as below
+        const { rows } = await tx.read(read, pairParams);
+        if (missingOf(rows).length === 0) {
+          const found = rows.map(BALANCES.fromRow);
+          tx.expectBalances(found);
+          return found;
+        }
+      }
       let { rows } = await tx.run(select, pairParams);
-      const have = new Set(rows.map((r) => keyText(BALANCES.fromRow(r))));
-      const missing = sorted.filter((k) => !have.has(keyText(k)));
+      const missing = missingOf(rows);
       if (missing.length) {
         await tx.run(
           `INSERT INTO ${s}.balances (account_id, asset, chain, book, amount)

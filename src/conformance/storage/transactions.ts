@@ -1,4 +1,5 @@
-import { expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import type { BalanceRecord, StorageTx } from "../../ports/storage";
 import { type SuiteContext, T0, account, delivery, entries, event, keysOf, resource, work } from "./fixtures";
 
 export function transactionSuite(s: SuiteContext): void {
@@ -148,6 +149,119 @@ export function transactionSuite(s: SuiteContext): void {
     const balances = await s.inspect.balances("acct_a");
     expect(balances.find((b) => b.book === "available")?.amount).toBe(40n);
     expect((await s.inspect.entries("acct_a")).length).toBe(80);
+  });
+
+  describe("optimistic transactions (CommitOptions.optimistic)", () => {
+    const keys = keysOf("acct_a", ["available", "counter:external", "pending", "reserved"]);
+    const book = async (name: string) => (await s.inspect.balances("acct_a")).find((b) => b.book === name)?.amount;
+    /** 100 available on acct_a, every row of `keys` made. */
+    const fund = () =>
+      s.storage.transaction(async (tx) => {
+        await tx.ledger.lockBalances(keys);
+        await tx.ledger.appendEntries(
+          entries("acct_a", [
+            ["available", 100n],
+            ["counter:external", -100n],
+          ]),
+        );
+      });
+    /** Moves `amount` from available to reserved as posting `seq`, when the rows it was given allow it. */
+    const reserve = async (tx: StorageTx, rows: readonly BalanceRecord[], amount: bigint, seq: number) => {
+      const available = rows.find((r) => r.book === "available")!.amount;
+      if (available < amount) return false;
+      await tx.ledger.appendEntries(
+        entries(
+          "acct_a",
+          [
+            ["available", -amount],
+            ["reserved", amount],
+          ],
+          seq,
+        ),
+      );
+      return true;
+    };
+
+    it("commits what it wrote, and a throwing one writes nothing", async () => {
+      await fund();
+      await s.storage.transaction(async (tx) => reserve(tx, await tx.ledger.lockBalances(keys), 30n, 10), { optimistic: true });
+      const boom = new Error("boom");
+      const thrown = await s.storage
+        .transaction(
+          async (tx) => {
+            await reserve(tx, await tx.ledger.lockBalances(keys), 30n, 20);
+            await tx.resources.insert([resource("acct_a", "po_01aaaaaaaaaaaaaaaaaaaaaaaa", T0)]);
+            throw boom;
+          },
+          { optimistic: true },
+        )
+        .catch((e: unknown) => e);
+      expect(thrown).toBe(boom);
+      expect(await book("available")).toBe(70n);
+      expect(await book("reserved")).toBe(30n);
+      expect(await s.inspect.resources("acct_a")).toEqual([]);
+    });
+
+    it("with concurrentTransactions: one whose balance rows changed before it wrote runs again, on what it then reads, and writes once", async (ctx) => {
+      if (!s.storage.capabilities.concurrentTransactions) {
+        ctx.skip("the adapter runs transactions one at a time (capabilities.concurrentTransactions is false)");
+        return;
+      }
+      await fund();
+      // another transaction moves rows the first only reads (pending), or one it reads and moves (available)
+      for (const [moved, seq] of [["pending", 10], ["available", 30]] as const) {
+        const seen: bigint[] = [];
+        await s.storage.transaction(
+          async (tx) => {
+            const rows = await tx.ledger.lockBalances(keys);
+            seen.push(rows.find((r) => r.book === "available")!.amount);
+            if (seen.length === 1) {
+              await s.storage.transaction(async (other) => {
+                await other.ledger.lockBalances(keys);
+                const lines: [BalanceRecord["book"], bigint][] =
+                  moved === "available"
+                    ? [
+                        ["available", 5n],
+                        ["counter:external", -5n],
+                      ]
+                    : [
+                        ["pending", 3n],
+                        ["counter:external", -3n],
+                      ];
+                await other.ledger.appendEntries(entries("acct_a", lines, seq));
+              });
+            }
+            // everything available, as this run read it: a lost update would leave some behind or overdraw
+            await reserve(tx, rows, rows.find((r) => r.book === "available")!.amount, seq + 10);
+            await tx.resources.insert([resource("acct_a", `po_01aaaaaaaaaaaaaaaaaaaaaa${seq}`, T0)]);
+          },
+          { optimistic: true },
+        );
+        expect(seen).toHaveLength(2);
+        expect(await book("available")).toBe(0n);
+      }
+      expect(await book("reserved")).toBe(105n);
+      expect(await book("pending")).toBe(3n);
+      expect(await s.inspect.resources("acct_a")).toHaveLength(2);
+      const all = await s.inspect.entries("acct_a");
+      expect(all.reduce((sum, e) => sum + e.amount, 0n)).toBe(0n);
+    });
+
+    it("with concurrentTransactions: racing ones never overdraw, and each that commits moved what it read", async (ctx) => {
+      if (!s.storage.capabilities.concurrentTransactions) {
+        ctx.skip("the adapter runs transactions one at a time (capabilities.concurrentTransactions is false)");
+        return;
+      }
+      await fund();
+      const done = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          s.storage.transaction(async (tx) => reserve(tx, await tx.ledger.lockBalances(keys), 7n, 10 + 2 * i), { optimistic: true }),
+        ),
+      );
+      expect(done.filter(Boolean)).toHaveLength(14); // 14 × 7 of the 100
+      expect(await book("available")).toBe(2n);
+      expect(await book("reserved")).toBe(98n);
+    });
   });
 
   it("runs transactions side by side when the adapter declares concurrentTransactions", async (ctx) => {

@@ -98,6 +98,17 @@ export interface CommitOptions {
    * runs out).
    */
   durable?: boolean;
+  /**
+   * Default false. True lets an adapter with round trips take the transaction's balance locks
+   * late: `lockBalances` may read the rows without locking them, and the transaction then commits
+   * only if every row it read still holds the amount read (its last statement locks and checks
+   * them); if one does not, the adapter runs the transaction again from the start, with locks.
+   * What the transaction reads and writes is what it would under locks; only the lock is held for
+   * less time (on a server: one statement and its commit instead of the whole transaction). For
+   * use cases that lock balances, decide, write and commit, relying on the balance locks for the
+   * balances only (a payout create). Adapters without round trips may ignore it.
+   */
+  optimistic?: boolean;
 }
 
 /**

@@ -94,7 +94,8 @@ export class PayoutsService {
         const [row] = await PAYOUTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
         return ok({ payout: presentPayout(this.deps.assets, doc), row: row!, claimed: transfers });
       },
-      { stored: ({ payout }) => payout },
+      // it locks the asset's balances, plans, writes and commits: its locks can wait for its last statement
+      { stored: ({ payout }) => payout, optimistic: true },
     );
     if (created.isErr()) return err(created.error);
     const { payout, row, claimed } = created.value;
