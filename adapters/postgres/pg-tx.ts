@@ -1,4 +1,4 @@
-import type { BalanceRecord, LedgerEntryRecord, StorageTx } from "../../src/ports/public";
+import type { BalanceKey, BalanceRecord, LedgerEntryRecord, StorageTx } from "../../src/ports/public";
 import { eachRow, RELAXED_COMMIT_ROW, type TxClient } from "./driver";
 import { accountStore } from "./stores/accounts";
 import { deliveryLogStore } from "./stores/deliveries";
@@ -14,6 +14,7 @@ import { resourceStore } from "./stores/resources";
 import type { BufferedUpdate } from "./buffered-update";
 import { LEDGER_ENTRIES, fewRows, type Table } from "./tables";
 import type { KeyedTurns } from "./turns";
+import { pairText, type BalanceCache, type BalancePair, type VersionedBalance } from "./balance-cache";
 
 export type Row = Record<string, any>;
 
@@ -33,10 +34,20 @@ export interface PgTxContext {
   readonly optimistic: boolean;
   /**
    * Balance rows this transaction read without locking them: the next flush that writes locks
-   * each and fails with `StaleBalancesError`, writing nothing, unless it still holds the amount
-   * read (a row read twice keeps its first reading).
+   * each and fails with `StaleBalancesError`, writing nothing, unless it is still the version
+   * read (a row read twice keeps its first reading). Any change of a row makes a new version, and
+   * so does a new row of its (account, asset): `lockBalances` rewrites the pair's rows when it
+   * adds one.
    */
-  expectBalances(rows: readonly BalanceRecord[]): void;
+  expectBalances(rows: readonly VersionedBalance[]): void;
+  /**
+   * In an optimistic transaction, every balance row of these pairs as this process's transactions
+   * last committed them (`BalanceCache`), expected as if read unlocked; null when the process
+   * does not know one of the pairs, or a row of `keys` (read them then).
+   */
+  cachedBalances(pairs: readonly BalancePair[], keys: readonly BalanceKey[]): VersionedBalance[] | null;
+  /** Records `rows` as every balance row of `pairs` as read (locked or not), for the process's cache once the transaction commits. */
+  sawBalances(pairs: readonly BalancePair[], rows: readonly VersionedBalance[]): void;
   /** Hash partitions of each big table (`layout.ts`); 0 in the plain layout. */
   readonly partitions: number;
   /** Runs a statement after flushing the buffers, so it sees (and orders after) every write. */
@@ -108,8 +119,17 @@ export const EARLY_FLUSH_ROWS = 5_000;
 export class PgTx implements PgTxContext {
   private inserts = new Map<Table<any>, unknown[]>();
   private deltas = new Map<string, BalanceRecord>();
-  /** Balance rows read unlocked, by key, to be checked by the next flush that writes (`expectBalances`). */
-  private expected = new Map<string, BalanceRecord>();
+  /** Versions of balance rows read unlocked, by key, to be checked by the next flush that writes (`expectBalances`). */
+  private expected = new Map<string, string>();
+  /** Every balance row of each pair this transaction read, by pair then key, as its buffered entries leave them. */
+  private readonly seen = new Map<string, Map<string, VersionedBalance>>();
+  /** Keys of balance rows a flush of this transaction changed: their version is this transaction's id (`xid`). */
+  private readonly moved = new Set<string>();
+  /** This transaction's id, once a flush changed a balance row. */
+  private xid: string | null = null;
+  /** Whether an expectation came from the process's cache (a stale one is retried without it). */
+  usedCache = false;
+  private readonly cache: BalanceCache | null;
   private updates = new Map<BufferedUpdate<any>, Map<string, unknown>>();
   private waiting = 0;
   /** The flush started early, while it runs. */
@@ -131,13 +151,22 @@ export class PgTx implements PgTxContext {
   constructor(
     private readonly client: TxClient,
     readonly s: string,
-    options: { autocommit?: boolean; early?: boolean; durable?: boolean; optimistic?: boolean; turns?: KeyedTurns | null; partitions?: number } = {},
+    options: {
+      autocommit?: boolean;
+      early?: boolean;
+      durable?: boolean;
+      optimistic?: boolean;
+      turns?: KeyedTurns | null;
+      partitions?: number;
+      cache?: BalanceCache | null;
+    } = {},
   ) {
     this.partitions = options.partitions ?? 0;
     this.autocommit = options.autocommit ?? false;
     this.early = (options.early ?? false) && !this.autocommit;
     this.durable = options.durable ?? true;
     this.optimistic = (options.optimistic ?? false) && !this.autocommit;
+    this.cache = options.cache ?? null;
     this.turns = this.autocommit ? null : (options.turns ?? null);
   }
 
@@ -184,16 +213,51 @@ export class PgTx implements PgTxContext {
     this.flushEarly();
   }
 
-  expectBalances(rows: readonly BalanceRecord[]): void {
+  expectBalances(rows: readonly VersionedBalance[]): void {
     for (const row of rows) {
       const k = balanceKeyText(row);
-      if (!this.expected.has(k)) this.expected.set(k, { ...row });
+      if (!this.expected.has(k)) this.expected.set(k, row.version);
     }
+  }
+
+  cachedBalances(pairs: readonly BalancePair[], keys: readonly BalanceKey[]): VersionedBalance[] | null {
+    if (!this.optimistic || !this.cache) return null;
+    const rows = this.cache.rowsOf(pairs.map(pairText));
+    const have = new Set(rows?.map(balanceKeyText));
+    if (!rows || !keys.every((k) => have.has(balanceKeyText(k)))) return null;
+    this.usedCache = true;
+    this.expectBalances(rows);
+    this.sawBalances(pairs, rows);
+    return rows;
+  }
+
+  sawBalances(pairs: readonly BalancePair[], rows: readonly VersionedBalance[]): void {
+    for (const pair of pairs) if (!this.seen.has(pairText(pair))) this.seen.set(pairText(pair), new Map());
+    for (const row of rows) {
+      const mine = this.seen.get(pairText(row));
+      if (mine && !mine.has(balanceKeyText(row))) mine.set(balanceKeyText(row), { ...row });
+    }
+  }
+
+  /**
+   * Every balance row of each pair this transaction read, as its writes leave them, for the
+   * process's cache once it committed (`BalanceCache.committed`): a row it changed carries its
+   * id as version. Null when it changed one whose version it cannot tell.
+   */
+  balancesSeen(): Map<string, VersionedBalance[]> {
+    return new Map([...this.seen].map(([pair, rows]) => [pair, [...rows].map(([k, row]) => (this.moved.has(k) ? { ...row, version: this.xid ?? "" } : row))]));
+  }
+
+  /** The pairs whose balance rows this transaction read (forgotten by the cache when it fails). */
+  pairsSeen(): Iterable<string> {
+    return this.seen.keys();
   }
 
   bufferEntries(entries: readonly LedgerEntryRecord[]): void {
     this.add(LEDGER_ENTRIES, entries);
     for (const e of entries) {
+      const row = this.seen.get(pairText(e))?.get(balanceKeyText(e));
+      if (row) row.amount += e.amount;
       const k = balanceKeyText(e);
       const d = this.deltas.get(k);
       if (d) d.amount += e.amount;
@@ -282,6 +346,7 @@ export class PgTx implements PgTxContext {
       });
     }
     parts.push(...this.balanceParts());
+    const moving = [...this.deltas.keys()];
     this.inserts = new Map();
     this.deltas = new Map();
     this.expected = new Map();
@@ -295,10 +360,16 @@ export class PgTx implements PgTxContext {
       params.push(part.expect.rows);
       return [`CAST(CASE WHEN (SELECT count(*) FROM w${i}) = $${params.length}::bigint THEN '0' ELSE '${EXPECT}${i}' END AS integer)`];
     });
+    // balance rows it changes get this transaction's id as their version (`balancesSeen`)
+    if (moving.length) checks.push("pg_current_xact_id()::xid::text AS xid");
     // a flush that runs alone carries its transaction's commit mode with it
     const text = `WITH ${ctes.join(",\n")} SELECT ${checks.length ? checks.join(", ") : "1"}${this.durable ? "" : ` FROM ${RELAXED_COMMIT_ROW}`}`;
     try {
-      await (last || this.autocommit ? this.client.standalone(text, params) : this.client.query(text, params));
+      const { rows } = await (last || this.autocommit ? this.client.standalone(text, params) : this.client.query(text, params));
+      if (moving.length) {
+        this.xid = String(rows[0]?.xid);
+        for (const k of moving) this.moved.add(k);
+      }
     } catch (e) {
       const missed = new RegExp(`"${EXPECT}(\\d+)"`).exec(e instanceof Error ? e.message : "");
       const part = missed ? parts[Number(missed[1])] : undefined;
@@ -309,15 +380,15 @@ export class PgTx implements PgTxContext {
 
   /**
    * The flush's parts for balance rows: the deltas of its ledger entries, each row hit once (a
-   * row read unlocked only if it still holds the amount read), and the rows read unlocked that
-   * no entry moves, locked if they still hold it (`expectBalances`). Either count off fails the
-   * flush: with `StaleBalancesError` when it checks rows read unlocked (the storage runs the
-   * transaction again with locks), else as a bug.
+   * row read unlocked only if it is still the version read), and the rows read unlocked that no
+   * entry moves, locked if they still are (`expectBalances`). Either count off fails the flush:
+   * with `StaleBalancesError` when it checks rows read unlocked (the storage runs the transaction
+   * again), else as a bug.
    */
   private balanceParts(): { sql: string; param: string; select?: boolean; expect: { rows: number; error: () => Error } }[] {
     const parts: ReturnType<PgTx["balanceParts"]> = [];
     const deltas = [...this.deltas.values()];
-    const unmoved = [...this.expected].filter(([k]) => !this.deltas.has(k)).map(([, row]) => row);
+    const unmoved = [...this.expected].filter(([k]) => !this.deltas.has(k));
     const where = "b.account_id = d.account_id AND b.asset = d.asset AND b.chain = d.chain AND b.book = d.book";
     const stale = () => new StaleBalancesError();
     if (deltas.length) {
@@ -325,22 +396,29 @@ export class PgTx implements PgTxContext {
       parts.push({
         sql: `UPDATE ${this.s}.balances b SET amount = b.amount + d.delta
        FROM ${deltaRows(deltas.length)}
-       WHERE ${where}${checked ? " AND (d.before IS NULL OR b.amount = d.before)" : ""}`,
+       WHERE ${where}${checked ? " AND (d.version IS NULL OR b.xmin::text = d.version)" : ""}`,
         param: JSON.stringify(
           deltas.map((d) => {
-            const before = this.expected.get(balanceKeyText(d))?.amount;
             const row = { account_id: d.accountId, asset: d.asset, chain: d.chain, book: d.book, delta: d.amount.toString() };
-            return checked ? { ...row, before: before === undefined ? null : before.toString() } : row;
+            return checked ? { ...row, version: this.expected.get(balanceKeyText(d)) ?? null } : row;
           }),
         ),
         expect: { rows: deltas.length, error: checked ? stale : () => writesError("ledger entries that touch a balance row that was not locked") },
       });
     }
-    if (unmoved.length && (parts.length || this.inserts.size || this.updates.size)) {
+    // rows only read are checked by a flush that writes (a transaction that writes nothing decided nothing)
+    const writing = deltas.length > 0 || this.inserts.size > 0 || this.updates.size > 0;
+    if (unmoved.length && writing) {
+      const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, version text)";
       parts.push({
-        sql: `SELECT 1 FROM ${this.s}.balances b, ${fewRows("json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, before numeric)", "d", unmoved.length)}
-       WHERE ${where} AND b.amount = d.before FOR UPDATE OF b`,
-        param: JSON.stringify(unmoved.map((r) => ({ account_id: r.accountId, asset: r.asset, chain: r.chain, book: r.book, before: r.amount.toString() }))),
+        sql: `SELECT 1 FROM ${this.s}.balances b, ${fewRows(rows, "d", unmoved.length)}
+       WHERE ${where} AND b.xmin::text = d.version FOR UPDATE OF b`,
+        param: JSON.stringify(
+          unmoved.map(([k, version]) => {
+            const [account_id, asset, chain, book] = k.split("\u0000");
+            return { account_id, asset, chain, book, version };
+          }),
+        ),
         select: true,
         expect: { rows: unmoved.length, error: stale },
       });
@@ -368,7 +446,7 @@ export class PgTx implements PgTxContext {
 
 /** The balance deltas of a flush as its source rows: as many as there are, for the few of a use case (see `boundedRows`). */
 function deltaRows(count: number): string {
-  const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, delta numeric, before numeric)";
+  const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, delta numeric, version text)";
   return fewRows(rows, "d", count);
 }
 

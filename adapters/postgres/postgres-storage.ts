@@ -16,6 +16,7 @@ import { MIGRATIONS } from "./migrations";
 import { PgTx, StaleBalancesError, type Row } from "./pg-tx";
 import { adapterStateTx } from "./stores/adapter-state";
 import { KeyedTurns } from "./turns";
+import { BalanceCache } from "./balance-cache";
 
 export interface PostgresStorageOptions {
   driver: PostgresDriver;
@@ -69,6 +70,8 @@ export class PostgresStorage implements StorageAdapter {
   private readonly wantPartitions: number;
   /** Hash partitions of each big table, as `init` found the schema (0: plain tables). */
   private partitions = 0;
+  /** The balance rows this process's transactions last committed (`BalanceCache`), an optimistic transaction's first guess. */
+  private readonly balances = new BalanceCache();
   /** Turns on balance rows among this process's transactions (`PgTxContext.takeTurns`). */
   private readonly turns: KeyedTurns | null;
 
@@ -129,9 +132,10 @@ export class PostgresStorage implements StorageAdapter {
     for (let attempt = 1; ; attempt++) {
       let tx = undefined as PgTx | undefined;
       try {
-        return await this.driver.transaction(async (client) => {
+        const result = await this.driver.transaction(async (client) => {
           const durable = options.durable ?? true;
-          tx = new PgTx(client, this.s, { early: this.driver.concurrent, turns: this.turns, durable, optimistic, partitions: this.partitions });
+          const { partitions, balances: cache } = this;
+          tx = new PgTx(client, this.s, { early: this.driver.concurrent, turns: this.turns, durable, optimistic, partitions, cache });
           let result: T;
           try {
             result = await fn(view(tx));
@@ -142,10 +146,16 @@ export class PostgresStorage implements StorageAdapter {
           await tx.flush(true);
           return result;
         }, options);
+        // before its turns end (`finally`): the next to take them reads what this one left
+        this.balances.committed((tx as PgTx | undefined)?.balancesSeen() ?? new Map());
+        return result;
       } catch (e) {
-        tx?.ended(); // its turns go to the next transaction now, not after the back-off
+        const failed = tx as PgTx | undefined;
+        if (failed) this.balances.forget(failed.pairsSeen());
+        failed?.ended(); // its turns go to the next transaction now, not after the back-off
         if (optimistic && e instanceof StaleBalancesError) {
-          optimistic = false;
+          // a guess from the cache that was stale reads the rows next time; a reading that was, locks them
+          if (!failed?.usedCache) optimistic = false;
           continue;
         }
         const state = sqlState(e);

@@ -1,11 +1,15 @@
-import { compareKeys, type LedgerPageQuery, type LedgerStore } from "../../../src/ports/public";
+import { compareKeys, type BalanceRecord, type LedgerPageQuery, type LedgerStore } from "../../../src/ports/public";
 import { bufferedUpdate } from "../buffered-update";
 import type { PgTxContext, Row } from "../pg-tx";
+import type { VersionedBalance } from "../balance-cache";
 import { likePrefix } from "../keyset";
 import { BALANCES, LEDGER_ENTRIES, RESERVATIONS, fewRows } from "../tables";
 
 /** The customer books, written as in the partial index `ledger_entries_own_by_created`. */
 const CUSTOMER_BOOKS = "('available', 'reserved', 'pending')";
+
+/** A balance row without its version, as the port's stores return it. */
+const unversioned = ({ version: _, ...row }: VersionedBalance): BalanceRecord => row;
 
 const keyText = (k: { accountId: string; asset: string; chain: string; book: string }) => `${k.accountId}\u0000${k.asset}\u0000${k.chain}\u0000${k.book}`;
 
@@ -41,7 +45,8 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
       const pairs = [...new Map(sorted.map((k) => [`${k.accountId}\u0000${k.asset}`, k])).values()];
       // the few pairs of a use case, as few to the planner (`boundedRows`): lookups by key, never a scan
       const wanted = "unnest($1::text[], $2::text[]) AS p(account_id, asset)";
-      const read = `SELECT b.account_id, b.asset, b.chain, b.book, b.amount
+      // each row's version (`VersionedBalance`): what an optimistic transaction's last statement checks
+      const read = `SELECT b.account_id, b.asset, b.chain, b.book, b.amount, b.xmin::text AS version
         FROM ${s}.balances b
         JOIN ${fewRows(wanted, "p", pairs.length)} USING (account_id, asset)
         ORDER BY b.account_id, b.asset, b.chain, b.book`;
@@ -49,18 +54,22 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
         FOR UPDATE OF b`;
       const pairParams = [pairs.map((k) => k.accountId), pairs.map((k) => k.asset)];
       await tx.takeTurns(pairs.map((k) => `${k.accountId}\u0000${k.asset}`));
+      const versioned = (rows: Row[]): VersionedBalance[] => rows.map((r) => ({ ...BALANCES.fromRow(r), version: String(r.version) }));
       const missingOf = (rows: Row[]) => {
         const have = new Set(rows.map((r) => keyText(BALANCES.fromRow(r))));
         return sorted.filter((k) => !have.has(keyText(k)));
       };
       if (tx.optimistic) {
-        // read unlocked, checked by the transaction's last statement (`CommitOptions.optimistic`);
-        // rows to create are made under locks, as below
+        // as this process last committed them, or read unlocked; checked by the transaction's
+        // last statement (`CommitOptions.optimistic`); rows to create are made under locks, as below
+        const cached = tx.cachedBalances(pairs, sorted);
+        if (cached) return cached.map(unversioned);
         const { rows } = await tx.read(read, pairParams);
         if (missingOf(rows).length === 0) {
-          const found = rows.map(BALANCES.fromRow);
+          const found = versioned(rows);
           tx.expectBalances(found);
-          return found;
+          tx.sawBalances(pairs, found);
+          return found.map(unversioned);
         }
       }
       let { rows } = await tx.run(select, pairParams);
@@ -74,9 +83,18 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
            ON CONFLICT DO NOTHING`,
           [missing.map((k) => k.accountId), missing.map((k) => k.asset), missing.map((k) => k.chain), missing.map((k) => k.book)],
         );
+        // every row of the pairs rewritten: an optimistic transaction that read them before the new
+        // one existed finds none of them its version, so it never decides without the new row
+        await tx.run(
+          `UPDATE ${s}.balances b SET amount = b.amount FROM ${fewRows(wanted, "p", pairs.length)}
+           WHERE b.account_id = p.account_id AND b.asset = p.asset`,
+          pairParams,
+        );
         ({ rows } = await tx.run(select, pairParams));
       }
-      return rows.map(BALANCES.fromRow);
+      const locked = versioned(rows);
+      tx.sawBalances(pairs, locked);
+      return locked.map(unversioned);
     },
     async appendEntries(entries) {
       tx.bufferEntries(entries);

@@ -209,7 +209,10 @@ export function transactionSuite(s: SuiteContext): void {
       }
       await fund();
       // another transaction moves rows the first only reads (pending), or one it reads and moves (available)
-      for (const [moved, seq] of [["pending", 10], ["available", 30]] as const) {
+      for (const [moved, seq] of [
+        ["pending", 10],
+        ["available", 30],
+      ] as const) {
         const seen: bigint[] = [];
         await s.storage.transaction(
           async (tx) => {
@@ -245,6 +248,41 @@ export function transactionSuite(s: SuiteContext): void {
       expect(await s.inspect.resources("acct_a")).toHaveLength(2);
       const all = await s.inspect.entries("acct_a");
       expect(all.reduce((sum, e) => sum + e.amount, 0n)).toBe(0n);
+    });
+
+    it("with concurrentTransactions: one that read an (account, asset) before another added rows to it runs again, and sees them", async (ctx) => {
+      if (!s.storage.capabilities.concurrentTransactions) {
+        ctx.skip("the adapter runs transactions one at a time (capabilities.concurrentTransactions is false)");
+        return;
+      }
+      await fund();
+      const polygon = keys.map((k) => ({ ...k, chain: "polygon" }));
+      const seen: number[] = [];
+      await s.storage.transaction(
+        async (tx) => {
+          const rows = await tx.ledger.lockBalances(keys);
+          seen.push(rows.length);
+          if (seen.length === 1) {
+            // the account's first polygon rows, funded
+            await s.storage.transaction(async (other) => {
+              await other.ledger.lockBalances(polygon);
+              await other.ledger.appendEntries(
+                entries(
+                  "acct_a",
+                  [
+                    ["available", 7n],
+                    ["counter:external", -7n],
+                  ],
+                  10,
+                ).map((e) => ({ ...e, chain: "polygon" })),
+              );
+            });
+          }
+          await reserve(tx, rows, 1n, 20);
+        },
+        { optimistic: true },
+      );
+      expect(seen).toEqual([keys.length, 2 * keys.length]);
     });
 
     it("with concurrentTransactions: racing ones never overdraw, and each that commits moved what it read", async (ctx) => {

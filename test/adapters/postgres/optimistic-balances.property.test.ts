@@ -2,23 +2,33 @@ import fc from "fast-check";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PostgresStorage, pgPoolDriver } from "../../../adapters/postgres";
-import type { BalanceKey, LedgerEntryRecord, StorageTx } from "../../../src/ports/storage";
+import type { BalanceKey, BalanceRecord, LedgerEntryRecord, StorageTx } from "../../../src/ports/storage";
 
 /**
  * Optimistic transactions (`CommitOptions.optimistic`) on a PostgreSQL server are serializable
- * on the balance rows they read, as locked ones are: random mixes of "sweeps" (read the account,
- * move everything available to reserved) and funds (amounts 2^j, so a reading names exactly the
- * funds before it), optimistic or not, race from two storages on one schema (two processes: no
- * turns in memory between them). Each committed sweep records what it read. Then, ordered by the
- * reserved amount they read, the sweeps form one chain (each read what the one before left:
- * reserved grew by exactly its move, available was what came in since), the funds each saw only
- * grow, and the final balances hold every committed fund.
+ * on the balance rows they read, as locked ones are, whether a reading came from the server or
+ * from the process's cache (`BalanceCache`): random mixes of "sweeps" (read the account's USDC
+ * rows, move everything available on each chain to reserved) and funds (amounts 2^j on base or
+ * on polygon, whose first fund adds that chain's rows), optimistic or not, race from two storages
+ * on one schema (two processes: no turns and no cache shared). Each committed transaction
+ * records what it read. In a serial history the sweeps, ordered by the reserved total they read,
+ * each read what the one before left; the funds each saw only grow; and a fund that read
+ * reserved r came after the sweeps that read less and before those that read r or more, which
+ * then saw it. Finally the balances hold every committed fund.
+ *
+ * The last check needs the polygon rows made beforehand: a locking read that waits for a
+ * transaction adding a pair's first rows on a chain does not see them (its snapshot predates
+ * them; docs/decisions.md), which the optimistic path is not subject to (the transaction adding
+ * them rewrites the pair's other rows, so the reader's check fails and it runs again).
  */
 const url = process.env.DATABASE_URL;
 const ACCOUNT = "acct_sweep";
-const KEYS: BalanceKey[] = (["available", "counter:external", "reserved"] as const).map((book) => ({ accountId: ACCOUNT, asset: "USDC", chain: "base", book }));
+const CHAINS = ["base", "polygon"] as const;
+const keysOn = (chain: string): BalanceKey[] =>
+  (["available", "counter:external", "reserved"] as const).map((book) => ({ accountId: ACCOUNT, asset: "USDC", chain, book }));
 
-type Op = { kind: "sweep" | "fund"; optimistic: boolean };
+type Op = { kind: "sweep" | "fund"; chain: (typeof CHAINS)[number]; optimistic: boolean };
+type Reading = { available: bigint; reserved: bigint };
 
 describe.skipIf(!url)("optimistic balance reads on a PostgreSQL server", () => {
   const schema = `t_optimistic_${process.pid}`;
@@ -35,16 +45,16 @@ describe.skipIf(!url)("optimistic balance reads on a PostgreSQL server", () => {
   });
 
   let seq = 0;
-  /** One posting of `lines` on the account (ids unique across runs). */
-  const post = (tx: StorageTx, lines: [BalanceKey["book"], bigint][]) => {
+  /** One posting of `lines` (book, chain, amount) on the account (ids unique across runs). */
+  const post = (tx: StorageTx, lines: [BalanceKey["book"], string, bigint][]) => {
     const posting = `pst_${seq++}`;
-    const entries: LedgerEntryRecord[] = lines.map(([book, amount], line) => ({
+    const entries: LedgerEntryRecord[] = lines.map(([book, chain, amount], line) => ({
       id: `le_${posting}_${line}`,
       accountId: ACCOUNT,
       postingId: posting,
       line,
       asset: "USDC",
-      chain: "base",
+      chain,
       book,
       amount,
       resource: null,
@@ -52,59 +62,67 @@ describe.skipIf(!url)("optimistic balance reads on a PostgreSQL server", () => {
     }));
     return tx.ledger.appendEntries(entries);
   };
+  const total = (rows: readonly BalanceRecord[], book: string) => rows.filter((r) => r.book === book).reduce((a, r) => a + r.amount, 0n);
 
   it("sweeps racing funds read one serial history", async () => {
+    const op = fc.record({ kind: fc.constantFrom("sweep", "fund"), chain: fc.constantFrom(...CHAINS), optimistic: fc.boolean() });
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.record({ kind: fc.constantFrom("sweep", "fund"), optimistic: fc.boolean() }), { minLength: 2, maxLength: 14 }), async (ops: Op[]) => {
+      fc.asyncProperty(fc.array(op, { minLength: 2, maxLength: 14 }), fc.boolean(), fc.boolean(), async (ops: Op[], warm: boolean, made: boolean) => {
         await pools[0]!.query(`TRUNCATE "${schema}".balances, "${schema}".ledger_entries`);
-        await stores[0]!.transaction(async (tx) => {
-          await tx.ledger.lockBalances(KEYS); // the rows, so every later reading of them may be unlocked
-        });
-        const funds = ops.map((op, i) => (op.kind === "fund" ? 1n << BigInt(i) : 0n));
-        const swept: { available: bigint; reserved: bigint }[] = [];
+        // the base rows (and the polygon ones, when `made`), read by both storages (their caches then hold them) or by one
+        const keys = made ? [...keysOn("base"), ...keysOn("polygon")] : keysOn("base");
+        for (const store of warm ? stores : [stores[0]!]) await store.transaction(async (tx) => void (await tx.ledger.lockBalances(keys)));
+        const funds = ops.map((o, i) => (o.kind === "fund" ? 1n << BigInt(i) : 0n));
+        const sweeps: Reading[] = [];
+        const funded: { bit: bigint; reserved: bigint }[] = [];
         await Promise.all(
-          ops.map((op, i) =>
+          ops.map((o, i) =>
             stores[i % 2]!.transaction(
               async (tx) => {
-                const rows = await tx.ledger.lockBalances(KEYS);
-                const available = rows.find((r) => r.book === "available")!.amount;
-                const reserved = rows.find((r) => r.book === "reserved")!.amount;
-                if (op.kind === "fund") {
+                const rows = await tx.ledger.lockBalances(keysOn(o.kind === "fund" ? o.chain : "base"));
+                const read = { available: total(rows, "available"), reserved: total(rows, "reserved") };
+                if (o.kind === "fund") {
                   await post(tx, [
-                    ["available", funds[i]!],
-                    ["counter:external", -funds[i]!],
+                    ["available", o.chain, funds[i]!],
+                    ["counter:external", o.chain, -funds[i]!],
                   ]);
-                  return;
+                  return () => funded.push({ bit: funds[i]!, reserved: read.reserved });
                 }
-                if (available === 0n) return;
-                await post(tx, [
-                  ["available", -available],
-                  ["reserved", available],
-                ]);
-                return { available, reserved };
+                const lines = rows.filter((r) => r.book === "available" && r.amount > 0n);
+                if (lines.length === 0) return () => undefined;
+                await post(
+                  tx,
+                  lines.flatMap((r): [BalanceKey["book"], string, bigint][] => [
+                    ["available", r.chain, -r.amount],
+                    ["reserved", r.chain, r.amount],
+                  ]),
+                );
+                return () => sweeps.push(read);
               },
-              { optimistic: op.optimistic },
-            ).then((read) => {
-              if (read) swept.push(read);
-            }),
+              { optimistic: o.optimistic },
+            ).then((record) => record()),
           ),
         );
-        swept.sort((a, b) => (a.reserved < b.reserved ? -1 : a.reserved > b.reserved ? 1 : 0));
+        sweeps.sort((a, b) => (a.reserved < b.reserved ? -1 : a.reserved > b.reserved ? 1 : 0));
         let reserved = 0n;
         let seen = 0n;
-        for (const read of swept) {
+        for (const read of sweeps) {
           expect(read.reserved).toBe(reserved); // what the sweep before it left
-          const total = read.available + read.reserved; // the funds committed before it, as bits
-          expect(total & seen).toBe(seen); // never fewer than an earlier sweep saw
-          seen = total;
+          const bits = read.available + read.reserved; // the funds committed before it
+          expect(bits & seen).toBe(seen); // never fewer than an earlier sweep saw
+          seen = bits;
           reserved += read.available;
         }
+        for (const fund of made ? funded : []) {
+          for (const sweep of sweeps)
+            expect(sweep.available + sweep.reserved >= 0n && ((sweep.available + sweep.reserved) & fund.bit) !== 0n).toBe(sweep.reserved >= fund.reserved);
+        }
         const { rows } = await pools[0]!.query(`SELECT book, amount FROM "${schema}".balances WHERE account_id = $1`, [ACCOUNT]);
-        const book = (name: string) => BigInt(rows.find((r) => r.book === name)!.amount);
+        const book = (name: string) => rows.filter((r) => r.book === name).reduce((a, r) => a + BigInt(r.amount), 0n);
         expect(book("reserved")).toBe(reserved);
         expect(book("available") + book("reserved")).toBe(funds.reduce((a, b) => a + b, 0n));
       }),
-      { numRuns: 40 },
+      { numRuns: 60 },
     );
-  }, 120_000);
+  }, 180_000);
 });

@@ -157,6 +157,39 @@ describe.skipIf(!url)("PostgreSQL round trips (needs DATABASE_URL: PGlite has no
     expect(await storage.transaction((tx) => tx.events.get("acct_a", "evt_relaxed"))).toMatchObject({ id: "evt_relaxed" });
   });
 
+  it("an optimistic transaction reads balance rows unlocked once, then from what the process committed, and writes in one statement", async () => {
+    const keys = (["available", "counter:external"] as const).map((book) => ({ accountId: "acct_a", asset: "USDC", chain: "base", book }));
+    let seq = 0;
+    const fund = (tx: Parameters<Parameters<PostgresStorage["transaction"]>[0]>[0]) =>
+      tx.ledger
+        .appendEntries(
+          (["available", "counter:external"] as const).map((book, line) => ({
+            id: `le_rt_${seq}_${line}`,
+            accountId: "acct_a",
+            postingId: `pst_rt_${seq}`,
+            line,
+            asset: "USDC",
+            chain: "base",
+            book,
+            amount: line === 0 ? 5n : -5n,
+            resource: null,
+            created: 0,
+          })),
+        )
+        .then(() => seq++);
+    const optimistic = () => counting(() => storage.transaction(async (tx) => fund(await tx.ledger.lockBalances(keys).then(() => tx)), { optimistic: true }));
+    await storage.transaction(async (tx) => void (await tx.ledger.lockBalances(keys))); // the rows made
+    await pool.query(`UPDATE "${schema}".balances SET amount = amount`); // changed behind the process's back
+    const first = await optimistic();
+    // its cached reading was stale: forgotten, read unlocked, written in one statement (no BEGIN, no COMMIT)
+    expect(first.statements.map((t) => t.split(" ")[0])).toEqual(["WITH", "SELECT", "WITH"]);
+    const warm = await optimistic();
+    expect(warm.statements.map((t) => t.split(" ")[0])).toEqual(["WITH"]);
+    expect(warm.statements[0]).toMatch(/xmin::text = d\.version/);
+    const rows = await storage.transaction((tx) => tx.ledger.listBalances("acct_a"));
+    expect(rows.find((r) => r.book === "available")?.amount).toBe(10n);
+  });
+
   it("prepares a statement again when a migration changed what it returns", async () => {
     const read = () => storage.transaction((tx) => tx.accounts.getAccount("acct_a"));
     for (let i = 0; i < 3; i++) await read(); // prepared on the pool's sessions
