@@ -112,6 +112,14 @@ export function statementName(text: string): string | null {
 }
 
 /**
+ * The name a statement with `params` is sent under (`statementName`), or null: a statement
+ * without parameters (BEGIN, COMMIT, migrations) goes through the simple protocol, unnamed.
+ */
+export function preparedName(text: string, params: readonly unknown[] | undefined): string | null {
+  return params?.length ? statementName(text) : null;
+}
+
+/**
  * Runs `fn` on `session` inside a transaction that begins only at its first `query` or `exec`
  * (see `TxClient`): COMMIT when `fn` resolves, ROLLBACK when it throws, either only if it began.
  * `broken` hears of a ROLLBACK that failed; `standalone` runs statements before BEGIN; with

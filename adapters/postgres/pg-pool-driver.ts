@@ -1,5 +1,5 @@
 import { BackgroundLimit } from "../../src/ports/public";
-import { beginLazily, isStalePlan, statementName, type PostgresDriver, type SqlClient, type TxClient } from "./driver";
+import { beginLazily, isStalePlan, preparedName, type PostgresDriver, type SqlClient, type TxClient } from "./driver";
 import { asStorageError } from "./unavailable";
 
 /** A statement as `pg` takes it: its text, or a named (prepared once per session) statement with its values. */
@@ -49,7 +49,7 @@ function queryClass(client: object): PgQueryClass | undefined {
  * database spends most on), unless it has no parameters (BEGIN, COMMIT: the simple protocol).
  */
 function statement(text: string, params: unknown[] | undefined): PgStatement {
-  const name = params?.length ? statementName(text) : null;
+  const name = preparedName(text, params);
   return name === null ? text : { name, text, values: params! };
 }
 
@@ -106,8 +106,8 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
   };
   /** `SqlClient.each` on a `pg` client: a `pg.Query` whose rows (arrays) go to `row` as they are parsed. */
   const each = async (Query: PgQueryClass, client: { query(q: unknown): unknown }, text: string, params: unknown[], row: (values: unknown[]) => void) => {
-    const name = named ? statementName(text) : null;
-    const query = new Query({ text, values: params, rowMode: "array", ...(name !== null && params.length ? { name } : {}) });
+    const name = named ? preparedName(text, params) : null;
+    const query = new Query({ text, values: params, rowMode: "array", ...(name !== null ? { name } : {}) });
     let count = 0;
     let thrown: { error: unknown } | null = null;
     try {

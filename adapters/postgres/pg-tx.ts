@@ -242,7 +242,7 @@ export class PgTx implements PgTxContext {
   /**
    * Every balance row of each pair this transaction read, as its writes leave them, for the
    * process's cache once it committed (`BalanceCache.committed`): a row it changed carries its
-   * id as version. Null when it changed one whose version it cannot tell.
+   * id as version.
    */
   balancesSeen(): Map<string, VersionedBalance[]> {
     return new Map([...this.seen].map(([pair, rows]) => [pair, [...rows].map(([k, row]) => (this.moved.has(k) ? { ...row, version: this.xid ?? "" } : row))]));

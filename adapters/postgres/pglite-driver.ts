@@ -1,5 +1,5 @@
 import { PriorityMutex } from "../../src/ports/public";
-import { beginLazily, isStalePlan, statementName, type PostgresDriver, type SqlClient, type TxClient } from "./driver";
+import { beginLazily, isStalePlan, preparedName, type PostgresDriver, type SqlClient, type TxClient } from "./driver";
 import { pgliteSession, type PGliteLike, type PGliteSession } from "./pglite-session.mjs";
 import { asStorageError } from "./unavailable";
 
@@ -44,7 +44,7 @@ export function sessionDriver(session: PGliteSession, mutex: PriorityMutex, clos
   // a full disk under PGlite's files (ENOSPC), like a server's 53100, is storage unavailable (`classifyUnavailable`)
   const run = async (text: string, params: unknown[] | undefined, syncToFs: boolean, before?: string): Promise<{ rows: never[]; rowCount: number }> => {
     try {
-      const r = await session.run({ name: params?.length ? statementName(text) : null, text, params, syncToFs, before });
+      const r = await session.run({ name: preparedName(text, params), text, params, syncToFs, before });
       return { rows: r.rows as never[], rowCount: r.rowCount };
     } catch (e) {
       isStalePlan(e, text); // renamed: prepared afresh under its new name, the old one closed when the LRU evicts it
