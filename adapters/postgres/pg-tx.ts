@@ -14,7 +14,7 @@ import { resourceStore } from "./stores/resources";
 import type { BufferedUpdate } from "./buffered-update";
 import { LEDGER_ENTRIES, fewRows, type Table } from "./tables";
 import type { KeyedTurns } from "./turns";
-import { pairText, type BalanceCache, type BalancePair, type VersionedBalance } from "./balance-cache";
+import { balanceKeyText, pairText, type BalanceCache, type BalancePair, type Committing, type VersionedBalance } from "./balance-cache";
 
 export type Row = Record<string, any>;
 
@@ -42,8 +42,9 @@ export interface PgTxContext {
   expectBalances(rows: readonly VersionedBalance[]): void;
   /**
    * In an optimistic transaction, every balance row of these pairs as this process's transactions
-   * last committed them (`BalanceCache`), expected as if read unlocked; null when the process
-   * does not know one of the pairs, or a row of `keys` (read them then).
+   * last left them (`BalanceCache`), expected as if read unlocked (rows a transaction still
+   * committing left wait for its outcome before the next flush); null when the process does not
+   * know one of the pairs, or a row of `keys` (read them then).
    */
   cachedBalances(pairs: readonly BalancePair[], keys: readonly BalanceKey[]): VersionedBalance[] | null;
   /** Records `rows` as every balance row of `pairs` as read (locked or not), for the process's cache once the transaction commits. */
@@ -130,6 +131,10 @@ export class PgTx implements PgTxContext {
   /** Whether an expectation came from the process's cache (a stale one is retried without it). */
   usedCache = false;
   private readonly cache: BalanceCache | null;
+  /** Transactions still committing whose rows this one took from the cache (`cachedBalances`). */
+  private waits: Committing[] = [];
+  /** Ends what this transaction published as it sent its last statement (`handOver`): its id, or null when it failed. */
+  private published: ((xid: string | null) => void) | null = null;
   private updates = new Map<BufferedUpdate<any>, Map<string, unknown>>();
   private waiting = 0;
   /** The flush started early, while it runs. */
@@ -222,13 +227,62 @@ export class PgTx implements PgTxContext {
 
   cachedBalances(pairs: readonly BalancePair[], keys: readonly BalanceKey[]): VersionedBalance[] | null {
     if (!this.optimistic || !this.cache) return null;
-    const rows = this.cache.rowsOf(pairs.map(pairText));
-    const have = new Set(rows?.map(balanceKeyText));
-    if (!rows || !keys.every((k) => have.has(balanceKeyText(k)))) return null;
+    const found = this.cache.rowsOf(pairs.map(pairText));
+    const have = new Set(found?.rows.map(balanceKeyText));
+    if (!found || !keys.every((k) => have.has(balanceKeyText(k)))) return null;
     this.usedCache = true;
-    this.expectBalances(rows);
-    this.sawBalances(pairs, rows);
-    return rows;
+    for (const wait of found.waits) if (!this.waits.includes(wait)) this.waits.push(wait);
+    this.expectBalances(found.rows);
+    this.sawBalances(pairs, found.rows);
+    return found.rows;
+  }
+
+  /**
+   * Waits for the transactions still committing whose rows this one took, and gives the rows they
+   * changed their id as version; `StaleBalancesError` when one failed (what it left never was),
+   * or has not ended within `COMMITTING_WAIT_MS` (it may be waiting for a lock this one holds:
+   * the rerun gives it back).
+   */
+  private async awaitCommitting(): Promise<void> {
+    const waits = this.waits;
+    this.waits = [];
+    for (const { outcome, moved } of waits) {
+      const xid = await Promise.race([outcome, new Promise<null>((resolve) => setTimeout(resolve, COMMITTING_WAIT_MS, null).unref())]);
+      if (xid === null) throw new StaleBalancesError();
+      for (const k of moved) {
+        if (this.expected.get(k) === COMMITTING) this.expected.set(k, xid);
+        for (const rows of this.seen.values()) {
+          const row = rows.get(k);
+          if (row?.version === COMMITTING) row.version = xid;
+        }
+      }
+    }
+  }
+
+  /**
+   * As an optimistic transaction sends its last statement: publishes the balance rows it leaves
+   * (`BalanceCache.publish`, the ones it changes with a version to come) and gives its turns to
+   * the next transaction, which plans on them while this one commits. `outcome` ends it.
+   */
+  private handOver(): void {
+    if (!this.optimistic || !this.cache || !this.endTurns || this.over) return;
+    const moved = new Set([...this.moved, ...this.deltas.keys()]);
+    const outcome = new Promise<string | null>((resolve) => (this.published = resolve));
+    this.cache.publish(this, this.leftBalances(moved, COMMITTING), { outcome, moved });
+    this.endTurns();
+    this.endTurns = () => undefined; // given back; never taken again
+  }
+
+  /**
+   * Once the transaction ended: tells the transactions that took what it published (`handOver`)
+   * whether it committed, and keeps what it left in the process's cache, or forgets its pairs.
+   */
+  outcome(committed: boolean): void {
+    this.published?.(committed ? (this.xid ?? "") : null);
+    this.published = null;
+    if (!this.cache) return;
+    if (committed) this.cache.committed(this, this.leftBalances(this.moved, this.xid ?? ""));
+    else this.cache.forget(this.seen.keys());
   }
 
   sawBalances(pairs: readonly BalancePair[], rows: readonly VersionedBalance[]): void {
@@ -239,18 +293,9 @@ export class PgTx implements PgTxContext {
     }
   }
 
-  /**
-   * Every balance row of each pair this transaction read, as its writes leave them, for the
-   * process's cache once it committed (`BalanceCache.committed`): a row it changed carries its
-   * id as version.
-   */
-  balancesSeen(): Map<string, VersionedBalance[]> {
-    return new Map([...this.seen].map(([pair, rows]) => [pair, [...rows].map(([k, row]) => (this.moved.has(k) ? { ...row, version: this.xid ?? "" } : row))]));
-  }
-
-  /** The pairs whose balance rows this transaction read (forgotten by the cache when it fails). */
-  pairsSeen(): Iterable<string> {
-    return this.seen.keys();
+  /** Every balance row of each pair this transaction read, as its writes leave them: the `moved` ones of `version`. */
+  private leftBalances(moved: ReadonlySet<string>, version: string): Map<string, VersionedBalance[]> {
+    return new Map([...this.seen].map(([pair, rows]) => [pair, [...rows].map(([k, row]) => (moved.has(k) ? { ...row, version } : row))]));
   }
 
   bufferEntries(entries: readonly LedgerEntryRecord[]): void {
@@ -290,6 +335,12 @@ export class PgTx implements PgTxContext {
   async flush(last = false): Promise<void> {
     await this.settle();
     if (this.failed) throw this.failed.error;
+    if (last) {
+      // what it read must have been, even with nothing to write; and what it publishes then
+      // carries the versions of the rows it took from others
+      await this.awaitCommitting();
+      this.handOver();
+    }
     await this.send(last);
   }
 
@@ -331,6 +382,7 @@ export class PgTx implements PgTxContext {
    */
   private async send(last: boolean): Promise<void> {
     if (this.inserts.size === 0 && this.deltas.size === 0 && this.updates.size === 0) return;
+    if (this.expected.size) await this.awaitCommitting();
     // `expect`: rows the part must touch, and the error when it does not
     // `select`: a part that only locks (no RETURNING of its own)
     const parts: { sql: string; param: string; select?: boolean; expect?: { rows: number; error: () => Error } }[] = [];
@@ -450,11 +502,6 @@ function deltaRows(count: number): string {
   return fewRows(rows, "d", count);
 }
 
-/** A balance row's key in a transaction's maps. */
-function balanceKeyText(k: { accountId: string; asset: string; chain: string; book: string }): string {
-  return `${k.accountId}\u0000${k.asset}\u0000${k.chain}\u0000${k.book}`;
-}
-
 /**
  * A flush found a balance row that the transaction read without locking it (`expectBalances`)
  * changed since: it wrote nothing, and the storage runs the transaction again with locks.
@@ -465,6 +512,12 @@ export class StaleBalancesError extends Error {
     this.name = "StaleBalancesError";
   }
 }
+
+/** The version of a row a transaction still committing changed, until its outcome tells (`BalanceCache`). */
+const COMMITTING = "committing";
+
+/** How long a transaction waits for one it took rows from to commit, before it runs again without them (`awaitCommitting`). */
+const COMMITTING_WAIT_MS = 500;
 
 /** The label a flush's failed expectation carries (see `PgTx.flush`). */
 const EXPECT = "payrail-expect:";

@@ -147,11 +147,11 @@ export class PostgresStorage implements StorageAdapter {
           return result;
         }, options);
         // before its turns end (`finally`): the next to take them reads what this one left
-        this.balances.committed((tx as PgTx | undefined)?.balancesSeen() ?? new Map());
+        (tx as PgTx | undefined)?.outcome(true);
         return result;
       } catch (e) {
         const failed = tx as PgTx | undefined;
-        if (failed) this.balances.forget(failed.pairsSeen());
+        failed?.outcome(false);
         failed?.ended(); // its turns go to the next transaction now, not after the back-off
         if (optimistic && e instanceof StaleBalancesError) {
           // a guess from the cache that was stale reads the rows next time; a reading that was, locks them

@@ -50,8 +50,24 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
         FROM ${s}.balances b
         JOIN ${fewRows(wanted, "p", pairs.length)} USING (account_id, asset)
         ORDER BY b.account_id, b.asset, b.chain, b.book`;
-      const select = `${read}
+      // Locked: the rows as they are once the locks are ours. A row a transaction changed while
+      // this one waited for its lock comes back as that transaction left it, but a row it added
+      // is not in this statement's snapshot: such a transaction rewrote the pair's other rows
+      // (below), so a row unlike the snapshot's (`changed`) sends the read again, rows locked.
+      const select = `WITH snap AS MATERIALIZED (
+          SELECT b.chain, b.book, b.account_id, b.asset, b.xmin AS version FROM ${s}.balances b
+          JOIN ${fewRows(wanted, "p", pairs.length)} USING (account_id, asset))
+        SELECT b.account_id, b.asset, b.chain, b.book, b.amount, b.xmin::text AS version,
+          NOT EXISTS (SELECT 1 FROM snap WHERE snap.account_id = b.account_id AND snap.asset = b.asset
+            AND snap.chain = b.chain AND snap.book = b.book AND snap.version = b.xmin) AS changed
+        FROM ${s}.balances b
+        JOIN ${fewRows(wanted, "p", pairs.length)} USING (account_id, asset)
+        ORDER BY b.account_id, b.asset, b.chain, b.book
         FOR UPDATE OF b`;
+      const lock = async () => {
+        const locked = await tx.run(select, pairParams);
+        return locked.rows.some((r) => r.changed) ? tx.run(select, pairParams) : locked;
+      };
       const pairParams = [pairs.map((k) => k.accountId), pairs.map((k) => k.asset)];
       await tx.takeTurns(pairs.map((k) => `${k.accountId}\u0000${k.asset}`));
       const versioned = (rows: Row[]): VersionedBalance[] => rows.map((r) => ({ ...BALANCES.fromRow(r), version: String(r.version) }));
@@ -72,7 +88,7 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
           return found.map(unversioned);
         }
       }
-      let { rows } = await tx.run(select, pairParams);
+      let { rows } = await lock();
       const missing = missingOf(rows);
       if (missing.length) {
         await tx.run(
@@ -90,7 +106,7 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
            WHERE b.account_id = p.account_id AND b.asset = p.asset`,
           pairParams,
         );
-        ({ rows } = await tx.run(select, pairParams));
+        ({ rows } = await lock());
       }
       const locked = versioned(rows);
       tx.sawBalances(pairs, locked);

@@ -14,12 +14,8 @@ import type { BalanceKey, BalanceRecord, LedgerEntryRecord, StorageTx } from "..
  * records what it read. In a serial history the sweeps, ordered by the reserved total they read,
  * each read what the one before left; the funds each saw only grow; and a fund that read
  * reserved r came after the sweeps that read less and before those that read r or more, which
- * then saw it. Finally the balances hold every committed fund.
- *
- * The last check needs the polygon rows made beforehand: a locking read that waits for a
- * transaction adding a pair's first rows on a chain does not see them (its snapshot predates
- * them; docs/decisions.md), which the optimistic path is not subject to (the transaction adding
- * them rewrites the pair's other rows, so the reader's check fails and it runs again).
+ * then saw it (which also holds when the fund added the pair's polygon rows while a sweep waited
+ * for their locks: a locking read sent again). Finally the balances hold every committed fund.
  */
 const url = process.env.DATABASE_URL;
 const ACCOUNT = "acct_sweep";
@@ -113,7 +109,7 @@ describe.skipIf(!url)("optimistic balance reads on a PostgreSQL server", () => {
           seen = bits;
           reserved += read.available;
         }
-        for (const fund of made ? funded : []) {
+        for (const fund of funded) {
           for (const sweep of sweeps)
             expect(sweep.available + sweep.reserved >= 0n && ((sweep.available + sweep.reserved) & fund.bit) !== 0n).toBe(sweep.reserved >= fund.reserved);
         }
