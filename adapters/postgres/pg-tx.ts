@@ -14,7 +14,8 @@ import { resourceStore } from "./stores/resources";
 import type { BufferedUpdate } from "./buffered-update";
 import { LEDGER_ENTRIES, fewRows, type Table } from "./tables";
 import type { KeyedTurns } from "./turns";
-import { balanceKeyText, pairText, type BalanceCache, type BalancePair, type Committing, type VersionedBalance } from "./balance-cache";
+import { balanceKeyText, pairText, type BalanceCache, type BalancePair, type VersionedBalance } from "./balance-cache";
+import { TxBalances, type FlushPart } from "./tx-balances";
 
 export type Row = Record<string, any>;
 
@@ -120,21 +121,8 @@ export const EARLY_FLUSH_ROWS = 5_000;
 export class PgTx implements PgTxContext {
   private inserts = new Map<Table<any>, unknown[]>();
   private deltas = new Map<string, BalanceRecord>();
-  /** Versions of balance rows read unlocked, by key, to be checked by the next flush that writes (`expectBalances`). */
-  private expected = new Map<string, string>();
-  /** Every balance row of each pair this transaction read, by pair then key, as its buffered entries leave them. */
-  private readonly seen = new Map<string, Map<string, VersionedBalance>>();
-  /** Keys of balance rows a flush of this transaction changed: their version is this transaction's id (`xid`). */
-  private readonly moved = new Set<string>();
-  /** This transaction's id, once a flush changed a balance row. */
-  private xid: string | null = null;
-  /** Whether an expectation came from the process's cache (a stale one is retried without it). */
-  usedCache = false;
-  private readonly cache: BalanceCache | null;
-  /** Transactions still committing whose rows this one took from the cache (`cachedBalances`). */
-  private waits: Committing[] = [];
-  /** Ends what this transaction published as it sent its last statement (`handOver`): its id, or null when it failed. */
-  private published: ((xid: string | null) => void) | null = null;
+  /** The balance rows it read, the versions to check, what it publishes (`TxBalances`). */
+  readonly balances: TxBalances;
   private updates = new Map<BufferedUpdate<any>, Map<string, unknown>>();
   private waiting = 0;
   /** The flush started early, while it runs. */
@@ -145,7 +133,6 @@ export class PgTx implements PgTxContext {
   /** Flush early (`EARLY_FLUSH_ROWS`): the session is a server's, working beside the engine. */
   private readonly early: boolean;
   readonly durable: boolean;
-  readonly optimistic: boolean;
   readonly partitions: number;
 
   /** Gives back the turns this transaction took (`takeTurns`), once it ended. */
@@ -170,8 +157,7 @@ export class PgTx implements PgTxContext {
     this.autocommit = options.autocommit ?? false;
     this.early = (options.early ?? false) && !this.autocommit;
     this.durable = options.durable ?? true;
-    this.optimistic = (options.optimistic ?? false) && !this.autocommit;
-    this.cache = options.cache ?? null;
+    this.balances = new TxBalances(options.cache ?? null, (options.optimistic ?? false) && !this.autocommit);
     this.turns = this.autocommit ? null : (options.turns ?? null);
   }
 
@@ -218,92 +204,38 @@ export class PgTx implements PgTxContext {
     this.flushEarly();
   }
 
+  get optimistic(): boolean {
+    return this.balances.optimistic;
+  }
+
   expectBalances(rows: readonly VersionedBalance[]): void {
-    for (const row of rows) {
-      const k = balanceKeyText(row);
-      if (!this.expected.has(k)) this.expected.set(k, row.version);
-    }
+    this.balances.expect(rows);
   }
 
   cachedBalances(pairs: readonly BalancePair[], keys: readonly BalanceKey[]): VersionedBalance[] | null {
-    if (!this.optimistic || !this.cache) return null;
-    const found = this.cache.rowsOf(pairs.map(pairText));
-    const have = new Set(found?.rows.map(balanceKeyText));
-    if (!found || !keys.every((k) => have.has(balanceKeyText(k)))) return null;
-    this.usedCache = true;
-    for (const wait of found.waits) if (!this.waits.includes(wait)) this.waits.push(wait);
-    this.expectBalances(found.rows);
-    this.sawBalances(pairs, found.rows);
-    return found.rows;
+    return this.balances.cached(pairs, keys);
   }
 
-  /**
-   * Waits for the transactions still committing whose rows this one took, and gives the rows they
-   * changed their id as version; `StaleBalancesError` when one failed (what it left never was),
-   * or has not ended within `COMMITTING_WAIT_MS` (it may be waiting for a lock this one holds:
-   * the rerun gives it back).
-   */
-  private async awaitCommitting(): Promise<void> {
-    const waits = this.waits;
-    this.waits = [];
-    for (const { outcome, moved } of waits) {
-      const xid = await Promise.race([outcome, new Promise<null>((resolve) => setTimeout(resolve, COMMITTING_WAIT_MS, null).unref())]);
-      if (xid === null) throw new StaleBalancesError();
-      for (const k of moved) {
-        if (this.expected.get(k) === COMMITTING) this.expected.set(k, xid);
-        for (const rows of this.seen.values()) {
-          const row = rows.get(k);
-          if (row?.version === COMMITTING) row.version = xid;
-        }
-      }
-    }
+  sawBalances(pairs: readonly BalancePair[], rows: readonly VersionedBalance[]): void {
+    this.balances.saw(pairs, rows);
   }
 
   /**
    * As an optimistic transaction sends its last statement: publishes the balance rows it leaves
-   * (`BalanceCache.publish`, the ones it changes with a version to come) and gives its turns to
-   * the next transaction, which plans on them while this one commits. `outcome` ends it.
+   * (`TxBalances.publish`) and gives its turns to the next transaction, which plans on them
+   * while this one commits.
    */
   private handOver(): void {
-    if (!this.optimistic || !this.cache || !this.endTurns || this.over) return;
-    const moved = new Set([...this.moved, ...this.deltas.keys()]);
-    const outcome = new Promise<string | null>((resolve) => (this.published = resolve));
-    this.cache.publish(this, this.leftBalances(moved, COMMITTING), { outcome, moved });
+    if (!this.endTurns || this.over || !this.balances.publish(this.deltas.keys())) return;
     this.endTurns();
     this.endTurns = () => undefined; // given back; never taken again
-  }
-
-  /**
-   * Once the transaction ended: tells the transactions that took what it published (`handOver`)
-   * whether it committed, and keeps what it left in the process's cache, or forgets its pairs.
-   */
-  outcome(committed: boolean): void {
-    this.published?.(committed ? (this.xid ?? "") : null);
-    this.published = null;
-    if (!this.cache) return;
-    if (committed) this.cache.committed(this, this.leftBalances(this.moved, this.xid ?? ""));
-    else this.cache.forget(this.seen.keys());
-  }
-
-  sawBalances(pairs: readonly BalancePair[], rows: readonly VersionedBalance[]): void {
-    for (const pair of pairs) if (!this.seen.has(pairText(pair))) this.seen.set(pairText(pair), new Map());
-    for (const row of rows) {
-      const mine = this.seen.get(pairText(row));
-      if (mine && !mine.has(balanceKeyText(row))) mine.set(balanceKeyText(row), { ...row });
-    }
-  }
-
-  /** Every balance row of each pair this transaction read, as its writes leave them: the `moved` ones of `version`. */
-  private leftBalances(moved: ReadonlySet<string>, version: string): Map<string, VersionedBalance[]> {
-    return new Map([...this.seen].map(([pair, rows]) => [pair, [...rows].map(([k, row]) => (moved.has(k) ? { ...row, version } : row))]));
   }
 
   bufferEntries(entries: readonly LedgerEntryRecord[]): void {
     this.add(LEDGER_ENTRIES, entries);
     for (const e of entries) {
-      const row = this.seen.get(pairText(e))?.get(balanceKeyText(e));
-      if (row) row.amount += e.amount;
       const k = balanceKeyText(e);
+      this.balances.entered(k, pairText(e), e.amount);
       const d = this.deltas.get(k);
       if (d) d.amount += e.amount;
       else this.deltas.set(k, { accountId: e.accountId, asset: e.asset, chain: e.chain, book: e.book, amount: e.amount });
@@ -338,7 +270,7 @@ export class PgTx implements PgTxContext {
     if (last) {
       // what it read must have been, even with nothing to write; and what it publishes then
       // carries the versions of the rows it took from others
-      await this.awaitCommitting();
+      await this.balances.awaitCommitting();
       this.handOver();
     }
     await this.send(last);
@@ -382,10 +314,8 @@ export class PgTx implements PgTxContext {
    */
   private async send(last: boolean): Promise<void> {
     if (this.inserts.size === 0 && this.deltas.size === 0 && this.updates.size === 0) return;
-    if (this.expected.size) await this.awaitCommitting();
-    // `expect`: rows the part must touch, and the error when it does not
-    // `select`: a part that only locks (no RETURNING of its own)
-    const parts: { sql: string; param: string; select?: boolean; expect?: { rows: number; error: () => Error } }[] = [];
+    if (this.balances.checking) await this.balances.awaitCommitting();
+    const parts: FlushPart[] = [];
     for (const [table, rows] of this.inserts) parts.push({ sql: table.insertSql(this.s), param: table.jsonRows(rows) });
     for (const [update, rows] of this.updates) {
       const records = [...rows.values()];
@@ -397,11 +327,10 @@ export class PgTx implements PgTxContext {
         ...(update.strict ? { expect: { rows: rows.size, error } } : {}),
       });
     }
-    parts.push(...this.balanceParts());
+    parts.push(...this.balances.parts(this.s, [...this.deltas.values()], true));
     const moving = [...this.deltas.keys()];
     this.inserts = new Map();
     this.deltas = new Map();
-    this.expected = new Map();
     this.updates = new Map();
     this.waiting = 0;
     const params: unknown[] = parts.map((p) => p.param);
@@ -418,64 +347,13 @@ export class PgTx implements PgTxContext {
     const text = `WITH ${ctes.join(",\n")} SELECT ${checks.length ? checks.join(", ") : "1"}${this.durable ? "" : ` FROM ${RELAXED_COMMIT_ROW}`}`;
     try {
       const { rows } = await (last || this.autocommit ? this.client.standalone(text, params) : this.client.query(text, params));
-      if (moving.length) {
-        this.xid = String(rows[0]?.xid);
-        for (const k of moving) this.moved.add(k);
-      }
+      if (moving.length) this.balances.flushed(moving, String(rows[0]?.xid));
     } catch (e) {
       const missed = new RegExp(`"${EXPECT}(\\d+)"`).exec(e instanceof Error ? e.message : "");
       const part = missed ? parts[Number(missed[1])] : undefined;
       if (part?.expect) throw part.expect.error();
       throw e;
     }
-  }
-
-  /**
-   * The flush's parts for balance rows: the deltas of its ledger entries, each row hit once (a
-   * row read unlocked only if it is still the version read), and the rows read unlocked that no
-   * entry moves, locked if they still are (`expectBalances`). Either count off fails the flush:
-   * with `StaleBalancesError` when it checks rows read unlocked (the storage runs the transaction
-   * again), else as a bug.
-   */
-  private balanceParts(): { sql: string; param: string; select?: boolean; expect: { rows: number; error: () => Error } }[] {
-    const parts: ReturnType<PgTx["balanceParts"]> = [];
-    const deltas = [...this.deltas.values()];
-    const unmoved = [...this.expected].filter(([k]) => !this.deltas.has(k));
-    const where = "b.account_id = d.account_id AND b.asset = d.asset AND b.chain = d.chain AND b.book = d.book";
-    const stale = () => new StaleBalancesError();
-    if (deltas.length) {
-      const checked = deltas.some((d) => this.expected.has(balanceKeyText(d)));
-      parts.push({
-        sql: `UPDATE ${this.s}.balances b SET amount = b.amount + d.delta
-       FROM ${deltaRows(deltas.length)}
-       WHERE ${where}${checked ? " AND (d.version IS NULL OR b.xmin::text = d.version)" : ""}`,
-        param: JSON.stringify(
-          deltas.map((d) => {
-            const row = { account_id: d.accountId, asset: d.asset, chain: d.chain, book: d.book, delta: d.amount.toString() };
-            return checked ? { ...row, version: this.expected.get(balanceKeyText(d)) ?? null } : row;
-          }),
-        ),
-        expect: { rows: deltas.length, error: checked ? stale : () => writesError("ledger entries that touch a balance row that was not locked") },
-      });
-    }
-    // rows only read are checked by a flush that writes (a transaction that writes nothing decided nothing)
-    const writing = deltas.length > 0 || this.inserts.size > 0 || this.updates.size > 0;
-    if (unmoved.length && writing) {
-      const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, version text)";
-      parts.push({
-        sql: `SELECT 1 FROM ${this.s}.balances b, ${fewRows(rows, "d", unmoved.length)}
-       WHERE ${where} AND b.xmin::text = d.version FOR UPDATE OF b`,
-        param: JSON.stringify(
-          unmoved.map(([k, version]) => {
-            const [account_id, asset, chain, book] = k.split("\u0000");
-            return { account_id, asset, chain, book, version };
-          }),
-        ),
-        select: true,
-        expect: { rows: unmoved.length, error: stale },
-      });
-    }
-    return parts;
   }
 
   /** The transaction as the port's stores. */
@@ -495,29 +373,6 @@ export class PgTx implements PgTxContext {
     };
   }
 }
-
-/** The balance deltas of a flush as its source rows: as many as there are, for the few of a use case (see `boundedRows`). */
-function deltaRows(count: number): string {
-  const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, delta numeric, version text)";
-  return fewRows(rows, "d", count);
-}
-
-/**
- * A flush found a balance row that the transaction read without locking it (`expectBalances`)
- * changed since: it wrote nothing, and the storage runs the transaction again with locks.
- */
-export class StaleBalancesError extends Error {
-  constructor() {
-    super("a balance row read without a lock changed before the transaction wrote");
-    this.name = "StaleBalancesError";
-  }
-}
-
-/** The version of a row a transaction still committing changed, until its outcome tells (`BalanceCache`). */
-const COMMITTING = "committing";
-
-/** How long a transaction waits for one it took rows from to commit, before it runs again without them (`awaitCommitting`). */
-const COMMITTING_WAIT_MS = 500;
 
 /** The label a flush's failed expectation carries (see `PgTx.flush`). */
 const EXPECT = "payrail-expect:";

@@ -13,7 +13,8 @@ import { claimDueWork } from "./claim";
 import { isStalePlan, type PostgresDriver } from "./driver";
 import { partitionCount, partitionTables } from "./layout";
 import { MIGRATIONS } from "./migrations";
-import { PgTx, StaleBalancesError, type Row } from "./pg-tx";
+import { PgTx, type Row } from "./pg-tx";
+import { StaleBalancesError } from "./tx-balances";
 import { adapterStateTx } from "./stores/adapter-state";
 import { KeyedTurns } from "./turns";
 import { BalanceCache } from "./balance-cache";
@@ -147,15 +148,15 @@ export class PostgresStorage implements StorageAdapter {
           return result;
         }, options);
         // before its turns end (`finally`): the next to take them reads what this one left
-        (tx as PgTx | undefined)?.outcome(true);
+        (tx as PgTx | undefined)?.balances.ended(true);
         return result;
       } catch (e) {
         const failed = tx as PgTx | undefined;
-        failed?.outcome(false);
+        failed?.balances.ended(false);
         failed?.ended(); // its turns go to the next transaction now, not after the back-off
         if (optimistic && e instanceof StaleBalancesError) {
           // a guess from the cache that was stale reads the rows next time; a reading that was, locks them
-          if (!failed?.usedCache) optimistic = false;
+          if (!failed?.balances.usedCache) optimistic = false;
           continue;
         }
         const state = sqlState(e);
