@@ -225,8 +225,8 @@ export class PgTx implements PgTxContext {
    * (`TxBalances.publish`) and gives its turns to the next transaction, which plans on them
    * while this one commits.
    */
-  private handOver(): void {
-    if (!this.endTurns || this.over || !this.balances.publish(this.deltas.keys())) return;
+  private handOver(moving: readonly string[]): void {
+    if (!this.endTurns || this.over || !this.balances.publish(moving)) return;
     this.endTurns();
     this.endTurns = () => undefined; // given back; never taken again
   }
@@ -267,12 +267,6 @@ export class PgTx implements PgTxContext {
   async flush(last = false): Promise<void> {
     await this.settle();
     if (this.failed) throw this.failed.error;
-    if (last) {
-      // what it read must have been, even with nothing to write; and what it publishes then
-      // carries the versions of the rows it took from others
-      await this.balances.awaitCommitting();
-      this.handOver();
-    }
     await this.send(last);
   }
 
@@ -313,8 +307,10 @@ export class PgTx implements PgTxContext {
    * buffered meanwhile go to the next.
    */
   private async send(last: boolean): Promise<void> {
-    if (this.inserts.size === 0 && this.deltas.size === 0 && this.updates.size === 0) return;
-    if (this.balances.checking) await this.balances.awaitCommitting();
+    if (this.inserts.size === 0 && this.deltas.size === 0 && this.updates.size === 0) {
+      if (last) await this.lastOfBalances([]);
+      return;
+    }
     const parts: FlushPart[] = [];
     for (const [table, rows] of this.inserts) parts.push({ sql: table.insertSql(this.s), param: table.jsonRows(rows) });
     for (const [update, rows] of this.updates) {
@@ -327,12 +323,16 @@ export class PgTx implements PgTxContext {
         ...(update.strict ? { expect: { rows: rows.size, error } } : {}),
       });
     }
-    parts.push(...this.balances.parts(this.s, [...this.deltas.values()], true));
+    const deltas = [...this.deltas.values()];
     const moving = [...this.deltas.keys()];
     this.inserts = new Map();
     this.deltas = new Map();
     this.updates = new Map();
     this.waiting = 0;
+    // the rows' JSON is made; now what the balance parts check may wait for others to commit
+    if (last) await this.lastOfBalances(moving);
+    else if (this.balances.checking) await this.balances.awaitCommitting();
+    parts.push(...this.balances.parts(this.s, deltas, true));
     const params: unknown[] = parts.map((p) => p.param);
     const ctes = parts.map((part, i) => `w${i} AS (${part.sql.replace("$1", () => `$${i + 1}`)}${part.select ? "" : " RETURNING 1"})`);
     // a count that is off fails the statement: the cast of the part's label is not a number
@@ -354,6 +354,16 @@ export class PgTx implements PgTxContext {
       if (part?.expect) throw part.expect.error();
       throw e;
     }
+  }
+
+  /**
+   * Before the transaction's last statement: waits for the transactions it took balance rows
+   * from (what it read must have been, even with nothing to write; and what it publishes then
+   * carries their versions), then hands its turns over (`handOver`).
+   */
+  private async lastOfBalances(moving: readonly string[]): Promise<void> {
+    await this.balances.awaitCommitting();
+    this.handOver(moving);
   }
 
   /** The transaction as the port's stores. */
