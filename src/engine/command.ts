@@ -2,7 +2,7 @@ import { err, type Result } from "neverthrow";
 import { type ApiError, causeOf, fail } from "../errors";
 import type { Json, StorageTx } from "../ports/storage";
 import type { EngineDeps, EngineWorkOptions, ModuleDeps, RequestContext, StorageAccess } from "./context";
-import { saveResponseWithin } from "./idempotency";
+import { responseSaved, saveResponseWithin } from "./idempotency";
 import { IdempotencyKeyLostError } from "../ports/storage/idempotency";
 import { UnitOfWork } from "./unit-of-work";
 
@@ -64,6 +64,7 @@ export async function runCommand<T>(
       },
       { ...(options.durable === false ? { durable: false } : {}), ...(options.optimistic ? { optimistic: true } : {}) },
     );
+    if (ctx.idempotency) responseSaved(ctx.idempotency);
     if (done.wake) deps.wakeWorkers();
     observe(deps, done.report);
     return done.result;

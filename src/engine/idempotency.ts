@@ -109,7 +109,11 @@ export class IdempotencyService {
    * it goes through, or until the lock would have run out and the next request takes the key over.
    */
   async finish(claim: IdempotencyClaim, response: StoredResponse, committed: boolean): Promise<void> {
-    if (completesKey(response.status, committed)) return this.saveIfHeld(claim, response);
+    if (completesKey(response.status, committed)) {
+      // a success its command saved with its effect has nothing left to save (no session at all)
+      if (response.status >= 200 && response.status < 300 && savedWithEffect.has(claim)) return;
+      return this.saveIfHeld(claim, response);
+    }
     try {
       await this.release(claim);
     } catch {
@@ -232,6 +236,14 @@ const RELEASE_RETRY_MS = 500;
  */
 export function completesKey(status: number, committed: boolean): boolean {
   return (status >= 200 && status < 300) || status === 402 || (status >= 500 && committed);
+}
+
+/** Claims whose request's command saved its response with its effect and committed (`responseSaved`). */
+const savedWithEffect = new WeakSet<IdempotencyClaim>();
+
+/** Tells `finish` that a command saved the response of the request holding `claim` with its effect, and committed. */
+export function responseSaved(claim: IdempotencyClaim): void {
+  savedWithEffect.add(claim);
 }
 
 /**
