@@ -154,16 +154,23 @@ export function transactionSuite(s: SuiteContext): void {
   describe("optimistic transactions (CommitOptions.optimistic)", () => {
     const keys = keysOf("acct_a", ["available", "counter:external", "pending", "reserved"]);
     const book = async (name: string) => (await s.inspect.balances("acct_a")).find((b) => b.book === name)?.amount;
+    /** Posts `amount` from outside into `book` on `chain` as posting `seq` (its rows locked by `tx`). */
+    const credit = (tx: StorageTx, book: BalanceRecord["book"], amount: bigint, seq: number, chain = "base") =>
+      tx.ledger.appendEntries(
+        entries(
+          "acct_a",
+          [
+            [book, amount],
+            ["counter:external", -amount],
+          ],
+          seq,
+        ).map((e) => ({ ...e, chain })),
+      );
     /** 100 available on acct_a, every row of `keys` made. */
     const fund = () =>
       s.storage.transaction(async (tx) => {
         await tx.ledger.lockBalances(keys);
-        await tx.ledger.appendEntries(
-          entries("acct_a", [
-            ["available", 100n],
-            ["counter:external", -100n],
-          ]),
-        );
+        await credit(tx, "available", 100n, 0);
       });
     /** Moves `amount` from available to reserved as posting `seq`, when the rows it was given allow it. */
     const reserve = async (tx: StorageTx, rows: readonly BalanceRecord[], amount: bigint, seq: number) => {
@@ -221,17 +228,7 @@ export function transactionSuite(s: SuiteContext): void {
             if (seen.length === 1) {
               await s.storage.transaction(async (other) => {
                 await other.ledger.lockBalances(keys);
-                const lines: [BalanceRecord["book"], bigint][] =
-                  moved === "available"
-                    ? [
-                        ["available", 5n],
-                        ["counter:external", -5n],
-                      ]
-                    : [
-                        ["pending", 3n],
-                        ["counter:external", -3n],
-                      ];
-                await other.ledger.appendEntries(entries("acct_a", lines, seq));
+                await credit(other, moved, moved === "available" ? 5n : 3n, seq);
               });
             }
             // everything available, as this run read it: a lost update would leave some behind or overdraw
@@ -266,16 +263,7 @@ export function transactionSuite(s: SuiteContext): void {
             // the account's first polygon rows, funded
             await s.storage.transaction(async (other) => {
               await other.ledger.lockBalances(polygon);
-              await other.ledger.appendEntries(
-                entries(
-                  "acct_a",
-                  [
-                    ["available", 7n],
-                    ["counter:external", -7n],
-                  ],
-                  10,
-                ).map((e) => ({ ...e, chain: "polygon" })),
-              );
+              await credit(other, "available", 7n, 10, "polygon");
             });
           }
           await reserve(tx, rows, 1n, 20);
