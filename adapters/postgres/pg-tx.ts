@@ -12,7 +12,7 @@ import { metaStore } from "./stores/meta";
 import { rateLimitStore } from "./stores/rate-limits";
 import { resourceStore } from "./stores/resources";
 import type { BufferedUpdate } from "./buffered-update";
-import { LEDGER_ENTRIES, fewRows, type Table } from "./tables";
+import { LEDGER_ENTRIES, type Table } from "./tables";
 import type { KeyedTurns } from "./turns";
 import { balanceKeyText, pairText, type BalanceCache, type BalancePair, type VersionedBalance } from "./balance-cache";
 import { TxBalances, type FlushPart } from "./tx-balances";

@@ -25,9 +25,10 @@ for (const kind of storageKinds()) {
         expect(replay.headers.get("idempotent-replayed")).toBe("true");
         expect(await replay.json()).toEqual(await first.json());
 
-        const rcp = (await w.engine.recipients.create(w.ctx, { name: "R", chain_addresses: { base: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" } }))._unsafeUnwrap().id;
-        const pay = () =>
-          w.request("POST", "/v1/payouts", { body: { amount: "50", asset: "USDC", recipient: rcp }, headers: { "Idempotency-Key": "pay-1" } });
+        const rcp = (
+          await w.engine.recipients.create(w.ctx, { name: "R", chain_addresses: { base: "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed" } })
+        )._unsafeUnwrap().id;
+        const pay = () => w.request("POST", "/v1/payouts", { body: { amount: "50", asset: "USDC", recipient: rcp }, headers: { "Idempotency-Key": "pay-1" } });
         const refused = await pay();
         expect(refused.status).toBe(402);
         expect(saveIfHeld).toHaveBeenCalledTimes(1);
