@@ -15,7 +15,7 @@ import type { BufferedUpdate } from "./buffered-update";
 import { LEDGER_ENTRIES, type Table } from "./tables";
 import type { KeyedTurns } from "./turns";
 import { balanceKeyText, pairText, type BalanceCache, type BalancePair, type VersionedBalance } from "./balance-cache";
-import { TxBalances, type FlushPart } from "./tx-balances";
+import { TxBalances, writesError, type FlushPart } from "./tx-balances";
 
 export type Row = Record<string, any>;
 
@@ -332,7 +332,7 @@ export class PgTx implements PgTxContext {
     // the rows' JSON is made; now what the balance parts check may wait for others to commit
     if (last) await this.lastOfBalances(moving);
     else if (this.balances.checking) await this.balances.awaitCommitting();
-    parts.push(...this.balances.parts(this.s, deltas, true));
+    parts.push(...this.balances.parts(this.s, deltas));
     const params: unknown[] = parts.map((p) => p.param);
     const ctes = parts.map((part, i) => `w${i} AS (${part.sql.replace("$1", () => `$${i + 1}`)}${part.select ? "" : " RETURNING 1"})`);
     // a count that is off fails the statement: the cast of the part's label is not a number
@@ -341,7 +341,7 @@ export class PgTx implements PgTxContext {
       params.push(part.expect.rows);
       return [`CAST(CASE WHEN (SELECT count(*) FROM w${i}) = $${params.length}::bigint THEN '0' ELSE '${EXPECT}${i}' END AS integer)`];
     });
-    // balance rows it changes get this transaction's id as their version (`balancesSeen`)
+    // balance rows it changes get this transaction's id as their version (`TxBalances.flushed`)
     if (moving.length) checks.push("pg_current_xact_id()::xid::text AS xid");
     // a flush that runs alone carries its transaction's commit mode with it
     const text = `WITH ${ctes.join(",\n")} SELECT ${checks.length ? checks.join(", ") : "1"}${this.durable ? "" : ` FROM ${RELAXED_COMMIT_ROW}`}`;
@@ -386,10 +386,6 @@ export class PgTx implements PgTxContext {
 
 /** The label a flush's failed expectation carries (see `PgTx.flush`). */
 const EXPECT = "payrail-expect:";
-
-function writesError(what: string): Error {
-  return new Error(`the transaction's writes include ${what}`);
-}
 
 const plainReads = new Map<string, boolean>();
 

@@ -23,6 +23,11 @@ export class StaleBalancesError extends Error {
   }
 }
 
+/** A flush's writes that do not meet what the transaction locked: a bug, never a retry. */
+export function writesError(what: string): Error {
+  return new Error(`the transaction's writes include ${what}`);
+}
+
 /** The version of a row a transaction still committing changed, until its outcome tells (`BalanceCache`). */
 const COMMITTING = "committing";
 
@@ -147,13 +152,15 @@ export class TxBalances {
   }
 
   /**
-   * A flush's parts for balance rows (`s` the quoted schema): the `deltas` of its ledger entries,
-   * each row hit once (a row read unlocked only if it is still the version read), and, when the
-   * flush writes, the rows read unlocked that no entry moves, locked if they still are. Either
-   * count off fails the flush: with `StaleBalancesError` when it checks rows read unlocked, else
-   * as a bug. The rows read unlocked are checked from here on (or the flush fails).
+   * A flush's parts for balance rows (`s` the quoted schema; the flush writes something, else
+   * there is none): the `deltas` of its ledger entries, each row hit once (a row read unlocked
+   * only if it is still the version read), and the rows read unlocked that no entry moves,
+   * locked if they still are (a transaction that writes nothing decided nothing, so those wait
+   * for a flush that writes). Either count off fails the flush: with `StaleBalancesError` when
+   * it checks rows read unlocked, else as a bug. The rows read unlocked are checked from here on
+   * (or the flush fails).
    */
-  parts(s: string, deltas: readonly BalanceRecord[], writing: boolean): FlushPart[] {
+  parts(s: string, deltas: readonly BalanceRecord[]): FlushPart[] {
     const parts: FlushPart[] = [];
     const moving = new Set(deltas.map(balanceKeyText));
     const unmoved = [...this.expected].filter(([k]) => !moving.has(k));
@@ -174,12 +181,11 @@ export class TxBalances {
         ),
         expect: {
           rows: deltas.length,
-          error: checked ? stale : () => new Error("the transaction's writes include ledger entries that touch a balance row that was not locked"),
+          error: checked ? stale : () => writesError("ledger entries that touch a balance row that was not locked"),
         },
       });
     }
-    // rows only read are checked by a flush that writes (a transaction that writes nothing decided nothing)
-    if (unmoved.length && writing) {
+    if (unmoved.length) {
       const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, version text)";
       parts.push({
         sql: `SELECT 1 FROM ${s}.balances b, ${fewRows(rows, "d", unmoved.length)}
@@ -194,7 +200,7 @@ export class TxBalances {
         expect: { rows: unmoved.length, error: stale },
       });
     }
-    if (writing) this.expected = new Map();
+    this.expected = new Map();
     return parts;
   }
 

@@ -64,11 +64,11 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
         JOIN ${fewRows(wanted, "p", pairs.length)} USING (account_id, asset)
         ORDER BY b.account_id, b.asset, b.chain, b.book
         FOR UPDATE OF b`;
+      const pairParams = [pairs.map((k) => k.accountId), pairs.map((k) => k.asset)];
       const lock = async () => {
         const locked = await tx.run(select, pairParams);
         return locked.rows.some((r) => r.changed) ? tx.run(select, pairParams) : locked;
       };
-      const pairParams = [pairs.map((k) => k.accountId), pairs.map((k) => k.asset)];
       await tx.takeTurns(pairs.map((k) => `${k.accountId}\u0000${k.asset}`));
       const versioned = (rows: Row[]): VersionedBalance[] => rows.map((r) => ({ ...BALANCES.fromRow(r), version: String(r.version) }));
       const missingOf = (rows: Row[]) => {
