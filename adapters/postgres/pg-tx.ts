@@ -125,6 +125,8 @@ export class PgTx implements PgTxContext {
   readonly balances: TxBalances;
   private updates = new Map<BufferedUpdate<any>, Map<string, unknown>>();
   private waiting = 0;
+  /** The flush `flush` sent, while it runs. */
+  private sending: Promise<void> | null = null;
   /** The flush started early, while it runs. */
   private running: Promise<void> | null = null;
   /** What an early flush failed with: the transaction is lost, and every later step says why. */
@@ -267,7 +269,20 @@ export class PgTx implements PgTxContext {
   async flush(last = false): Promise<void> {
     await this.settle();
     if (this.failed) throw this.failed.error;
-    await this.send(last);
+    // statements sent together (reads of one step at once) each flush first: one sends the
+    // buffers, the others wait for it, so none of them runs before the writes it must see
+    while (this.sending) await this.sending;
+    const sending = this.send(last);
+    const mine = sending.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.sending = mine;
+    try {
+      await sending;
+    } finally {
+      if (this.sending === mine) this.sending = null;
+    }
   }
 
   /** Waits for the early flush, if one runs (the transaction's end, whatever its outcome). */

@@ -30,9 +30,14 @@ export function pgliteDriver(db: PGliteLike, options: { ownsDatabase?: boolean }
   const ownsDatabase = options.ownsDatabase ?? true;
   let shared = sessions.get(db);
   if (!shared) sessions.set(db, (shared = { mutex: sessionQueue(), session: pgliteSession(db) }));
-  const { mutex } = shared;
-  return sessionDriver(shared.session, mutex, async () => {
-    if (ownsDatabase && !db.closed) await mutex.run(() => db.close());
+  const { mutex, session } = shared;
+  return sessionDriver(session, mutex, async () => {
+    if (ownsDatabase && !db.closed) {
+      await mutex.run(async () => {
+        await session.drained(); // a COMMIT sent before the close runs first
+        await db.close();
+      });
+    }
   });
 }
 
@@ -62,7 +67,7 @@ export function sessionDriver(session: PGliteSession, mutex: PriorityMutex, clos
 
   /** A ROLLBACK failed: the one session may still be inside that transaction; the next caller ends it first. */
   let broken = false;
-  const transaction = async <T>(fn: (client: TxClient) => Promise<T>, durable: boolean): Promise<T> => {
+  const transaction = async <T>(fn: (client: TxClient) => Promise<T>, durable: boolean, committing: (commit: Promise<void>) => void): Promise<T> => {
     if (broken) {
       await exec("ROLLBACK", false).catch(() => undefined);
       broken = false;
@@ -81,7 +86,13 @@ export function sessionDriver(session: PGliteSession, mutex: PriorityMutex, clos
       query: (text, params) => run(text, params, false, takeBegin()),
       exec: async (text) => {
         if (text.startsWith("BEGIN")) begin = text;
-        else await exec(text, durable, takeBegin());
+        else if (text === "COMMIT") {
+          // sent, not waited for here: the session passes to the next caller at once, whose
+          // statements run after it (the session keeps call order); the caller hears the outcome
+          const commit = exec(text, durable);
+          commit.catch(() => undefined);
+          committing(commit);
+        } else await exec(text, durable, takeBegin());
       },
     };
     return beginLazily(
@@ -96,7 +107,12 @@ export function sessionDriver(session: PGliteSession, mutex: PriorityMutex, clos
     name: "pglite",
     concurrent: false,
     query: (text, params) => mutex.run(() => run(text, params, true)),
-    transaction: (fn, options) => mutex.run(() => transaction(fn, options?.durable ?? true)),
+    async transaction(fn, options) {
+      let commit: Promise<void> | undefined;
+      const result = await mutex.run(() => transaction(fn, options?.durable ?? true, (c) => (commit = c)));
+      await commit; // what COMMIT answered: the transaction is kept (or failed) only now
+      return result;
+    },
     close,
   };
 }

@@ -34,6 +34,12 @@ export interface PGliteSession {
   run(statement: PGliteStatement): Promise<{ rows: any[]; rowCount: number }>;
   /** Statements without parameters, through the simple query protocol. */
   exec(statement: { text: string; syncToFs: boolean; before?: string | undefined }): Promise<void>;
+  /**
+   * Resolves once every call made so far has ended. Calls run one after another in the order
+   * they were made, whether or not the caller waited for the one before (a transaction's COMMIT
+   * is sent and the session passes on): PGlite must be closed only after them.
+   */
+  drained(): Promise<void>;
 }
 
 export function pgliteSession(db: PGliteLike): PGliteSession;

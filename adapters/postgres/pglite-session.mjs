@@ -53,8 +53,33 @@ export function pgliteSession(db) {
     await db.execProtocol(serialize.query(text), { syncToFs, throwOnError: true });
   };
 
+  /**
+   * The calls into PGlite, one after another in the order they were made: PGlite keeps one
+   * result being parsed, so two calls must never overlap; and a caller may send a statement
+   * before the one before it answered (a transaction's COMMIT, then the next transaction's
+   * first statement), which then runs after it.
+   * @type {Promise<unknown>}
+   */
+  let last = Promise.resolve();
+  /** @template T @param {() => Promise<T>} fn @returns {Promise<T>} */
+  const inTurn = (fn) => {
+    const result = last.then(fn);
+    last = result.catch(() => undefined);
+    return result;
+  };
+
   return {
-    async run({ name, text, params, syncToFs, before }) {
+    drained: () => last.then(() => undefined),
+    run: (statement) => inTurn(() => runNow(statement)),
+    exec: ({ text, syncToFs, before }) =>
+      inTurn(async () => {
+        if (before !== undefined) await exec(before, false);
+        await exec(text, syncToFs);
+      }),
+  };
+
+  /** @param {import("./pglite-session.d.mts").PGliteStatement} statement */
+  async function runNow({ name, text, params, syncToFs, before }) {
       if (before !== undefined) await exec(before, false);
       if (name === null || !params?.length) {
         const r = await db.query(text, params);
@@ -67,10 +92,5 @@ export function pgliteSession(db) {
       const message = join([serialize.bind({ statement: name, values }), serialize.describe({ type: "P" }), serialize.execute({}), serialize.sync()]);
       const [result] = proto.parse.parseResults((await db.execProtocol(message, { syncToFs, throwOnError: true })).messages, db.parsers);
       return { rows: result?.rows ?? [], rowCount: result?.affectedRows ?? 0 };
-    },
-    async exec({ text, syncToFs, before }) {
-      if (before !== undefined) await exec(before, false);
-      await exec(text, syncToFs);
-    },
-  };
+  }
 }

@@ -98,9 +98,17 @@ export async function pgliteThreadDriver(dataDir?: string, options: PGliteThread
     await worker.terminate();
     throw e;
   });
+  // the thread answers in the order it was asked (pglite-session.mjs): the last answer is the end of all
+  let last: Promise<unknown> = Promise.resolve();
+  const call = <T>(message: { op: "run" | "exec"; statement: unknown }): Promise<T> => {
+    const answered = send<T>(message);
+    last = answered.catch(() => undefined);
+    return answered;
+  };
   const session: PGliteSession = {
-    run: (statement) => send({ op: "run", statement }),
-    exec: (statement) => send({ op: "exec", statement }),
+    run: (statement) => call({ op: "run", statement }),
+    exec: (statement) => call({ op: "exec", statement }),
+    drained: () => last.then(() => undefined),
   };
   const mutex = sessionQueue();
   let closing: Promise<void> | null = null;

@@ -47,6 +47,7 @@ port.on("message", async (/** @type {{ id: number; op: "run" | "exec" | "close";
   try {
     if (m.op === "run") return port.postMessage({ id: m.id, result: await session.run(m.statement) });
     if (m.op === "exec") return port.postMessage({ id: m.id, result: await session.exec(m.statement) });
+    await session.drained(); // a COMMIT sent before the close runs first
     if (!db.closed) await db.close();
     port.postMessage({ id: m.id, result: null });
     port.close(); // nothing left to do: the thread ends

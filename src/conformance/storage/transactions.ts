@@ -24,6 +24,19 @@ export function transactionSuite(s: SuiteContext): void {
     expect(await s.inspect.resources("acct_a")).toHaveLength(1);
   });
 
+  it("reads sent together, without waiting for one another, each see every write before them", async () => {
+    await s.storage.transaction((tx) => tx.accounts.insertAccount(account("acct_a")));
+    const ids = ["evt_01aaaaaaaaaaaaaaaaaaaaaaaa", "evt_01bbbbbbbbbbbbbbbbbbbbbbbb"];
+    const seen = await s.storage.transaction(async (tx) => {
+      await tx.events.insert(ids.map((id) => event("acct_a", id, T0))); // buffered by some adapters
+      // the first of them sends the writes; the others must not overtake them
+      return Promise.all([tx.events.get("acct_a", ids[0]!), tx.events.getMany("acct_a", ids), tx.events.get("acct_a", ids[1]!)]);
+    });
+    expect(seen[0]).toMatchObject({ id: ids[0] });
+    expect(seen[1].map((e) => e.id).sort()).toEqual(ids);
+    expect(seen[2]).toMatchObject({ id: ids[1] });
+  });
+
   it("commits what a transaction wrote and rolls back what a throwing one wrote", async () => {
     const boom = new Error("boom");
     await s.storage.transaction((tx) => tx.accounts.insertAccount(account("acct_a")));

@@ -88,15 +88,14 @@ export class DeliveryReads {
 
   /**
    * What `jobs` need, read in `tx`: each job's endpoint and events (one statement per account for
-   * each; none for events read lately).
+   * each; none for events read lately). The reads are sent together, not one after another's
+   * answer: a session that keeps call order (PGlite's) runs them back to back for one wait.
    */
   private async read(tx: ReadTx, jobs: readonly DeliveryJob[]): Promise<Read[]> {
     const endpoints = new Map<string, Map<string, WebhookEndpointDoc>>();
     const events = new Map<string, Map<string, EventRecord>>();
     const versions = new Map<string, string>();
-    for (const [accountId, mine] of groupBy(jobs, (job) => job.accountId)) {
-      versions.set(accountId, accountApiVersion((await tx.accounts.getAccount(accountId))?.settings));
-      endpoints.set(accountId, await WEBHOOK_ENDPOINTS.getMany(tx, accountId, [...new Set(mine.map((job) => job.payload.endpoint))]));
+    const reads = [...groupBy(jobs, (job) => job.accountId)].map(async ([accountId, mine]) => {
       const found = new Map<string, EventRecord>();
       const missing: string[] = [];
       for (const id of new Set(mine.flatMap((job) => deliveryOf(job).events))) {
@@ -104,12 +103,20 @@ export class DeliveryReads {
         if (event) found.set(id, event);
         else missing.push(id);
       }
-      for (const event of missing.length ? await tx.events.getMany(accountId, missing) : []) {
+      const [account, docs, stored] = await Promise.all([
+        tx.accounts.getAccount(accountId),
+        WEBHOOK_ENDPOINTS.getMany(tx, accountId, [...new Set(mine.map((job) => job.payload.endpoint))]),
+        missing.length ? tx.events.getMany(accountId, missing) : [],
+      ]);
+      versions.set(accountId, accountApiVersion(account?.settings));
+      endpoints.set(accountId, docs);
+      for (const event of stored) {
         this.recent.set(`${accountId}/${event.id}`, event);
         found.set(event.id, event);
       }
       events.set(accountId, found);
-    }
+    });
+    await Promise.all(reads);
     return jobs.map(
       (job) => [endpoints.get(job.accountId)!.get(job.payload.endpoint) ?? null, events.get(job.accountId)!, versions.get(job.accountId)!] as const,
     );

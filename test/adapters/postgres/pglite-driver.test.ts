@@ -1,6 +1,8 @@
 import { PGlite } from "@electric-sql/pglite";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { pgliteDriver, type PGliteLike } from "../../../adapters/postgres";
+import { sessionDriver, sessionQueue } from "../../../adapters/postgres/pglite-driver";
+import { pgliteSession, type PGliteSession } from "../../../adapters/postgres/pglite-session.mjs";
 
 /**
  * The PGlite driver speaks the wire protocol to keep statements prepared in PGlite's one session
@@ -60,6 +62,53 @@ describe("PGlite driver", () => {
     ]);
     expect(seen.sort()).toEqual(["b saw v10", "in a"]);
     expect((await b.query(text, [10])).rows).toEqual([{ v: "v10" }]);
+  });
+
+  it("runs calls made without waiting one after another, in the order they were made", async () => {
+    // PGlite parses one result at a time: overlapping calls would mix up their rows
+    const session = pgliteSession(db as unknown as PGliteLike);
+    const calls = Array.from({ length: 40 }, (_, i) =>
+      i % 4 === 3
+        ? session.exec({ text: `UPDATE t SET v = 'order ${i}' WHERE k = 30`, syncToFs: i % 2 === 0 })
+        : session.run({ name: "payrail_test_order", text: "SELECT $1::integer AS i, v FROM t WHERE k = 30", params: [i], syncToFs: i % 2 === 0 }),
+    );
+    const answers = await Promise.all(calls);
+    answers.forEach((answer, i) => {
+      if (i % 4 === 3) return;
+      // each read sees the last update made before it, none made after
+      const last = Math.floor((i + 1) / 4) * 4 - 1;
+      expect(answer).toEqual({ rows: [{ i, v: last > 0 ? `order ${last}` : "v30" }], rowCount: 0 });
+    });
+    await session.drained();
+  });
+
+  it("passes the session on as a transaction sends COMMIT; its caller hears the outcome only once COMMIT answers", async () => {
+    const sent: string[] = [];
+    const commits: { resolve: () => void; reject: (e: Error) => void }[] = [];
+    const fake: PGliteSession = {
+      run: async (statement) => {
+        sent.push(`${statement.before ? `${statement.before}; ` : ""}${statement.text}`);
+        return { rows: [], rowCount: 1 };
+      },
+      exec: (statement) => {
+        sent.push(statement.text);
+        if (statement.text !== "COMMIT") return Promise.resolve();
+        return new Promise<void>((resolve, reject) => commits.push({ resolve, reject }));
+      },
+      drained: () => Promise.resolve(),
+    };
+    const d = sessionDriver(fake, sessionQueue(), async () => undefined);
+    let firstDone = false;
+    const first = d.transaction((c) => c.query("UPDATE a", [1])).then(() => (firstDone = true));
+    const second = d.transaction((c) => c.query("UPDATE b", [2]));
+    await vi.waitFor(() => expect(commits).toHaveLength(2));
+    // the second transaction ran while the first's COMMIT had not answered
+    expect(sent).toEqual(["BEGIN ISOLATION LEVEL READ COMMITTED; UPDATE a", "COMMIT", "BEGIN ISOLATION LEVEL READ COMMITTED; UPDATE b", "COMMIT"]);
+    expect(firstDone).toBe(false);
+    commits[0]!.resolve();
+    await first;
+    commits[1]!.reject(new Error("could not commit"));
+    await expect(second).rejects.toThrow(/could not commit/);
   });
 
   it("begins a transaction only at its first write, and a failing statement leaves the session usable", async () => {
