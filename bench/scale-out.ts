@@ -1,4 +1,6 @@
 import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import pg from "pg";
@@ -70,8 +72,33 @@ async function child(args: ChildArgs): Promise<void> {
   await engine.close();
 }
 
-/** Runs `count` processes at once; resolves with the payouts they created per second in all. */
-async function run(count: number, args: Omit<ChildArgs, "prefix">, round: string): Promise<number> {
+/**
+ * CPU time of the whole machine so far, every core's summed: busy and all. From /proc/stat on
+ * Linux (loopback traffic's softirq and a hypervisor's steal count as busy: no process can use
+ * them), else `os.cpus()`.
+ */
+function machineCpu(): { busy: number; all: number } {
+  const line = existsSync("/proc/stat") ? readFileSync("/proc/stat", "utf8").split("\n")[0]! : "";
+  const [user, nice, system, idle, iowait, irq, softirq, steal] = line.split(/\s+/).slice(1).map(Number);
+  if (line.startsWith("cpu ") && steal !== undefined) {
+    const busy = user! + nice! + system! + irq! + softirq! + steal;
+    return { busy, all: busy + idle! + iowait! };
+  }
+  let busy = 0;
+  let all = 0;
+  for (const { times } of cpus()) {
+    const sum = times.user + times.nice + times.sys + times.irq + times.idle;
+    all += sum;
+    busy += sum - times.idle;
+  }
+  return { busy, all };
+}
+
+/**
+ * Runs `count` processes at once; resolves with the payouts they created per second in all, and
+ * how many of the machine's cores were busy meanwhile (the processes, the database, the kernel).
+ */
+async function run(count: number, args: Omit<ChildArgs, "prefix">, round: string): Promise<{ perSecond: number; busyCores: number }> {
   const children = Array.from({ length: count }, (_, i) => {
     const proc = spawn(process.execPath, ["--import", "tsx", SELF, "--child", JSON.stringify({ ...args, prefix: `${round}-${i}` })], {
       stdio: ["pipe", "pipe", "inherit"],
@@ -85,6 +112,7 @@ async function run(count: number, args: Omit<ChildArgs, "prefix">, round: string
     return { proc, next, exited };
   });
   for (const c of children) if ((await c.next()) !== "ready") throw new Error("a child did not get ready");
+  const cpuBefore = machineCpu();
   for (const c of children) c.proc.stdin!.write("go\n");
   let created = 0;
   for (const c of children) {
@@ -93,11 +121,13 @@ async function run(count: number, args: Omit<ChildArgs, "prefix">, round: string
     if (!m) throw new Error(`a child said ${line}`);
     created += Number(m[1]);
   }
+  const cpuAfter = machineCpu();
+  const busyCores = ((cpuAfter.busy - cpuBefore.busy) / (cpuAfter.all - cpuBefore.all)) * cpus().length;
   for (const c of children) {
     c.proc.stdin!.end();
     if ((await c.exited) !== 0) throw new Error("a child failed");
   }
-  return created / SECONDS;
+  return { perSecond: created / SECONDS, busyCores };
 }
 
 export async function benchScaleOut(): Promise<Figure[]> {
@@ -110,9 +140,13 @@ export async function benchScaleOut(): Promise<Figure[]> {
   try {
     const args = { url, schema };
     console.log(`scale-out: single payouts created by 1, 2 and 3 engine processes on one PostgreSQL database, ${CLIENTS} callers each, ${SECONDS} s`);
-    const one = await run(1, args, "one");
-    const two = await run(2, args, "two");
-    const three = await run(3, args, "three");
+    const single = await run(1, args, "one");
+    const double = await run(2, args, "two");
+    const triple = await run(3, args, "three");
+    const [one, two, three] = [single.perSecond, double.perSecond, triple.perSecond];
+    // CPU-bound as it is, n processes do at most (cores / cores one keeps busy) times one's work
+    const cores = cpus().length;
+    const ceiling = cores / single.busyCores;
     // no double work: every payout once, its one leg sent once
     const pool = new pg.Pool({ connectionString: url, max: 1 });
     const { rows } = await pool.query(
@@ -126,6 +160,12 @@ export async function benchScaleOut(): Promise<Figure[]> {
     console.log(
       `  1 process ${one.toFixed(0)}/s, 2 processes ${two.toFixed(0)}/s (${(two / one).toFixed(2)} ×), 3 processes ${three.toFixed(0)}/s (${(three / one).toFixed(2)} ×); ` +
         `${payouts} payouts, ${broadcast} with their leg broadcast, ${hashes} distinct transaction hashes`,
+    );
+    const busy = (r: { perSecond: number; busyCores: number }) => `${r.busyCores.toFixed(2)} (${((r.busyCores / r.perSecond) * 1000).toFixed(2)} ms a payout)`;
+    console.log(`  cores busy: 1 process ${busy(single)}, 2 processes ${busy(double)}, 3 processes ${busy(triple)}`);
+    console.log(
+      `  1 process and its database kept ${single.busyCores.toFixed(2)} of this machine's ${cores} cores busy: ` +
+        `more processes can do at most ${ceiling.toFixed(2)} × its work here`,
     );
     if (payouts !== broadcast || payouts !== hashes) throw new Error("a payout was not sent exactly once");
     return [
@@ -143,6 +183,12 @@ export async function benchScaleOut(): Promise<Figure[]> {
         value: three,
         unit: "/s",
         floor: { value: one, what: "1 process" },
+      },
+      {
+        name: `most n processes can reach here (${cores} cores / cores busy with 1)`,
+        store: "postgres",
+        value: ceiling,
+        unit: "×",
       },
     ];
   } finally {

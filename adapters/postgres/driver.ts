@@ -133,12 +133,14 @@ export async function beginLazily<T>(
   durable = true,
 ): Promise<T> {
   let open = false;
-  const begin = async () => {
-    if (open) return;
-    // explicit: a standalone read before BEGIN is only the same read at READ COMMITTED
-    await session.exec(durable ? "BEGIN ISOLATION LEVEL READ COMMITTED" : `BEGIN ISOLATION LEVEL READ COMMITTED; ${RELAXED_COMMIT}`);
-    open = true;
-  };
+  let opening: Promise<void> | null = null;
+  // once, however many statements sent together ask for it
+  const begin = () =>
+    (opening ??= (async () => {
+      // explicit: a standalone read before BEGIN is only the same read at READ COMMITTED
+      await session.exec(durable ? "BEGIN ISOLATION LEVEL READ COMMITTED" : `BEGIN ISOLATION LEVEL READ COMMITTED; ${RELAXED_COMMIT}`);
+      open = true;
+    })());
   try {
     const result = await fn({
       standalone: (text, params) => (open ? session.query(text, params) : standalone(text, params)),
@@ -156,6 +158,8 @@ export async function beginLazily<T>(
     if (open) await session.exec("COMMIT");
     return result;
   } catch (e) {
+    // a BEGIN still on its way (a statement sent beside the one that failed asked for it) ends first
+    await (opening as Promise<void> | null)?.catch(() => undefined);
     if (open) await session.exec("ROLLBACK").catch(broken);
     throw e;
   }

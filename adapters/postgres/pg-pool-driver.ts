@@ -1,5 +1,6 @@
 import { BackgroundLimit } from "../../src/ports/public";
 import { beginLazily, isStalePlan, preparedName, type PostgresDriver, type SqlClient, type TxClient } from "./driver";
+import { inTurns } from "./in-turn.mjs";
 import { asStorageError } from "./unavailable";
 
 /** A statement as `pg` takes it: its text, or a named (prepared once per session) statement with its values. */
@@ -81,12 +82,13 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
   // in one read, and the end would be emitted in between, with no listener, ending the process.
   // What the session was doing fails on its own, and the pool drops a session that is unusable.
   pool.on?.("connect", (client) => client.on?.("error", ignoreSessionError));
-  const wrap = (client: { query: PgPoolLike["query"] }): SqlClient => {
+  /** `client` as a `SqlClient`; a session's (`inTurn`) takes one statement at a time, in call order. */
+  const wrap = (client: { query: PgPoolLike["query"] }, inTurn: <T>(fn: () => Promise<T>) => Promise<T> = (fn) => fn()): SqlClient => {
     const Query = queryClass(client);
     return {
       async query(text, params) {
         try {
-          const r = await client.query(named ? statement(text, params) : text, params);
+          const r = await inTurn(() => client.query(named ? statement(text, params) : text, params));
           return { rows: r.rows, rowCount: r.rowCount ?? 0 };
         } catch (e) {
           isStalePlan(e, text); // renamed for next time; the storage runs the transaction again
@@ -95,13 +97,15 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
       },
       async exec(text) {
         try {
-          await client.query(text); // no parameters: pg uses the simple protocol
+          await inTurn(() => client.query(text)); // no parameters: pg uses the simple protocol
         } catch (e) {
           throw asStorageError(e, "pg");
         }
       },
       // a `pg` client's class carries `pg.Query`, which streams rows; other clients read with `query`
-      ...(Query !== undefined ? { each: (text: string, params: unknown[], row: (values: unknown[]) => void) => each(Query, client, text, params, row) } : {}),
+      ...(Query !== undefined
+        ? { each: (text: string, params: unknown[], row: (values: unknown[]) => void) => inTurn(() => each(Query, client, text, params, row)) }
+        : {}),
     };
   };
   /** `SqlClient.each` on a `pg` client: a `pg.Query` whose rows (arrays) go to `row` as they are parsed. */
@@ -159,7 +163,7 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
     };
     client.on?.("error", lost);
     try {
-      const session = wrap(client);
+      const session = wrap(client, inTurns());
       return await beginLazily(session, fn, lost, undefined, options.durable ?? true);
     } finally {
       client.removeListener?.("error", lost);

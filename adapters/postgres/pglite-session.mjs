@@ -1,6 +1,8 @@
 // Plain JavaScript: the database thread (pglite-worker.mjs) runs this file as it is, without a
 // TypeScript loader, under vitest and tsx as from the build. Types: pglite-session.d.mts.
 
+import { inTurns } from "./in-turn.mjs";
+
 /** Statements kept prepared in the one session at most (each holds a plan in PGlite's memory). */
 const MAX_PREPARED = 256;
 
@@ -53,23 +55,12 @@ export function pgliteSession(db) {
     await db.execProtocol(serialize.query(text), { syncToFs, throwOnError: true });
   };
 
-  /**
-   * The calls into PGlite, one after another in the order they were made: PGlite keeps one
-   * result being parsed, so two calls must never overlap; and a caller may send a statement
-   * before the one before it answered (a transaction's COMMIT, then the next transaction's
-   * first statement), which then runs after it.
-   * @type {Promise<unknown>}
-   */
-  let last = Promise.resolve();
-  /** @template T @param {() => Promise<T>} fn @returns {Promise<T>} */
-  const inTurn = (fn) => {
-    const result = last.then(fn);
-    last = result.catch(() => undefined);
-    return result;
-  };
+  // the calls into PGlite, one after another in the order they were made: PGlite parses one
+  // result at a time, so two calls must never overlap
+  const inTurn = inTurns();
 
   return {
-    drained: () => last.then(() => undefined),
+    drained: () => inTurn(async () => undefined),
     run: (statement) => inTurn(() => runNow(statement)),
     exec: ({ text, syncToFs, before }) =>
       inTurn(async () => {
@@ -80,17 +71,17 @@ export function pgliteSession(db) {
 
   /** @param {import("./pglite-session.d.mts").PGliteStatement} statement */
   async function runNow({ name, text, params, syncToFs, before }) {
-      if (before !== undefined) await exec(before, false);
-      if (name === null || !params?.length) {
-        const r = await db.query(text, params);
-        return { rows: r.rows, rowCount: r.affectedRows ?? 0 };
-      }
-      const proto = await protocol();
-      const { serialize } = proto.protocol;
-      const types = await prepare(proto, name, text);
-      const values = params.map((v, i) => (v === null || v === undefined ? null : (db.serializers[types[i]]?.(v) ?? String(v))));
-      const message = join([serialize.bind({ statement: name, values }), serialize.describe({ type: "P" }), serialize.execute({}), serialize.sync()]);
-      const [result] = proto.parse.parseResults((await db.execProtocol(message, { syncToFs, throwOnError: true })).messages, db.parsers);
-      return { rows: result?.rows ?? [], rowCount: result?.affectedRows ?? 0 };
+    if (before !== undefined) await exec(before, false);
+    if (name === null || !params?.length) {
+      const r = await db.query(text, params);
+      return { rows: r.rows, rowCount: r.affectedRows ?? 0 };
+    }
+    const proto = await protocol();
+    const { serialize } = proto.protocol;
+    const types = await prepare(proto, name, text);
+    const values = params.map((v, i) => (v === null || v === undefined ? null : (db.serializers[types[i]]?.(v) ?? String(v))));
+    const message = join([serialize.bind({ statement: name, values }), serialize.describe({ type: "P" }), serialize.execute({}), serialize.sync()]);
+    const [result] = proto.parse.parseResults((await db.execProtocol(message, { syncToFs, throwOnError: true })).messages, db.parsers);
+    return { rows: result?.rows ?? [], rowCount: result?.affectedRows ?? 0 };
   }
 }

@@ -82,7 +82,7 @@ export async function pgliteThreadDriver(dataDir?: string, options: PGliteThread
       worker.ref();
     });
   };
-  const send = <T>(message: { op: "run" | "exec" | "close"; statement?: unknown }): Promise<T> => {
+  const send = <T>(message: { op: "run" | "exec" | "drained" | "close"; statement?: unknown }): Promise<T> => {
     const id = next++;
     const answered = answer<T>(id);
     try {
@@ -98,17 +98,12 @@ export async function pgliteThreadDriver(dataDir?: string, options: PGliteThread
     await worker.terminate();
     throw e;
   });
-  // the thread answers in the order it was asked (pglite-session.mjs): the last answer is the end of all
-  let last: Promise<unknown> = Promise.resolve();
-  const call = <T>(message: { op: "run" | "exec"; statement: unknown }): Promise<T> => {
-    const answered = send<T>(message);
-    last = answered.catch(() => undefined);
-    return answered;
-  };
+  // the thread runs statements in the order they were sent (pglite-session.mjs) and answers so:
+  // an answer to nothing, asked last, comes after all the others
   const session: PGliteSession = {
-    run: (statement) => call({ op: "run", statement }),
-    exec: (statement) => call({ op: "exec", statement }),
-    drained: () => last.then(() => undefined),
+    run: (statement) => send({ op: "run", statement }),
+    exec: (statement) => send({ op: "exec", statement }),
+    drained: () => send({ op: "drained" }),
   };
   const mutex = sessionQueue();
   let closing: Promise<void> | null = null;
