@@ -10,8 +10,8 @@ export interface Figure {
   store: string;
   value: number;
   /** `/s` (more is better) or `ms` / `s` / `MB` (less is better). */
-  /** `""`: a count; `×`: a ratio the bench works out itself. */
-  unit: "/s" | "ms" | "s" | "MB" | "" | "×";
+  /** `""`: a count. */
+  unit: "/s" | "ms" | "s" | "MB" | "";
   /** The raw floor of the same work measured in the same run, in the same unit. */
   floor?: { value: number; what: string };
   /**
@@ -28,7 +28,7 @@ export interface Bound {
 
 const fmt = (n: number, unit: string): string => {
   if (!Number.isFinite(n)) return "-";
-  const digits = unit === "" ? 0 : unit === "s" ? 1 : unit === "×" ? 2 : n >= 100 ? 0 : n >= 10 ? 1 : 2;
+  const digits = unit === "" ? 0 : unit === "s" ? 1 : n >= 100 ? 0 : n >= 10 ? 1 : 2;
   const suffix = unit === "/s" ? "/s" : unit === "" ? "" : ` ${unit}`;
   return `${n.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits })}${suffix}`;
 };
