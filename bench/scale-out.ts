@@ -19,10 +19,12 @@ import type { Figure } from "./table";
  * paying from an account of its own (merchants side by side: one account's payouts take turns on
  * its balance rows whatever the number of processes). Then every payout is checked to have been
  * created once and its leg sent once. Each process is `node bench/scale-out.ts --child …`,
- * started, set up and warmed up, then released together.
+ * started, set up and warmed up (`WARM_UP` creates), then released together.
  */
 const SECONDS = Number(process.env.BENCH_SCALE_SECONDS ?? 10);
 const CLIENTS = Number(process.env.BENCH_SCALE_CLIENTS ?? 4);
+/** Creates each process makes before the timed window. */
+const WARM_UP = Number(process.env.BENCH_SCALE_WARM_UP ?? 1000);
 const BASE = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 const SELF = fileURLToPath(import.meta.url);
 
@@ -53,11 +55,19 @@ async function child(args: ChildArgs): Promise<void> {
     const key = `${args.prefix}-${n++}`;
     await createPayout(engine, ctx, key, recipients[n % recipients.length]!);
   };
-  for (let i = 0; i < 50; i++) await create(i % CLIENTS);
+  // a long-running server's steady state: compiled code and warm caches before the timed window
+  // (as the payouts bench), the callers at once as they will be timed
+  let warmed = 0;
+  await Promise.all(
+    callers.map(async (_, c) => {
+      while (warmed++ < WARM_UP) await create(c);
+    }),
+  );
   const lines = createInterface({ input: process.stdin });
   process.stdout.write("ready\n");
   for await (const line of lines) if (line === "go") break;
   let created = 0;
+  const cpu = process.cpuUsage();
   const end = performance.now() + SECONDS * 1000;
   await Promise.all(
     callers.map(async (_, c) => {
@@ -67,7 +77,8 @@ async function child(args: ChildArgs): Promise<void> {
       }
     }),
   );
-  process.stdout.write(`created ${created}\n`);
+  const used = process.cpuUsage(cpu);
+  process.stdout.write(`created ${created} cpu ${(used.user + used.system) / 1000}\n`);
   lines.close();
   await engine.close();
 }
@@ -94,11 +105,18 @@ function machineCpu(): { busy: number; all: number } {
   return { busy, all };
 }
 
+/** A phase of the bench: payouts a second, the machine's cores busy meanwhile, the engine processes' own CPU a payout (ms). */
+interface Phase {
+  perSecond: number;
+  busyCores: number;
+  engineMs: number;
+}
+
 /**
  * Runs `count` processes at once; resolves with the payouts they created per second in all, and
  * how many of the machine's cores were busy meanwhile (the processes, the database, the kernel).
  */
-async function run(count: number, args: Omit<ChildArgs, "prefix">, round: string): Promise<{ perSecond: number; busyCores: number }> {
+async function run(count: number, args: Omit<ChildArgs, "prefix">, round: string): Promise<Phase> {
   const children = Array.from({ length: count }, (_, i) => {
     const proc = spawn(process.execPath, ["--import", "tsx", SELF, "--child", JSON.stringify({ ...args, prefix: `${round}-${i}` })], {
       stdio: ["pipe", "pipe", "inherit"],
@@ -115,11 +133,13 @@ async function run(count: number, args: Omit<ChildArgs, "prefix">, round: string
   const cpuBefore = machineCpu();
   for (const c of children) c.proc.stdin!.write("go\n");
   let created = 0;
+  let engineMs = 0;
   for (const c of children) {
     const line = await c.next();
-    const m = /^created (\d+)$/.exec(line);
+    const m = /^created (\d+) cpu ([\d.]+)$/.exec(line);
     if (!m) throw new Error(`a child said ${line}`);
     created += Number(m[1]);
+    engineMs += Number(m[2]);
   }
   const cpuAfter = machineCpu();
   const busyCores = ((cpuAfter.busy - cpuBefore.busy) / (cpuAfter.all - cpuBefore.all)) * cpus().length;
@@ -127,7 +147,7 @@ async function run(count: number, args: Omit<ChildArgs, "prefix">, round: string
     c.proc.stdin!.end();
     if ((await c.exited) !== 0) throw new Error("a child failed");
   }
-  return { perSecond: created / SECONDS, busyCores };
+  return { perSecond: created / SECONDS, busyCores, engineMs: engineMs / created };
 }
 
 export async function benchScaleOut(): Promise<Figure[]> {
@@ -146,7 +166,7 @@ export async function benchScaleOut(): Promise<Figure[]> {
     const [one, two, three] = [single.perSecond, double.perSecond, triple.perSecond];
     // the machine's CPU a payout costs (processes, database, kernel), and what 1.6 × would allow
     const cores = cpus().length;
-    const cpuPerPayout = (r: { perSecond: number; busyCores: number }) => (r.busyCores / r.perSecond) * 1000;
+    const cpuPerPayout = (r: Phase) => (r.busyCores / r.perSecond) * 1000;
     const allowed = (cores / (1.6 * one)) * 1000;
     // no double work: every payout once, its one leg sent once
     const pool = new pg.Pool({ connectionString: url, max: 1 });
@@ -162,7 +182,7 @@ export async function benchScaleOut(): Promise<Figure[]> {
       `  1 process ${one.toFixed(0)}/s, 2 processes ${two.toFixed(0)}/s (${(two / one).toFixed(2)} ×), 3 processes ${three.toFixed(0)}/s (${(three / one).toFixed(2)} ×); ` +
         `${payouts} payouts, ${broadcast} with their leg broadcast, ${hashes} distinct transaction hashes`,
     );
-    const busy = (r: { perSecond: number; busyCores: number }) => `${r.busyCores.toFixed(2)} (${cpuPerPayout(r).toFixed(2)} ms a payout)`;
+    const busy = (r: Phase) => `${r.busyCores.toFixed(2)} (${cpuPerPayout(r).toFixed(2)} ms a payout, ${r.engineMs.toFixed(2)} of it the engine processes')`;
     console.log(`  of ${cores} cores busy: 1 process ${busy(single)}, 2 processes ${busy(double)}, 3 processes ${busy(triple)}`);
     console.log(`  1.6 × one process on ${cores} cores allows at most ${allowed.toFixed(2)} ms of the machine's CPU a payout`);
     if (payouts !== broadcast || payouts !== hashes) throw new Error("a payout was not sent exactly once");
