@@ -1,4 +1,3 @@
-import pg from "pg";
 import { ManualClock } from "../adapters/clock";
 import { devPorts } from "../adapters/dev";
 import { createHttpApp } from "../adapters/http";
@@ -6,6 +5,7 @@ import { connectPostgres, openPGlite, type PostgresStorage } from "../adapters/p
 import { systemContext } from "../src/engine/context";
 import { createEngine } from "../src/modules";
 import type { Figure } from "./table";
+import { dropSchema } from "./schemas";
 
 /**
  * The list contract's promise (DECISIONS.md §5: keyset, never offset): a page costs the same at
@@ -108,9 +108,7 @@ export async function benchLists(): Promise<Figure[]> {
       try {
         figures.push(...(await benchOn("postgres", await connectPostgres(url, { schema }))));
       } finally {
-        const pool = new pg.Pool({ connectionString: url, max: 1 });
-        await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-        await pool.end();
+        await dropSchema(url, schema);
       }
     }
   }

@@ -8,6 +8,7 @@ import { systemContext, type RequestContext } from "../src/engine/context";
 import { devPorts } from "../adapters/dev";
 import { payoutTemplate, rawPayoutFloor } from "./payout-floor";
 import type { Figure } from "./table";
+import { dropSchema } from "./schemas";
 
 /**
  * Payouts: single payouts created per second (4 concurrent clients, each its own Idempotency-Key
@@ -140,9 +141,7 @@ async function manyAccounts(url: string): Promise<{ perSecond: number; cpuMs: nu
     return { perSecond: STEADY / seconds, cpuMs: (used.user + used.system) / 1000 / STEADY };
   } finally {
     await engine.close();
-    const pool = new pg.Pool({ connectionString: url, max: 1 });
-    await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await pool.end();
+    await dropSchema(url, schema);
   }
 }
 
@@ -359,9 +358,7 @@ export async function benchPayouts(): Promise<Figure[]> {
     );
   } finally {
     await floor.close();
-    const pool = new pg.Pool({ connectionString: url });
-    await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await pool.end();
+    await dropSchema(url, schema);
   }
   console.log(await statementsPerCreate(url));
   return figures;

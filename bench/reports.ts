@@ -3,7 +3,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { getHeapSpaceStatistics, setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import pg from "pg";
 import { createFileBlobStore } from "../adapters/blobs";
 import { ManualClock } from "../adapters/clock";
 import { connectPostgres, openPGlite, type PostgresStorage } from "../adapters/postgres";
@@ -12,6 +11,7 @@ import { engineDeps } from "../src/engine/engine";
 import { createEngine } from "../src/modules";
 import { devPorts } from "../adapters/dev";
 import type { Figure } from "./table";
+import { dropSchema } from "./schemas";
 
 /**
  * A `ledger_entries` report of BENCH_REPORT_ROWS (default 1,000,000) entries on PostgreSQL
@@ -128,9 +128,7 @@ export async function benchReports(): Promise<Figure[]> {
     await engine.close();
     await rm(directory, { recursive: true, force: true });
     if (url) {
-      const pool = new pg.Pool({ connectionString: url });
-      await pool.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-      await pool.end();
+      await dropSchema(url, schema);
     }
   }
 }

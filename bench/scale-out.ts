@@ -11,6 +11,7 @@ import { systemContext } from "../src/engine/context";
 import { createEngine } from "../src/modules";
 import { createPayout } from "./payouts";
 import type { Figure } from "./table";
+import { dropSchema } from "./schemas";
 
 /**
  * Scale-out: engine processes are stateless and share one PostgreSQL database, so a second
@@ -212,9 +213,7 @@ export async function benchScaleOut(): Promise<Figure[]> {
       },
     ];
   } finally {
-    const pool = new pg.Pool({ connectionString: url, max: 1 });
-    await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-    await pool.end();
+    await dropSchema(url, schema);
   }
 }
 

@@ -1,6 +1,5 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import pg from "pg";
 import { SystemClock } from "../adapters/clock";
 import { createHttpDelivery } from "../adapters/delivery";
 import { createMemoryStorage } from "../adapters/memory";
@@ -10,6 +9,7 @@ import { systemContext } from "../src/engine/context";
 import { createEngine } from "../src/modules";
 import type { StorageAdapter } from "../src/ports/storage";
 import type { Figure } from "./table";
+import { dropSchema } from "./schemas";
 
 /**
  * Fair delivery across accounts (issue #25): account A has 8 `*` endpoints whose receiver
@@ -120,9 +120,7 @@ export async function benchWebhookFairness(): Promise<Figure[]> {
     try {
       add("postgres", await benchStore("postgres", await connectPostgres(url, { schema, maxConnections: 16 })));
     } finally {
-      const pool = new pg.Pool({ connectionString: url });
-      await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-      await pool.end();
+      await dropSchema(url, schema);
     }
   }
   return figures;

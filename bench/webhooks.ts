@@ -1,7 +1,6 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { ok } from "neverthrow";
-import pg from "pg";
 import { Agent, request } from "undici";
 import { ManualClock } from "../adapters/clock";
 import { createHttpDelivery } from "../adapters/delivery";
@@ -15,6 +14,7 @@ import { runCommand } from "../src/engine/command";
 import { systemContext } from "../src/engine/context";
 import { devPorts } from "../adapters/dev";
 import type { Figure } from "./table";
+import { dropSchema } from "./schemas";
 
 /**
  * Webhook throughput: signed deliveries per second from the outbox to a loopback receiver (fan-out,
@@ -163,9 +163,7 @@ export async function benchWebhooks(): Promise<Figure[]> {
         console.log(run.line);
         server = run;
       } finally {
-        const pool = new pg.Pool({ connectionString: url });
-        await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-        await pool.end();
+        await dropSchema(url, schema);
       }
     } else {
       console.log("postgres   (set DATABASE_URL to persist the delivery log on a PostgreSQL server)");
