@@ -1,10 +1,8 @@
-import { ok } from "neverthrow";
 import { BoundedMap } from "../../collections/bounded-map";
 import { groupBy } from "../../collections/group-by";
-import { systemContext, type ModuleDeps, type RequestContext } from "../../engine/context";
+import type { ModuleDeps } from "../../engine/context";
 import type { DeliveryJob } from "./delivery-read";
 import type { SentItem } from "./delivery-record";
-import { WEBHOOK_ENDPOINTS, audit } from "./webhook-endpoint-doc";
 import { transition, type WebhookEndpointsService } from "./webhook-endpoints-service";
 
 /**
@@ -76,27 +74,17 @@ export class EndpointHealth {
   }
 
   private async write(job: DeliveryJob, endpointId: string, attempts: HealthAttempt[], last: number): Promise<void> {
-    const ctx: RequestContext = { ...systemContext(job.accountId, job.livemode), actor: { type: "engine" } };
-    let disabled = false;
-    await this.deps.storage.command(ctx, async (uow) => {
-      const stored = await WEBHOOK_ENDPOINTS.get(uow.tx, job.accountId, endpointId, { lock: true });
-      if (!stored || stored.doc.state !== "enabled") {
+    const disabled = await this.endpoints.retire(job.accountId, job.livemode, endpointId, (doc) => {
+      if (!doc || doc.state !== "enabled") {
         this.known.delete(endpointId);
-        return ok(undefined);
+        return null;
       }
-      const current = stored.doc.failingSince ?? null;
+      const current = doc.failingSince ?? null;
       const since = failingSinceAfter(current, attempts);
       if (since === null) this.known.delete(endpointId);
       else this.known.set(endpointId, since);
-      if (failedForTheWindow(since, last, this.deps.config.webhookDisableAfterMs)) {
-        const moved = transition({ ...stored.doc, failingSince: since }, "fail")!;
-        await WEBHOOK_ENDPOINTS.update(uow.tx, stored, moved, uow.now);
-        await audit(uow, "webhook_endpoint.disabled", stored.doc, moved);
-        disabled = true;
-      } else if (since !== current) {
-        await WEBHOOK_ENDPOINTS.update(uow.tx, stored, { ...stored.doc, failingSince: since }, uow.now);
-      }
-      return ok(undefined);
+      if (failedForTheWindow(since, last, this.deps.config.webhookDisableAfterMs)) return transition({ ...doc, failingSince: since }, "fail");
+      return since !== current ? { ...doc, failingSince: since } : null;
     });
     // its items in flight stop sending: the rest of their events go on to an item that finds it disabled
     if (disabled) this.endpoints.changed(endpointId);

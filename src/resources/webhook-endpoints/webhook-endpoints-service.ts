@@ -222,16 +222,30 @@ export class WebhookEndpointsService {
    * between leaves it enabled: its next delivery meets the 410 again and disables it then.
    */
   async markGone(accountId: string, livemode: boolean, id: string): Promise<void> {
+    await this.retire(accountId, livemode, id, (doc) => doc && transition(doc, "gone"));
+    this.changed(id);
+  }
+
+  /**
+   * The engine's own change to an endpoint: `decide` sees it as stored, locked (null when
+   * deleted), and returns what to write, or null for nothing. A change of its state (the engine
+   * only ever disables: `gone`, `failing`) is audited (`webhook_endpoint.disabled`); resolves to
+   * whether there was one. The 410 rule (`markGone`) and the health rule (`EndpointHealth`) write
+   * through it.
+   */
+  async retire(accountId: string, livemode: boolean, id: string, decide: (doc: WebhookEndpointDoc | null) => WebhookEndpointDoc | null): Promise<boolean> {
     const ctx: RequestContext = { ...systemContext(accountId, livemode), actor: { type: "engine" } };
+    let disabled = false;
     await this.deps.storage.command(ctx, async (uow) => {
       const stored = await WEBHOOK_ENDPOINTS.get(uow.tx, accountId, id, { lock: true });
-      const moved = stored && transition(stored.doc, "gone");
+      const moved = decide(stored?.doc ?? null);
       if (!stored || !moved) return ok(undefined);
       await WEBHOOK_ENDPOINTS.update(uow.tx, stored, moved, uow.now);
-      await audit(uow, "webhook_endpoint.disabled", stored.doc, moved);
+      disabled = moved.state !== stored.doc.state;
+      if (disabled) await audit(uow, "webhook_endpoint.disabled", stored.doc, moved);
       return ok(undefined);
     });
-    this.changed(id);
+    return disabled;
   }
 
   async find(
