@@ -71,6 +71,9 @@ export interface PgPoolDriverOptions {
   namedStatements?: boolean;
 }
 
+/** Pools whose sessions `pgPoolDriver` listens to already. */
+const listened = new WeakSet<PgPoolLike>();
+
 /** Drives a `pg` Pool (see `PgPoolDriverOptions`). */
 export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}): PostgresDriver {
   const ownsPool = options.ownsPool ?? true;
@@ -81,7 +84,11 @@ export function pgPoolDriver(pool: PgPoolLike, options: PgPoolDriverOptions = {}
   // server ends a session that has just connected (a restart), its "ready" and its end arrive
   // in one read, and the end would be emitted in between, with no listener, ending the process.
   // What the session was doing fails on its own, and the pool drops a session that is unusable.
-  pool.on?.("connect", (client) => client.on?.("error", ignoreSessionError));
+  // Once per pool, however many drivers share it (a schema each): one listener per session.
+  if (!listened.has(pool)) {
+    listened.add(pool);
+    pool.on?.("connect", (client) => client.on?.("error", ignoreSessionError));
+  }
   /** `client` as a `SqlClient`; a session's (`inTurn`) takes one statement at a time, in call order. */
   const wrap = (client: { query: PgPoolLike["query"] }, inTurn: <T>(fn: () => Promise<T>) => Promise<T> = (fn) => fn()): SqlClient => {
     const Query = queryClass(client);

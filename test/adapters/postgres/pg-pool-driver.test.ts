@@ -45,6 +45,14 @@ describe("pg pool driver", () => {
     expect(sent).toEqual(["SELECT 1", "BEGIN ISOLATION LEVEL READ COMMITTED", "SELECT 2", "UPDATE a SET x = $1", "UPDATE b SET x = $1", "COMMIT"]);
   });
 
+  it("listens to a pool's sessions once, however many drivers share the pool", () => {
+    const listeners: string[] = [];
+    const { pool } = fakePool();
+    const shared: PgPoolLike = { ...pool, on: (event) => listeners.push(event) };
+    for (let i = 0; i < 12; i++) pgPoolDriver(shared);
+    expect(listeners).toEqual(["connect"]);
+  });
+
   it("rolls back a transaction whose BEGIN was on its way when a statement beside it failed", async () => {
     const { pool, sent } = fakePool(/^SELECT 1/);
     await expect(pgPoolDriver(pool).transaction((c) => Promise.all([c.standalone("SELECT 1", []), c.query("UPDATE a SET x = $1", [1])]))).rejects.toThrow(
