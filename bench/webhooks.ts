@@ -169,30 +169,35 @@ export async function benchWebhooks(): Promise<Figure[]> {
       console.log("postgres   (set DATABASE_URL to persist the delivery log on a PostgreSQL server)");
     }
     const raw = await rawLoop(receiver.url, EVENTS * ENDPOINTS);
-    const floor = { value: raw.perSecond, what: "sign + POST loop" };
-    const figure = (store: string, value: number): Figure => ({ name: "signed webhook deliveries", store, value, unit: "/s", floor });
-    // the CPU a delivery costs the process, every thread's (PGlite's own included): on a machine
-    // whose cores are all busy, the throughput follows it
-    const cpu = (store: string, value: number): Figure => ({
-      name: "CPU per signed delivery",
-      store,
-      value,
-      unit: "ms",
-      floor: { value: raw.cpuMs, what: "per POST of the loop" },
-    });
-    const stores = [
-      ["memory", memory],
-      ["pglite", embedded],
-      ["pglite-thread", threaded],
-      ...(server === null ? [] : [["postgres", server] as const]),
-    ] as const;
+    // issue 22's targets: the embedded default (`npm start`, PGlite in a thread of its own) and a server
+    const runs: { store: string; run: { perSecond: number; cpuMs: number }; min?: number }[] = [
+      { store: "memory", run: memory },
+      { store: "pglite", run: embedded },
+      { store: "pglite-thread", run: threaded, min: 0.7 },
+      ...(server === null ? [] : [{ store: "postgres", run: server, min: 0.5 }]),
+    ];
     return [
-      figure("memory", memory.perSecond),
-      figure("pglite", embedded.perSecond),
-      // the embedded default (`npm start`): PGlite in a thread of its own
-      { ...figure("pglite-thread", threaded.perSecond), target: { ratio: { min: 0.7 } } },
-      ...(server === null ? [] : [{ ...figure("postgres", server.perSecond), target: { ratio: { min: 0.5 } } }]),
-      ...stores.map(([store, run]) => cpu(store, run.cpuMs)),
+      ...runs.map(
+        ({ store, run, min }): Figure => ({
+          name: "signed webhook deliveries",
+          store,
+          value: run.perSecond,
+          unit: "/s",
+          floor: { value: raw.perSecond, what: "sign + POST loop" },
+          ...(min !== undefined ? { target: { ratio: { min } } } : {}),
+        }),
+      ),
+      // the CPU a delivery costs the process, every thread's (PGlite's own included): on a
+      // machine whose cores are all busy, the throughput follows it
+      ...runs.map(
+        ({ store, run }): Figure => ({
+          name: "CPU per signed delivery",
+          store,
+          value: run.cpuMs,
+          unit: "ms",
+          floor: { value: raw.cpuMs, what: "per POST of the loop" },
+        }),
+      ),
     ];
   } finally {
     await new Promise<void>((resolve) => {

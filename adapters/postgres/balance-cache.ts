@@ -16,11 +16,6 @@ export function pairText(k: BalancePair): string {
   return `${k.accountId}\u0000${k.asset}`;
 }
 
-/** A balance row's key in a transaction's maps. */
-export function balanceKeyText(k: { accountId: string; asset: string; chain: string; book: string }): string {
-  return `${k.accountId}\u0000${k.asset}\u0000${k.chain}\u0000${k.book}`;
-}
-
 /**
  * What a transaction still committing left: its outcome (its id once committed, null when it
  * failed), and the keys of the rows it changed, whose version is that id.

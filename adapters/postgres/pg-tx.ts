@@ -1,4 +1,4 @@
-import type { BalanceKey, BalanceRecord, LedgerEntryRecord, StorageTx } from "../../src/ports/public";
+import { keyOf, type BalanceKey, type BalanceRecord, type LedgerEntryRecord, type StorageTx } from "../../src/ports/public";
 import { eachRow, RELAXED_COMMIT_ROW, type TxClient } from "./driver";
 import { accountStore } from "./stores/accounts";
 import { deliveryLogStore } from "./stores/deliveries";
@@ -14,7 +14,7 @@ import { resourceStore } from "./stores/resources";
 import type { BufferedUpdate } from "./buffered-update";
 import { LEDGER_ENTRIES, type Table } from "./tables";
 import type { KeyedTurns } from "./turns";
-import { balanceKeyText, pairText, type BalanceCache, type BalancePair, type VersionedBalance } from "./balance-cache";
+import { pairText, type BalanceCache, type BalancePair, type VersionedBalance } from "./balance-cache";
 import { TxBalances, writesError, type FlushPart } from "./tx-balances";
 
 export type Row = Record<string, any>;
@@ -236,7 +236,7 @@ export class PgTx implements PgTxContext {
   bufferEntries(entries: readonly LedgerEntryRecord[]): void {
     this.add(LEDGER_ENTRIES, entries);
     for (const e of entries) {
-      const k = balanceKeyText(e);
+      const k = keyOf(e);
       this.balances.entered(k, pairText(e), e.amount);
       const d = this.deltas.get(k);
       if (d) d.amount += e.amount;
@@ -272,11 +272,9 @@ export class PgTx implements PgTxContext {
     // statements sent together (reads of one step at once) each flush first: one sends the
     // buffers, the others wait for it, so none of them runs before the writes it must see
     while (this.sending) await this.sending;
+    if (!last && this.inserts.size === 0 && this.deltas.size === 0 && this.updates.size === 0) return; // nothing to send
     const sending = this.send(last);
-    const mine = sending.then(
-      () => undefined,
-      () => undefined,
-    );
+    const mine = sending.catch(() => undefined);
     this.sending = mine;
     try {
       await sending;

@@ -45,7 +45,7 @@ export function pgliteDriver(db: PGliteLike, options: { ownsDatabase?: boolean }
  * A `PostgresDriver` over one PGlite session, in this thread or in the database thread
  * (`pgliteThreadDriver`): every statement and transaction through `mutex`, the session's queue.
  */
-export function sessionDriver(session: PGliteSession, mutex: PriorityMutex, close: () => Promise<void>): PostgresDriver {
+export function sessionDriver(session: Pick<PGliteSession, "run" | "exec">, mutex: PriorityMutex, close: () => Promise<void>): PostgresDriver {
   // a full disk under PGlite's files (ENOSPC), like a server's 53100, is storage unavailable (`classifyUnavailable`)
   const run = async (text: string, params: unknown[] | undefined, syncToFs: boolean, before?: string): Promise<{ rows: never[]; rowCount: number }> => {
     try {

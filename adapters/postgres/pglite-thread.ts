@@ -82,7 +82,7 @@ export async function pgliteThreadDriver(dataDir?: string, options: PGliteThread
       worker.ref();
     });
   };
-  const send = <T>(message: { op: "run" | "exec" | "drained" | "close"; statement?: unknown }): Promise<T> => {
+  const send = <T>(message: { op: "run" | "exec" | "close"; statement?: unknown }): Promise<T> => {
     const id = next++;
     const answered = answer<T>(id);
     try {
@@ -98,12 +98,10 @@ export async function pgliteThreadDriver(dataDir?: string, options: PGliteThread
     await worker.terminate();
     throw e;
   });
-  // the thread runs statements in the order they were sent (pglite-session.mjs) and answers so:
-  // an answer to nothing, asked last, comes after all the others
-  const session: PGliteSession = {
+  // the thread runs statements in the order they were sent (pglite-session.mjs), and its close after them
+  const session: Pick<PGliteSession, "run" | "exec"> = {
     run: (statement) => send({ op: "run", statement }),
     exec: (statement) => send({ op: "exec", statement }),
-    drained: () => send({ op: "drained" }),
   };
   const mutex = sessionQueue();
   let closing: Promise<void> | null = null;

@@ -43,11 +43,10 @@ try {
 const session = pgliteSession(/** @type {any} */ (db));
 port.postMessage({ id: 0, result: null });
 
-port.on("message", async (/** @type {{ id: number; op: "run" | "exec" | "drained" | "close"; statement?: any }} */ m) => {
+port.on("message", async (/** @type {{ id: number; op: "run" | "exec" | "close"; statement?: any }} */ m) => {
   try {
     if (m.op === "run") return port.postMessage({ id: m.id, result: await session.run(m.statement) });
     if (m.op === "exec") return port.postMessage({ id: m.id, result: await session.exec(m.statement) });
-    if (m.op === "drained") return port.postMessage({ id: m.id, result: await session.drained() });
     await session.drained(); // a COMMIT sent before the close runs first
     if (!db.closed) await db.close();
     port.postMessage({ id: m.id, result: null });

@@ -1,5 +1,5 @@
-import type { BalanceKey, BalanceRecord } from "../../src/ports/public";
-import { balanceKeyText, pairText, type BalanceCache, type BalancePair, type Committing, type VersionedBalance } from "./balance-cache";
+import { keyOf, type BalanceKey, type BalanceRecord } from "../../src/ports/public";
+import { pairText, type BalanceCache, type BalancePair, type Committing, type VersionedBalance } from "./balance-cache";
 import { fewRows } from "./tables";
 
 /** A part of a flush's statement (`PgTx.send`): its SQL on `$1`, its one parameter, and the rows it must hit. */
@@ -65,7 +65,7 @@ export class TxBalances {
   /** See `PgTxContext.expectBalances`. */
   expect(rows: readonly VersionedBalance[]): void {
     for (const row of rows) {
-      const k = balanceKeyText(row);
+      const k = keyOf(row);
       if (!this.expected.has(k)) this.expected.set(k, row.version);
     }
   }
@@ -74,8 +74,8 @@ export class TxBalances {
   cached(pairs: readonly BalancePair[], keys: readonly BalanceKey[]): VersionedBalance[] | null {
     if (!this.optimistic || !this.cache) return null;
     const found = this.cache.rowsOf(pairs.map(pairText));
-    const have = new Set(found?.rows.map(balanceKeyText));
-    if (!found || !keys.every((k) => have.has(balanceKeyText(k)))) return null;
+    const have = new Set(found?.rows.map(keyOf));
+    if (!found || !keys.every((k) => have.has(keyOf(k)))) return null;
     this.usedCache = true;
     for (const wait of found.waits) if (!this.waits.includes(wait)) this.waits.push(wait);
     this.expect(found.rows);
@@ -88,7 +88,7 @@ export class TxBalances {
     for (const pair of pairs) if (!this.seen.has(pairText(pair))) this.seen.set(pairText(pair), new Map());
     for (const row of rows) {
       const mine = this.seen.get(pairText(row));
-      if (mine && !mine.has(balanceKeyText(row))) mine.set(balanceKeyText(row), { ...row });
+      if (mine && !mine.has(keyOf(row))) mine.set(keyOf(row), { ...row });
     }
   }
 
@@ -162,12 +162,12 @@ export class TxBalances {
    */
   parts(s: string, deltas: readonly BalanceRecord[]): FlushPart[] {
     const parts: FlushPart[] = [];
-    const moving = new Set(deltas.map(balanceKeyText));
+    const moving = new Set(deltas.map(keyOf));
     const unmoved = [...this.expected].filter(([k]) => !moving.has(k));
     const where = "b.account_id = d.account_id AND b.asset = d.asset AND b.chain = d.chain AND b.book = d.book";
     const stale = () => new StaleBalancesError();
     if (deltas.length) {
-      const checked = deltas.some((d) => this.expected.has(balanceKeyText(d)));
+      const checked = deltas.some((d) => this.expected.has(keyOf(d)));
       const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, delta numeric, version text)";
       parts.push({
         sql: `UPDATE ${s}.balances b SET amount = b.amount + d.delta
@@ -176,7 +176,7 @@ export class TxBalances {
         param: JSON.stringify(
           deltas.map((d) => {
             const row = { account_id: d.accountId, asset: d.asset, chain: d.chain, book: d.book, delta: d.amount.toString() };
-            return checked ? { ...row, version: this.expected.get(balanceKeyText(d)) ?? null } : row;
+            return checked ? { ...row, version: this.expected.get(keyOf(d)) ?? null } : row;
           }),
         ),
         expect: {

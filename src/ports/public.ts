@@ -69,8 +69,11 @@ export { divFloor, divCeil, allocate } from "../money/rounding";
 
 // ---- storage adapters ------------------------------------------------------------------------
 
-/** The one order in which balance rows are locked (`LedgerStore.lockBalances` returns rows in it). */
-export { compareKeys } from "../ledger/balance-keys";
+/**
+ * The one order in which balance rows are locked (`LedgerStore.lockBalances` returns rows in it),
+ * and a row's key as one text (`keyOf`, for an adapter's maps of rows).
+ */
+export { compareKeys, keyOf } from "../ledger/balance-keys";
 /** Whether a book is a customer's (never below zero: `LedgerStore.appendEntries` must refuse it). */
 export { isCustomerBook } from "../ledger/postings";
 /** Runs async functions one at a time, in call order (a storage that serialises its transactions). */

@@ -1,7 +1,7 @@
-import { compareKeys, type BalanceRecord, type LedgerPageQuery, type LedgerStore } from "../../../src/ports/public";
+import { compareKeys, keyOf, type BalanceRecord, type LedgerPageQuery, type LedgerStore } from "../../../src/ports/public";
 import { bufferedUpdate } from "../buffered-update";
 import type { PgTxContext, Row } from "../pg-tx";
-import type { VersionedBalance } from "../balance-cache";
+import { pairText, type VersionedBalance } from "../balance-cache";
 import { likePrefix } from "../keyset";
 import { BALANCES, LEDGER_ENTRIES, RESERVATIONS, fewRows } from "../tables";
 
@@ -10,8 +10,6 @@ const CUSTOMER_BOOKS = "('available', 'reserved', 'pending')";
 
 /** A balance row without its version, as the port's stores return it. */
 const unversioned = ({ version: _, ...row }: VersionedBalance): BalanceRecord => row;
-
-const keyText = (k: { accountId: string; asset: string; chain: string; book: string }) => `${k.accountId}\u0000${k.asset}\u0000${k.chain}\u0000${k.book}`;
 
 /** A locked reservation written back (`updateReservation`). */
 const reservationUpdate = bufferedUpdate(RESERVATIONS, ["accountId", "id"], ["remaining", "status", "resolvedAt"]);
@@ -42,38 +40,34 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
   return {
     async lockBalances(keys) {
       const sorted = [...keys].sort(compareKeys);
-      const pairs = [...new Map(sorted.map((k) => [`${k.accountId}\u0000${k.asset}`, k])).values()];
+      const pairs = [...new Map(sorted.map((k) => [pairText(k), k])).values()];
       // the few pairs of a use case, as few to the planner (`boundedRows`): lookups by key, never a scan
       const wanted = "unnest($1::text[], $2::text[]) AS p(account_id, asset)";
       // each row's version (`VersionedBalance`): what an optimistic transaction's last statement checks
-      const read = `SELECT b.account_id, b.asset, b.chain, b.book, b.amount, b.xmin::text AS version
-        FROM ${s}.balances b
-        JOIN ${fewRows(wanted, "p", pairs.length)} USING (account_id, asset)
-        ORDER BY b.account_id, b.asset, b.chain, b.book`;
+      const rowsOfPairs = `${s}.balances b JOIN ${fewRows(wanted, "p", pairs.length)} USING (account_id, asset)`;
+      const columns = "b.account_id, b.asset, b.chain, b.book, b.amount, b.xmin::text AS version";
+      const order = "ORDER BY b.account_id, b.asset, b.chain, b.book";
+      const read = `SELECT ${columns} FROM ${rowsOfPairs} ${order}`;
       // Locked: the rows as they are once the locks are ours. A row a transaction changed while
       // this one waited for its lock comes back as that transaction left it, but a row it added
       // is not in this statement's snapshot: such a transaction rewrote the pair's other rows
       // (below), so a row unlike the snapshot's (`changed`) sends the read again, rows locked.
-      const select = `WITH snap AS MATERIALIZED (
-          SELECT b.chain, b.book, b.account_id, b.asset, b.xmin AS version FROM ${s}.balances b
-          JOIN ${fewRows(wanted, "p", pairs.length)} USING (account_id, asset))
-        SELECT b.account_id, b.asset, b.chain, b.book, b.amount, b.xmin::text AS version,
+      const select = `WITH snap AS MATERIALIZED (SELECT b.chain, b.book, b.account_id, b.asset, b.xmin AS version FROM ${rowsOfPairs})
+        SELECT ${columns},
           NOT EXISTS (SELECT 1 FROM snap WHERE snap.account_id = b.account_id AND snap.asset = b.asset
             AND snap.chain = b.chain AND snap.book = b.book AND snap.version = b.xmin) AS changed
-        FROM ${s}.balances b
-        JOIN ${fewRows(wanted, "p", pairs.length)} USING (account_id, asset)
-        ORDER BY b.account_id, b.asset, b.chain, b.book
+        FROM ${rowsOfPairs} ${order}
         FOR UPDATE OF b`;
       const pairParams = [pairs.map((k) => k.accountId), pairs.map((k) => k.asset)];
       const lock = async () => {
         const locked = await tx.run(select, pairParams);
         return locked.rows.some((r) => r.changed) ? tx.run(select, pairParams) : locked;
       };
-      await tx.takeTurns(pairs.map((k) => `${k.accountId}\u0000${k.asset}`));
+      await tx.takeTurns(pairs.map(pairText));
       const versioned = (rows: Row[]): VersionedBalance[] => rows.map((r) => ({ ...BALANCES.fromRow(r), version: String(r.version) }));
       const missingOf = (rows: Row[]) => {
-        const have = new Set(rows.map((r) => keyText(BALANCES.fromRow(r))));
-        return sorted.filter((k) => !have.has(keyText(k)));
+        const have = new Set(rows.map((r) => keyOf(BALANCES.fromRow(r))));
+        return sorted.filter((k) => !have.has(keyOf(k)));
       };
       if (tx.optimistic) {
         // as this process last committed them, or read unlocked; checked by the transaction's
