@@ -1,6 +1,7 @@
 import {
+  createActor,
   initialTransition,
-  transition,
+  type ActorScope,
   type AnyStateMachine,
   type ContextFrom,
   type EventFromLogic,
@@ -73,8 +74,45 @@ export function startMachine<M extends AnyStateMachine>(
 /** Feeds a machine in a persisted state one event (see `startMachine`). */
 export function stepMachine<M extends AnyStateMachine>(machine: M, state: PersistedState<ContextFrom<M>>, event: EventFromLogic<M>): MachineStep<M> {
   const snapshot = machine.resolveState({ value: state.value, context: state.context });
-  const [next, actions] = transition(machine, snapshot as SnapshotFrom<M>, event) as [any, any[]];
-  return toStep<M>(next, actions, state.value, state.context);
+  const scope = inertScope(machine);
+  const actions: any[] = [];
+  scope.actionExecutor = (action) => {
+    actions.push(action);
+  };
+  try {
+    return toStep<M>(machine.transition(snapshot as SnapshotFrom<M>, event, scope), actions, state.value, state.context);
+  } finally {
+    scope.actionExecutor = ignore;
+  }
+}
+
+const ignore = () => undefined;
+const scopes = new WeakMap<AnyStateMachine, ActorScope<any, any, any, any>>();
+
+/**
+ * What xstate's `transition(…)` builds on every call, built once per machine: a scope whose
+ * actions are collected, not executed, around an actor that is never started. payrail's
+ * machines spawn nothing and steps run synchronously, one at a time, so steps can share it
+ * (xstate's own makes an actor per step: a fifth of a payout create's machine time).
+ */
+function inertScope(machine: AnyStateMachine): ActorScope<any, any, any, any> {
+  let scope = scopes.get(machine);
+  if (!scope) {
+    const self = createActor(machine);
+    scope = {
+      self,
+      id: "",
+      sessionId: "",
+      system: self.system,
+      logger: ignore,
+      defer: ignore,
+      emit: ignore,
+      stopChild: ignore,
+      actionExecutor: ignore,
+    };
+    scopes.set(machine, scope);
+  }
+  return scope;
 }
 
 /**

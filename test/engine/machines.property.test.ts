@@ -1,5 +1,5 @@
 import { fc } from "@fast-check/vitest";
-import type { AnyStateMachine, EventFromLogic, InputFrom } from "xstate";
+import { transition, type AnyStateMachine, type EventFromLogic, type InputFrom } from "xstate";
 import { describe, expect, it } from "vitest";
 import { canStep, finalStatesOf, startMachine, statesOf, stepMachine, type MachineStep } from "../../src/engine/machine-step";
 import { batchMachine } from "../../src/resources/payouts/batch-machine";
@@ -141,6 +141,24 @@ describe.each(Object.entries(CASES))("the %s machine", (_, { machine, input, eve
         }
       }),
       { numRuns: 400 },
+    );
+  });
+
+  it("steps as xstate's own transition(…) does (the step's shared scope changes nothing), whatever ran before", () => {
+    fc.assert(
+      fc.property(input, fc.array(event, { maxLength: 12 }), (given, events) => {
+        let step: MachineStep<AnyStateMachine> = startMachine(machine, given);
+        for (const e of events) {
+          const [next, actions] = transition(machine, machine.resolveState({ value: step.value, context: step.context }), e);
+          const own = actions.filter((a) => !a.type.startsWith("xstate.")).map((a) => ({ type: a.type, params: a.params }));
+          step = stepMachine(machine, step, e);
+          expect(step.value).toBe(next.value);
+          expect(step.context).toEqual(next.context);
+          expect(step.actions).toEqual(own);
+          expect(step.done).toBe(next.status === "done");
+        }
+      }),
+      { numRuns: 200 },
     );
   });
 
