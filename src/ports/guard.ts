@@ -78,27 +78,57 @@ function wrap(adapter: string, operation: string, e: unknown): AdapterError {
   return e instanceof AdapterError ? e : new AdapterError(adapter, operation, e);
 }
 
-/** Every store of a transaction, guarded (stores are the transaction's members); `wrote` hears each call of a method that may write. */
+/**
+ * Every store of a transaction, guarded as the core first reaches it (a transaction uses a few of
+ * its stores, and a payout create runs four transactions): `wrote` hears each call of a method
+ * that may write, as it is made.
+ */
 function guardTx(name: string, tx: StorageTx, wrote: () => void): StorageTx {
-  const guarded: Record<string, object> = {};
-  const timing = writeTiming(wrote);
-  for (const [store, methods] of Object.entries(tx)) guarded[store] = guardMethods(name, methods as object, `${store}.`, timing);
-  return guarded as unknown as StorageTx;
+  const guarded = new Map<PropertyKey, unknown>();
+  return new Proxy(tx, {
+    get(obj, store, receiver) {
+      const value = Reflect.get(obj, store, receiver);
+      if (typeof value !== "object" || value === null) return value;
+      let made = guarded.get(store);
+      if (!made) guarded.set(store, (made = guardWrites(name, value, `${String(store)}.`, wrote)));
+      return made;
+    },
+  });
 }
 
 /** Whether each operation (`store.method`) may write, as `isReadOnlyStoreMethod` answers it once per operation. */
 const writing = new Map<string, boolean>();
 
-/** A `CallTiming` that only listens for calls of store methods that may write. */
-function writeTiming(wrote: () => void): CallTiming {
-  return {
-    now: () => 0,
-    report: (operation) => {
-      let writes = writing.get(operation);
-      if (writes === undefined) writing.set(operation, (writes = !isReadOnlyStoreMethod(operation.slice(operation.lastIndexOf(".") + 1))));
-      if (writes) wrote();
+/**
+ * A store's methods as `guardMethods` wraps them, untimed (storage sessions are timed whole):
+ * `wrote` hears each call of a method that may write, as it is made.
+ */
+function guardWrites<T extends object>(adapter: string, target: T, label: string, wrote: () => void): T {
+  const cache = new Map<PropertyKey, unknown>();
+  return new Proxy(target, {
+    get(obj, prop, receiver) {
+      const value = Reflect.get(obj, prop, receiver);
+      if (typeof value !== "function") return value;
+      let wrapped = cache.get(prop);
+      if (!wrapped) {
+        const operation = `${label}${String(prop)}`;
+        let writes = writing.get(operation);
+        if (writes === undefined) writing.set(operation, (writes = !isReadOnlyStoreMethod(String(prop))));
+        const failed = (e: unknown) => Promise.reject(wrap(adapter, operation, e));
+        wrapped = (...args: unknown[]) => {
+          if (writes) wrote();
+          try {
+            const result = (value as (...a: unknown[]) => unknown).apply(obj, args);
+            return result instanceof Promise ? result.then(undefined, failed) : result;
+          } catch (e) {
+            throw wrap(adapter, operation, e);
+          }
+        };
+        cache.set(prop, wrapped);
+      }
+      return wrapped;
     },
-  };
+  });
 }
 
 /** The storage adapter as the core uses it. */
@@ -199,7 +229,7 @@ export function guardStorage(
           return session<AdapterStateTx, T>(
             `${label}transaction`,
             (inner) => store.transaction(inner, options),
-            (tx, onWrite) => fn(guardMethods(name, tx, label, writeTiming(onWrite))),
+            (tx, onWrite) => fn(guardWrites(name, tx, label, onWrite)),
           );
         },
       };
