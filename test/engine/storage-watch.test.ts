@@ -6,6 +6,7 @@ import { guardStorage } from "../../src/ports/guard";
 import { isReadOnlyStoreMethod } from "../../src/ports/public";
 import type { StorageTx } from "../../src/ports";
 import { FaultyStorage } from "../support/faulty-storage";
+import { AdapterError } from "../../src/errors";
 
 /**
  * The store methods that may write, by store: every other member only reads. Written out so a
@@ -99,5 +100,42 @@ describe("storage watch", () => {
       watch.track(() => storage.transaction((tx) => tx.meta.set("c", "1"))),
     ]);
     expect([a.committed, b.committed]).toEqual([false, true]);
+  });
+
+  it("hands the core a transaction's stores guarded: each store one object, what a method throws (at once or later) an AdapterError naming it", async () => {
+    const inner = new MemoryStorage();
+    await inner.init();
+    const boom = new Error("boom");
+    const broken = Object.assign(Object.create(inner), {
+      transaction: (fn: (tx: StorageTx) => Promise<unknown>) =>
+        inner.transaction((tx) =>
+          fn({
+            ...tx,
+            meta: {
+              ...tx.meta,
+              get: () => Promise.reject(boom),
+              set: () => {
+                throw boom;
+              },
+            },
+          } as StorageTx),
+        ),
+    });
+    const guarded = guardStorage(broken as MemoryStorage);
+    await guarded.transaction(async (tx) => {
+      expect(tx.meta).toBe(tx.meta);
+      const later = await tx.meta.get("a").catch((e: unknown) => e);
+      expect(later).toBeInstanceOf(AdapterError);
+      expect(later).toMatchObject({ adapter: "memory", cause: boom, message: expect.stringContaining("meta.get") });
+      let now: unknown;
+      try {
+        await tx.meta.set("a", "1");
+      } catch (e) {
+        now = e;
+      }
+      expect(now).toBeInstanceOf(AdapterError);
+      expect(now).toMatchObject({ cause: boom, message: expect.stringContaining("meta.set") });
+      return null;
+    });
   });
 });
