@@ -561,4 +561,13 @@ CREATE INDEX due_work_by_id ON {s}.due_work (id);
 CREATE INDEX webhook_deliveries_by_event ON {s}.webhook_deliveries (account_id, endpoint_id, event_id, created DESC, id DESC);
 `,
   },
+  {
+    version: 23,
+    name: "delivery log: one index fewer",
+    sql: `
+-- An endpoint's newest attempts are read from webhook_deliveries_by_status, one range per status
+-- merged (stores/deliveries.ts): each attempt logged updates four indexes, not five.
+DROP INDEX {s}.webhook_deliveries_list;
+`,
+  },
 ];
