@@ -1,5 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
+import { createRound, fundedCallers } from "./payouts";
 import { dropSchema } from "./schemas";
 
 /**
@@ -21,7 +22,6 @@ import { dropSchema } from "./schemas";
  * (geometrically).
  */
 const CLIENTS = 4;
-const BASE = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 
 interface Contender {
   tree: string;
@@ -32,45 +32,29 @@ interface Contender {
   creates: number;
 }
 
-/** An engine built from `tree`'s own modules (its adapters, engine and bench helper), its callers ready. */
+/**
+ * An engine built from `tree`'s own modules (its adapters and engine), its callers ready. The
+ * callers and their creates are this checkout's (`fundedCallers`, `createRound`): they use only
+ * the engine's public API, which both trees share.
+ */
 async function contender(url: string, tree: string, tag: string): Promise<Contender> {
   const load = (path: string) => import(resolve(tree, path));
-  const [{ ManualClock }, { connectPostgres }, { createEngine }, { systemContext }, { devPorts }, { createPayout }] = await Promise.all([
+  const [{ ManualClock }, { connectPostgres }, { createEngine }, { devPorts }] = await Promise.all([
     load("adapters/clock/index.ts"),
     load("adapters/postgres/index.ts"),
     load("src/modules.ts"),
-    load("src/engine/context.ts"),
     load("adapters/dev/index.ts"),
-    load("bench/payouts.ts"),
   ]);
   const schema = `bench_compare_${tag}_${process.pid}`;
   const engine = await createEngine({ storage: await connectPostgres(url, { schema, maxConnections: CLIENTS }), ...devPorts({ clock: new ManualClock() }) });
-  const callers: { ctx: unknown; recipients: string[] }[] = [];
-  for (let c = 0; c < CLIENTS; c++) {
-    const account = await engine.accounts.create({ name: `bench-${c}` });
-    const ctx = systemContext(account.id, false);
-    (await engine.testHelpers.fund(ctx, { asset: "USDC", chain: "base", amount: "10000000" }))._unsafeUnwrap();
-    const recipients: string[] = [];
-    for (let i = 0; i < 5; i++) recipients.push((await engine.recipients.create(ctx, { name: `r${i}`, chain_addresses: { base: BASE } }))._unsafeUnwrap().id);
-    callers.push({ ctx, recipients });
-  }
-  let key = 0;
+  const callers = await fundedCallers(engine, CLIENTS);
+  let rounds = 0;
   return {
     tree,
     cpuMs: 0,
     wallMs: 0,
     creates: 0,
-    async round(count) {
-      let next = 0;
-      await Promise.all(
-        callers.map(async ({ ctx, recipients }) => {
-          while (next < count) {
-            const i = next++;
-            await createPayout(engine, ctx, `compare-${key++}`, recipients[i % recipients.length]!);
-          }
-        }),
-      );
-    },
+    round: (count) => createRound(engine, callers, `compare-${rounds++}`, count),
     async close() {
       await engine.close();
       await dropSchema(url, schema);

@@ -26,16 +26,53 @@ const STEADY = 2 * SINGLES;
 const STORES = (process.env.BENCH_PAYOUTS_STORES ?? "memory,pglite,postgres").split(",");
 const BASE = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 
-async function setup(storage: StorageAdapter): Promise<{ engine: Engine; ctx: ReturnType<typeof systemContext>; recipients: string[] }> {
+async function setup(storage: StorageAdapter): Promise<{ engine: Engine } & BenchCaller> {
   const engine = await createEngine({ storage, ...devPorts({ clock: new ManualClock() }) });
-  const account = await engine.accounts.create({ name: "bench" });
-  const ctx = systemContext(account.id, false);
-  (await engine.testHelpers.fund(ctx, { asset: "USDC", chain: "base", amount: "10000000" }))._unsafeUnwrap();
-  const recipients: string[] = [];
-  for (let i = 0; i < 100; i++) {
-    recipients.push((await engine.recipients.create(ctx, { name: `r${i}`, chain_addresses: { base: BASE } }))._unsafeUnwrap().id);
+  const [caller] = await fundedCallers(engine, 1, { recipients: 100 });
+  return { engine, ...caller! };
+}
+
+/** A caller of the payout benches: an account's context and recipients to pay. */
+export interface BenchCaller {
+  ctx: RequestContext;
+  recipients: string[];
+}
+
+/**
+ * `count` accounts (`<prefix>-<n>`), each funded with `amount` USDC on base and given
+ * `recipients` recipients, as the callers of a bench.
+ */
+export async function fundedCallers(
+  engine: Engine,
+  count: number,
+  { prefix = "bench", amount = "10000000", recipients = 5 }: { prefix?: string; amount?: string; recipients?: number } = {},
+): Promise<BenchCaller[]> {
+  const callers: BenchCaller[] = [];
+  for (let c = 0; c < count; c++) {
+    const account = await engine.accounts.create({ name: `${prefix}-${c}` });
+    const ctx = systemContext(account.id, false);
+    (await engine.testHelpers.fund(ctx, { asset: "USDC", chain: "base", amount }))._unsafeUnwrap();
+    const ids: string[] = [];
+    for (let i = 0; i < recipients; i++) ids.push((await engine.recipients.create(ctx, { name: `r${i}`, chain_addresses: { base: BASE } }))._unsafeUnwrap().id);
+    callers.push({ ctx, recipients: ids });
   }
-  return { engine, ctx, recipients };
+  return callers;
+}
+
+/**
+ * `count` payouts created by `callers` at once, each caller one at a time, under the keys
+ * `<prefix>-<i>`: the i-th pays its caller's recipient i (modulo how many it has).
+ */
+export async function createRound(engine: Engine, callers: readonly BenchCaller[], prefix: string, count: number): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    callers.map(async ({ ctx, recipients }) => {
+      while (next < count) {
+        const i = next++;
+        await createPayout(engine, ctx, `${prefix}-${i}`, recipients[i % recipients.length]!);
+      }
+    }),
+  );
 }
 
 /**
@@ -60,17 +97,8 @@ async function benchStorage(
 ): Promise<{ line: string; acceptedMs: number; perSecond: number }> {
   const { engine, ctx, recipients } = await setup(storage);
   try {
-    const round = async (prefix: string) => {
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: CLIENTS }, async () => {
-          while (next < SINGLES) {
-            const i = next++;
-            await createPayout(engine, ctx, `${prefix}-${i}`, recipients[i % recipients.length]!);
-          }
-        }),
-      );
-    };
+    // CLIENTS callers on the one account
+    const round = (prefix: string) => createRound(engine, Array(CLIENTS).fill({ ctx, recipients }), prefix, SINGLES);
     // a long-running server's steady state, as on many accounts: a round to warm up, then one timed
     await round("warm");
     let start = performance.now();
@@ -112,30 +140,11 @@ async function manyAccounts(url: string): Promise<{ perSecond: number; cpuMs: nu
   const schema = `bench_accounts_${process.pid}`;
   const engine = await createEngine({ storage: await connectPostgres(url, { schema, maxConnections: CLIENTS }), ...devPorts({ clock: new ManualClock() }) });
   try {
-    const callers: { ctx: RequestContext; recipients: string[] }[] = [];
-    for (let c = 0; c < CLIENTS; c++) {
-      const account = await engine.accounts.create({ name: `bench-${c}` });
-      const ctx = systemContext(account.id, false);
-      (await engine.testHelpers.fund(ctx, { asset: "USDC", chain: "base", amount: "10000000" }))._unsafeUnwrap();
-      const recipients: string[] = [];
-      for (let i = 0; i < 5; i++) recipients.push((await engine.recipients.create(ctx, { name: `r${i}`, chain_addresses: { base: BASE } }))._unsafeUnwrap().id);
-      callers.push({ ctx, recipients });
-    }
-    const round = async (prefix: string, count: number) => {
-      let next = 0;
-      await Promise.all(
-        callers.map(async ({ ctx, recipients }) => {
-          while (next < count) {
-            const i = next++;
-            await createPayout(engine, ctx, `${prefix}-${i}`, recipients[i % recipients.length]!);
-          }
-        }),
-      );
-    };
-    await round("warm", SINGLES);
+    const callers = await fundedCallers(engine, CLIENTS);
+    await createRound(engine, callers, "warm", SINGLES);
     const cpu = process.cpuUsage();
     const start = performance.now();
-    await round("single", STEADY);
+    await createRound(engine, callers, "single", STEADY);
     const seconds = (performance.now() - start) / 1000;
     const used = process.cpuUsage(cpu);
     return { perSecond: STEADY / seconds, cpuMs: (used.user + used.system) / 1000 / STEADY };

@@ -7,9 +7,8 @@ import pg from "pg";
 import { ManualClock } from "../adapters/clock";
 import { devPorts } from "../adapters/dev";
 import { connectPostgres } from "../adapters/postgres";
-import { systemContext } from "../src/engine/context";
 import { createEngine } from "../src/modules";
-import { createPayout } from "./payouts";
+import { createPayout, fundedCallers } from "./payouts";
 import type { Figure } from "./table";
 import { dropSchema } from "./schemas";
 
@@ -26,7 +25,6 @@ const SECONDS = Number(process.env.BENCH_SCALE_SECONDS ?? 10);
 const CLIENTS = Number(process.env.BENCH_SCALE_CLIENTS ?? 4);
 /** Creates each process makes before the timed window. */
 const WARM_UP = Number(process.env.BENCH_SCALE_WARM_UP ?? 1000);
-const BASE = "0x5aAeb6053F3E94C9b9A09f33669435E7Ef1BeAed";
 const SELF = fileURLToPath(import.meta.url);
 
 interface ChildArgs {
@@ -39,17 +37,7 @@ interface ChildArgs {
 async function child(args: ChildArgs): Promise<void> {
   const storage = await connectPostgres(args.url, { schema: args.schema, maxConnections: CLIENTS + 2 });
   const engine = await createEngine({ storage, ...devPorts({ clock: new ManualClock() }) });
-  const callers: { ctx: ReturnType<typeof systemContext>; recipients: string[] }[] = [];
-  for (let c = 0; c < CLIENTS; c++) {
-    const account = await engine.accounts.create({ name: `${args.prefix}-${c}` });
-    const ctx = systemContext(account.id, false);
-    (await engine.testHelpers.fund(ctx, { asset: "USDC", chain: "base", amount: "100000000" }))._unsafeUnwrap();
-    const recipients: string[] = [];
-    for (let i = 0; i < 5; i++) {
-      recipients.push((await engine.recipients.create(ctx, { name: `r${i}`, chain_addresses: { base: BASE } }))._unsafeUnwrap().id);
-    }
-    callers.push({ ctx, recipients });
-  }
+  const callers = await fundedCallers(engine, CLIENTS, { prefix: args.prefix, amount: "100000000" });
   let n = 0;
   const create = async (c: number) => {
     const { ctx, recipients } = callers[c]!;
