@@ -29,46 +29,50 @@ export interface CallTiming {
  * `AdapterError` carrying the adapter's name and the original error as `cause`.
  */
 export function guardMethods<T extends object>(adapter: string, target: T, label = "", timing?: CallTiming): T {
+  return wrapMethods(target, (method, obj, prop) => {
+    const operation = `${label}${String(prop)}`;
+    const trace = timing?.trace?.tracer.enabled ? timing.trace : null;
+    const call = (args: unknown[]) => {
+      const started = timing?.now() ?? 0;
+      const done = (failed: boolean) => timing?.report(operation, timing.now() - started, failed);
+      try {
+        const result = method.apply(obj, args);
+        // only calls that wait on something are timed: a synchronous answer (an address
+        // check, a capability) costs nothing worth a metric
+        if (!(result instanceof Promise)) return result;
+        return result.then(
+          (v: unknown) => {
+            done(false);
+            return v;
+          },
+          (e: unknown) => {
+            done(true);
+            return Promise.reject(wrap(adapter, operation, e));
+          },
+        );
+      } catch (e) {
+        done(true);
+        throw wrap(adapter, operation, e);
+      }
+    };
+    return trace
+      ? (...args: unknown[]) => {
+          const { name, attributes } = trace.span(operation, args);
+          return inSpan(trace.tracer, name, { kind: "client", attributes }, () => call(args));
+        }
+      : (...args: unknown[]) => call(args);
+  });
+}
+
+/** `target` with each method replaced, as first reached, by what `wrapMethod` makes of it (kept for later reaches). */
+function wrapMethods<T extends object>(target: T, wrapMethod: (method: (...args: unknown[]) => unknown, obj: T, prop: PropertyKey) => unknown): T {
   const cache = new Map<PropertyKey, unknown>();
   return new Proxy(target, {
     get(obj, prop, receiver) {
       const value = Reflect.get(obj, prop, receiver);
       if (typeof value !== "function") return value;
       let wrapped = cache.get(prop);
-      if (!wrapped) {
-        const operation = `${label}${String(prop)}`;
-        const trace = timing?.trace?.tracer.enabled ? timing.trace : null;
-        const call = (args: unknown[]) => {
-          const started = timing?.now() ?? 0;
-          const done = (failed: boolean) => timing?.report(operation, timing.now() - started, failed);
-          try {
-            const result = (value as (...a: unknown[]) => unknown).apply(obj, args);
-            // only calls that wait on something are timed: a synchronous answer (an address
-            // check, a capability) costs nothing worth a metric
-            if (!(result instanceof Promise)) return result;
-            return result.then(
-              (v: unknown) => {
-                done(false);
-                return v;
-              },
-              (e: unknown) => {
-                done(true);
-                return Promise.reject(wrap(adapter, operation, e));
-              },
-            );
-          } catch (e) {
-            done(true);
-            throw wrap(adapter, operation, e);
-          }
-        };
-        wrapped = trace
-          ? (...args: unknown[]) => {
-              const { name, attributes } = trace.span(operation, args);
-              return inSpan(trace.tracer, name, { kind: "client", attributes }, () => call(args));
-            }
-          : (...args: unknown[]) => call(args);
-        cache.set(prop, wrapped);
-      }
+      if (!wrapped) cache.set(prop, (wrapped = wrapMethod(value as (...args: unknown[]) => unknown, obj, prop)));
       return wrapped;
     },
   });
@@ -104,30 +108,20 @@ const writing = new Map<string, boolean>();
  * `wrote` hears each call of a method that may write, as it is made.
  */
 function guardWrites<T extends object>(adapter: string, target: T, label: string, wrote: () => void): T {
-  const cache = new Map<PropertyKey, unknown>();
-  return new Proxy(target, {
-    get(obj, prop, receiver) {
-      const value = Reflect.get(obj, prop, receiver);
-      if (typeof value !== "function") return value;
-      let wrapped = cache.get(prop);
-      if (!wrapped) {
-        const operation = `${label}${String(prop)}`;
-        let writes = writing.get(operation);
-        if (writes === undefined) writing.set(operation, (writes = !isReadOnlyStoreMethod(String(prop))));
-        const failed = (e: unknown) => Promise.reject(wrap(adapter, operation, e));
-        wrapped = (...args: unknown[]) => {
-          if (writes) wrote();
-          try {
-            const result = (value as (...a: unknown[]) => unknown).apply(obj, args);
-            return result instanceof Promise ? result.then(undefined, failed) : result;
-          } catch (e) {
-            throw wrap(adapter, operation, e);
-          }
-        };
-        cache.set(prop, wrapped);
+  return wrapMethods(target, (method, obj, prop) => {
+    const operation = `${label}${String(prop)}`;
+    let writes = writing.get(operation);
+    if (writes === undefined) writing.set(operation, (writes = !isReadOnlyStoreMethod(String(prop))));
+    const failed = (e: unknown) => Promise.reject(wrap(adapter, operation, e));
+    return (...args: unknown[]) => {
+      if (writes) wrote();
+      try {
+        const result = method.apply(obj, args);
+        return result instanceof Promise ? result.then(undefined, failed) : result;
+      } catch (e) {
+        throw wrap(adapter, operation, e);
       }
-      return wrapped;
-    },
+    };
   });
 }
 
