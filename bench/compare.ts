@@ -15,7 +15,7 @@ import { dropSchema } from "./schemas";
  * payouts bench's many-accounts case, the one bound by the engine's CPU); both first create
  * 1,000 payouts untimed, then take turns for `rounds` rounds of `per-round` creates (default 8 of
  * 500), the first tree first in even rounds and second in odd ones. The engine built first in a
- * process ran up to a tenth cheaper than the one built second, whichever tree it was, so the
+ * process ran a tenth or more cheaper than the one built second, whichever tree it was, so the
  * comparison runs twice, once in each order, each in a child process of its own. Printed: for
  * each run, creates/s and engine CPU per create (`process.cpuUsage`, the process's, over that
  * tree's rounds) and the second tree's CPU over the first's; then both runs' ratios averaged

@@ -93,7 +93,7 @@ const scopes = new WeakMap<AnyStateMachine, ActorScope<any, any, any, any>>();
  * What xstate's `transition(…)` builds on every call, built once per machine: a scope whose
  * actions are collected, not executed, around an actor that is never started. payrail's
  * machines spawn nothing and steps run synchronously, one at a time, so steps can share it
- * (xstate's own makes an actor per step: a fifth of a payout create's machine time).
+ * (a leg's `broadcast` step took 26 to 35 µs with an actor of its own, 10 to 17 µs so).
  */
 function inertScope(machine: AnyStateMachine): ActorScope<any, any, any, any> {
   let scope = scopes.get(machine);
