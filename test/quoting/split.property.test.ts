@@ -176,9 +176,12 @@ describe("the split (research §3)", () => {
             const x = Number(v.reserveIn);
             const y = Number(v.reserveOut);
             const marginal = (g * x * y) / (x + g * amounts[i]!) ** 2;
-            // an active pool trades down to λ; an idle one never started above it
+            // an active pool trades down to λ; an idle one (or one that took too little to tell,
+            // at most a millionth of its reserve) is not above λ where its allocation leaves it,
+            // as a route's check below (at its start, an allocation of a millionth of the reserve
+            // is 2e-6 above λ: more than the tolerance)
             if (amounts[i]! > 1e-6 * x) expect(Math.abs(marginal - lambda) / lambda).toBeLessThanOrEqual(1e-6);
-            else expect((g * y) / x).toBeLessThanOrEqual(lambda * (1 + 1e-6) + 1e-300);
+            else expect(marginal).toBeLessThanOrEqual(lambda * (1 + 1e-6) + 1e-300);
           } else if (v.kind === "route") {
             // the chain rule through the hops, with each hop's own real input
             let input = amounts[i]!;
@@ -199,7 +202,8 @@ describe("the split (research §3)", () => {
           }
         });
       }),
-      bounded(300),
+      // found by a CI run: the one pool takes the whole amount, a millionth of its reserve
+      { ...bounded(300), examples: [[[{ kind: "pool", reserveIn: 2_000_000n, reserveOut: 1_000n, feePpm: 500n, networkCost: 0n, venue: "v0" }], 2n]] },
     );
   });
 
