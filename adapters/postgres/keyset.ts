@@ -8,7 +8,7 @@ import type { KeysetQuery } from "../../src/ports/public";
  * `metadata` (a table without it matches nothing). `eachStatus`: every value the status column
  * can hold, for a table whose only index in the page's order holds the status after the filters
  * (`(…, status, created DESC, id DESC)`): a page with no status filter then reads one range of
- * that index per status, each stopped at the page's size, and merges them.
+ * that index per status, each stopped at the page's size, and merges them (none given: one read).
  */
 export function keysetSql(
   table: string,

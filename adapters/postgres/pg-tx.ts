@@ -272,7 +272,7 @@ export class PgTx implements PgTxContext {
     // statements sent together (reads of one step at once) each flush first: one sends the
     // buffers, the others wait for it, so none of them runs before the writes it must see
     while (this.sending) await this.sending;
-    if (!last && this.inserts.size === 0 && this.deltas.size === 0 && this.updates.size === 0) return; // nothing to send
+    if (!last && this.empty) return; // nothing to send
     const sending = this.send(last);
     const mine = sending.catch(() => undefined);
     this.sending = mine;
@@ -281,6 +281,11 @@ export class PgTx implements PgTxContext {
     } finally {
       if (this.sending === mine) this.sending = null;
     }
+  }
+
+  /** Nothing is buffered: no rows to insert, no balance deltas, no updates. */
+  private get empty(): boolean {
+    return this.inserts.size === 0 && this.deltas.size === 0 && this.updates.size === 0;
   }
 
   /** Waits for the early flush, if one runs (the transaction's end, whatever its outcome). */
@@ -320,7 +325,7 @@ export class PgTx implements PgTxContext {
    * buffered meanwhile go to the next.
    */
   private async send(last: boolean): Promise<void> {
-    if (this.inserts.size === 0 && this.deltas.size === 0 && this.updates.size === 0) {
+    if (this.empty) {
       if (last) await this.lastOfBalances([]);
       return;
     }

@@ -100,7 +100,7 @@ function guardTx(name: string, tx: StorageTx, wrote: () => void): StorageTx {
   });
 }
 
-/** Whether each operation (`store.method`) may write, as `isReadOnlyStoreMethod` answers it once per operation. */
+/** Whether each store method may write, as `isReadOnlyStoreMethod` answers it once per name. */
 const writing = new Map<string, boolean>();
 
 /**
@@ -109,9 +109,10 @@ const writing = new Map<string, boolean>();
  */
 function guardWrites<T extends object>(adapter: string, target: T, label: string, wrote: () => void): T {
   return wrapMethods(target, (method, obj, prop) => {
-    const operation = `${label}${String(prop)}`;
-    let writes = writing.get(operation);
-    if (writes === undefined) writing.set(operation, (writes = !isReadOnlyStoreMethod(String(prop))));
+    const name = String(prop);
+    const operation = `${label}${name}`;
+    let writes = writing.get(name);
+    if (writes === undefined) writing.set(name, (writes = !isReadOnlyStoreMethod(name)));
     const failed = (e: unknown) => Promise.reject(wrap(adapter, operation, e));
     return (...args: unknown[]) => {
       if (writes) wrote();

@@ -28,6 +28,5 @@ export function deliveryLogStore(tx: PgTxContext): DeliveryLogStore {
  */
 export function deliveryListSql(s: string, query: Parameters<DeliveryLogStore["list"]>[0]): { text: string; params: unknown[] } {
   const filters = { endpoint_id: query.endpointId, ...(query.eventId !== undefined ? { event_id: query.eventId } : {}) };
-  const eachStatus = query.eventId === undefined ? DELIVERY_STATUSES : undefined;
-  return keysetSql(`${s}.webhook_deliveries`, query, { filters, ...(eachStatus ? { eachStatus } : {}) });
+  return keysetSql(`${s}.webhook_deliveries`, query, { filters, eachStatus: query.eventId === undefined ? DELIVERY_STATUSES : [] });
 }
