@@ -1,3 +1,4 @@
+import { partSql } from "./flush-statement";
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -77,9 +78,17 @@ export function boundedRows(source: string, alias: string, limit = 1): string {
   return `(SELECT * FROM ${source} LIMIT ${limit}) AS ${alias}`;
 }
 
-/** A source of `count` rows named `alias` (`source` ends `AS <alias>(…)`): bounded when few (up to 8, a use case's), as given otherwise. */
+/** Rows a use case writes at most (`fewRows`). */
+const FEW_ROWS = 8;
+
+/** A source of `count` rows named `alias` (`source` ends `AS <alias>(…)`): bounded when few (up to `FEW_ROWS`, a use case's), as given otherwise. */
 export function fewRows(source: string, alias: string, count: number): string {
-  return count <= 8 ? boundedRows(source, alias, count) : source;
+  return count <= FEW_ROWS ? boundedRows(source, alias, count) : source;
+}
+
+/** What `fewRows` makes of `count`: the count when few, else one word for every larger count (a key of the text it makes). */
+export function fewRowsKey(count: number): number | "many" {
+  return count <= FEW_ROWS ? count : "many";
 }
 
 const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -128,8 +137,12 @@ export function table<R>(
       return `UPDATE ${schema}.${name} t SET ${assignments} FROM ${options?.single ? boundedRows(rows, "x") : rows} WHERE ${where}`;
     },
     insertSql: (schema) =>
-      `INSERT INTO ${schema}.${name} (${cols.map((c) => c.name).join(", ")}) ` +
-      `SELECT ${select} FROM json_to_recordset($1::json) AS x(${recordset})${conflict}`,
+      partSql(
+        `insert\u0000${schema}\u0000${name}`,
+        () =>
+          `INSERT INTO ${schema}.${name} (${cols.map((c) => c.name).join(", ")}) ` +
+          `SELECT ${select} FROM json_to_recordset($1::json) AS x(${recordset})${conflict}`,
+      ),
     jsonRows(records) {
       return JSON.stringify(
         records.map((record) => {

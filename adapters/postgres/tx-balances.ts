@@ -1,16 +1,7 @@
 import { keyOf, type BalanceKey, type BalanceRecord } from "../../src/ports/public";
 import { pairText, type BalanceCache, type BalancePair, type Committing, type VersionedBalance } from "./balance-cache";
-import { fewRows } from "./tables";
-
-/** A part of a flush's statement (`PgTx.send`): its SQL on `$1`, its one parameter, and the rows it must hit. */
-export interface FlushPart {
-  sql: string;
-  param: string;
-  /** A part that only locks (no RETURNING of its own). */
-  select?: boolean;
-  /** Rows the part must touch, and the error when it does not. */
-  expect?: { rows: number; error: () => Error };
-}
+import { partSql, type FlushPart } from "./flush-statement";
+import { fewRows, fewRowsKey } from "./tables";
 
 /**
  * A flush found a balance row that the transaction read without locking it (`expect`) changed
@@ -170,9 +161,12 @@ export class TxBalances {
       const checked = deltas.some((d) => this.expected.has(keyOf(d)));
       const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, delta numeric, version text)";
       parts.push({
-        sql: `UPDATE ${s}.balances b SET amount = b.amount + d.delta
+        sql: partSql(
+          `deltas\u0000${s}\u0000${fewRowsKey(deltas.length)}\u0000${checked}`,
+          () => `UPDATE ${s}.balances b SET amount = b.amount + d.delta
        FROM ${fewRows(rows, "d", deltas.length)}
        WHERE ${where}${checked ? " AND (d.version IS NULL OR b.xmin::text = d.version)" : ""}`,
+        ),
         param: JSON.stringify(
           deltas.map((d) => {
             const row = { account_id: d.accountId, asset: d.asset, chain: d.chain, book: d.book, delta: d.amount.toString() };
@@ -188,8 +182,11 @@ export class TxBalances {
     if (unmoved.length) {
       const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, version text)";
       parts.push({
-        sql: `SELECT 1 FROM ${s}.balances b, ${fewRows(rows, "d", unmoved.length)}
+        sql: partSql(
+          `unmoved\u0000${s}\u0000${fewRowsKey(unmoved.length)}`,
+          () => `SELECT 1 FROM ${s}.balances b, ${fewRows(rows, "d", unmoved.length)}
        WHERE ${where} AND b.xmin::text = d.version FOR UPDATE OF b`,
+        ),
         param: JSON.stringify(
           unmoved.map(([k, version]) => {
             const [account_id, asset, chain, book] = k.split("\u0000");
