@@ -28,11 +28,31 @@ export interface PayoutTemplate {
   event: string;
 }
 
-export async function rawPayoutFloor(
-  url: string,
-  template: PayoutTemplate,
-  options: { clients: number; ops: number; shape: "statements" | "one"; accounts?: number },
-): Promise<number> {
+export interface FloorOptions {
+  clients: number;
+  shape: "statements" | "one";
+  accounts?: number;
+}
+
+/** The floor's payouts written `ops` at a time (`round`), on a schema of its own until `close`. */
+export interface PayoutFloor {
+  /** Writes `ops` payouts (numbered on from the last round's) with `clients` sessions at once; resolves with payouts per second. */
+  round(ops: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** `ops` payouts by hand on a fresh floor: payouts per second. */
+export async function rawPayoutFloor(url: string, template: PayoutTemplate, options: FloorOptions & { ops: number }): Promise<number> {
+  const floor = await openPayoutFloor(url, template, options);
+  try {
+    return await floor.round(options.ops);
+  } finally {
+    await floor.close();
+  }
+}
+
+/** A floor whose rounds can alternate with an engine's (`bench/payouts.ts`, many accounts): same schema and sessions throughout. */
+export async function openPayoutFloor(url: string, template: PayoutTemplate, options: FloorOptions): Promise<PayoutFloor> {
   const accounts = Array.from({ length: options.accounts ?? 1 }, (_, a) => (a === 0 ? "acct_floor" : `acct_floor_${a}`));
   const schema = `bench_floor_${process.pid}`;
   const s = `"${schema}"`;
@@ -40,6 +60,10 @@ export async function rawPayoutFloor(
   await setup.init();
   await setup.close();
   const pool = new pg.Pool({ connectionString: url, max: options.clients });
+  const close = async () => {
+    await pool.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
+    await pool.end();
+  };
   try {
     for (const account of accounts) {
       await pool.query(`INSERT INTO ${s}.accounts (id, name, livemode, created) VALUES ($1, 'floor', false, 0)`, [account]);
@@ -50,29 +74,35 @@ export async function rawPayoutFloor(
         [account],
       );
     }
-    const write = options.shape === "statements" ? nineStatements(s, template) : oneStatement(s, template);
-    let next = 0;
-    const start = performance.now();
-    await Promise.all(
-      Array.from({ length: options.clients }, async (_, client) => {
-        const account = accounts[client % accounts.length]!;
-        const c = await pool.connect();
-        let broken: Error | undefined;
-        try {
-          while (next < options.ops) await write(c, next++, account);
-        } catch (e) {
-          broken = e as Error;
-          throw e;
-        } finally {
-          c.release(broken);
-        }
-      }),
-    );
-    return options.ops / ((performance.now() - start) / 1000);
-  } finally {
-    await pool.query(`DROP SCHEMA IF EXISTS ${s} CASCADE`);
-    await pool.end();
+  } catch (e) {
+    await close();
+    throw e;
   }
+  const write = options.shape === "statements" ? nineStatements(s, template) : oneStatement(s, template);
+  let next = 0;
+  return {
+    async round(ops) {
+      const end = next + ops;
+      const start = performance.now();
+      await Promise.all(
+        Array.from({ length: options.clients }, async (_, client) => {
+          const account = accounts[client % accounts.length]!;
+          const c = await pool.connect();
+          let broken: Error | undefined;
+          try {
+            while (next < end) await write(c, next++, account);
+          } catch (e) {
+            broken = e as Error;
+            throw e;
+          } finally {
+            c.release(broken);
+          }
+        }),
+      );
+      return ops / ((performance.now() - start) / 1000);
+    },
+    close,
+  };
 }
 
 type Client = { query(text: string, params?: unknown[]): Promise<unknown> };
