@@ -36,15 +36,25 @@ export function flushStatement(parts: readonly FlushPart[], versions: boolean, d
   return { text: flushText(parts, versions, durable), params };
 }
 
-/** Part SQL texts kept by what makes them (at most `MAX_PART_TEXTS`): one string each, so `flushText` finds it by the hash it keeps. */
-const partTexts = new Map<string, string>();
+/**
+ * Part SQL texts by schema, then by what makes them (`what`; at most `MAX_PART_TEXTS` in all):
+ * one string each, so `flushText` finds it by the hash the string keeps. A transaction's schema
+ * is one string throughout, so its lookup costs no hashing either.
+ */
+const partTexts = new Map<string, Map<string, string>>();
+let partTextCount = 0;
 
-/** The part SQL text `build` makes for `key`, made once while few texts are kept. */
-export function partSql(key: string, build: () => string): string {
-  let sql = partTexts.get(key);
+/** The part SQL text `build` makes for `what` in `schema`, made once while few texts are kept. */
+export function partSql(schema: string, what: string, build: () => string): string {
+  let ofSchema = partTexts.get(schema);
+  let sql = ofSchema?.get(what);
   if (sql === undefined) {
     sql = build();
-    if (partTexts.size < MAX_PART_TEXTS) partTexts.set(key, sql);
+    if (partTextCount < MAX_PART_TEXTS) {
+      if (!ofSchema) partTexts.set(schema, (ofSchema = new Map()));
+      ofSchema.set(what, sql);
+      partTextCount++;
+    }
   }
   return sql;
 }

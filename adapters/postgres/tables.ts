@@ -111,6 +111,7 @@ export function table<R>(
   const recordset = cols.map((c) => `"${c.alias}" ${c.type === "jsonb" ? "json" : c.type}`).join(", ");
   const select = cols.map((c) => (c.type === "jsonb" ? `"${c.alias}"::jsonb` : `"${c.alias}"`)).join(", ");
   const conflict = options.onConflict ? ` ON CONFLICT ${options.onConflict}` : "";
+  const insertKey = `insert ${name}`;
   /** A column's value as its record field holds it. */
   const cell = (c: Column, value: unknown): unknown =>
     value === null || value === undefined || (value === "" && empty.has(c.field))
@@ -138,7 +139,8 @@ export function table<R>(
     },
     insertSql: (schema) =>
       partSql(
-        `insert\u0000${schema}\u0000${name}`,
+        schema,
+        insertKey,
         () =>
           `INSERT INTO ${schema}.${name} (${cols.map((c) => c.name).join(", ")}) ` +
           `SELECT ${select} FROM json_to_recordset($1::json) AS x(${recordset})${conflict}`,

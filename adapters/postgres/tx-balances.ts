@@ -162,7 +162,8 @@ export class TxBalances {
       const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, delta numeric, version text)";
       parts.push({
         sql: partSql(
-          `deltas\u0000${s}\u0000${fewRowsKey(deltas.length)}\u0000${checked}`,
+          s,
+          `deltas ${fewRowsKey(deltas.length)}${checked ? " checked" : ""}`,
           () => `UPDATE ${s}.balances b SET amount = b.amount + d.delta
        FROM ${fewRows(rows, "d", deltas.length)}
        WHERE ${where}${checked ? " AND (d.version IS NULL OR b.xmin::text = d.version)" : ""}`,
@@ -183,7 +184,8 @@ export class TxBalances {
       const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, version text)";
       parts.push({
         sql: partSql(
-          `unmoved\u0000${s}\u0000${fewRowsKey(unmoved.length)}`,
+          s,
+          `unmoved ${fewRowsKey(unmoved.length)}`,
           () => `SELECT 1 FROM ${s}.balances b, ${fewRows(rows, "d", unmoved.length)}
        WHERE ${where} AND b.xmin::text = d.version FOR UPDATE OF b`,
         ),
