@@ -145,18 +145,18 @@ async function benchStorage(
 async function manyAccounts(url: string, template: PayoutTemplate): Promise<{ perSecond: number; floor: number; cpuMs: number; ratios: [number, number] }> {
   const schema = `bench_accounts_${process.pid}`;
   const engine = await createEngine({ storage: await connectPostgres(url, { schema, maxConnections: CLIENTS }), ...devPorts({ clock: new ManualClock() }) });
-  const floor = await openPayoutFloor(url, template, { clients: CLIENTS, shape: "statements", accounts: CLIENTS });
   try {
-    const callers = await fundedCallers(engine, CLIENTS);
-    await createRound(engine, callers, "warm", SINGLES);
-    await floor.round(SINGLES);
-    const each = STEADY / ROUNDS;
-    let engineMs = 0;
-    let floorMs = 0;
-    let cpuMs = 0;
-    const ratios: number[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      const engineRound = async () => {
+    const floor = await openPayoutFloor(url, template, { clients: CLIENTS, shape: "statements", accounts: CLIENTS });
+    try {
+      const callers = await fundedCallers(engine, CLIENTS);
+      await createRound(engine, callers, "warm", SINGLES);
+      await floor.round(SINGLES);
+      const each = STEADY / ROUNDS;
+      let engineMs = 0;
+      let floorMs = 0;
+      let cpuMs = 0;
+      const ratios: number[] = [];
+      const engineRound = async (r: number) => {
         const cpu = process.cpuUsage();
         const start = performance.now();
         await createRound(engine, callers, `single-${r}`, each);
@@ -165,27 +165,30 @@ async function manyAccounts(url: string, template: PayoutTemplate): Promise<{ pe
         return performance.now() - start;
       };
       const floorRound = async () => each / ((await floor.round(each)) / 1000);
-      let ms: number;
-      let byHand: number;
-      if (r % 2 === 0) {
-        ms = await engineRound();
-        byHand = await floorRound();
-      } else {
-        byHand = await floorRound();
-        ms = await engineRound();
+      for (let r = 0; r < ROUNDS; r++) {
+        let ms: number;
+        let byHand: number;
+        if (r % 2 === 0) {
+          ms = await engineRound(r);
+          byHand = await floorRound();
+        } else {
+          byHand = await floorRound();
+          ms = await engineRound(r);
+        }
+        engineMs += ms;
+        floorMs += byHand;
+        ratios.push(byHand / ms);
       }
-      engineMs += ms;
-      floorMs += byHand;
-      ratios.push(byHand / ms);
+      return {
+        perSecond: STEADY / (engineMs / 1000),
+        floor: STEADY / (floorMs / 1000),
+        cpuMs: cpuMs / STEADY,
+        ratios: [Math.min(...ratios), Math.max(...ratios)],
+      };
+    } finally {
+      await floor.close();
     }
-    return {
-      perSecond: STEADY / (engineMs / 1000),
-      floor: STEADY / (floorMs / 1000),
-      cpuMs: cpuMs / STEADY,
-      ratios: [Math.min(...ratios), Math.max(...ratios)],
-    };
   } finally {
-    await floor.close();
     await engine.close();
     await dropSchema(url, schema);
   }
@@ -377,7 +380,6 @@ export async function benchPayouts(): Promise<Figure[]> {
       `${"raw SQL".padEnd(10)} payouts created/s ${nine.toFixed(0).padStart(6)}   (the nine writes, a statement each, BEGIN … COMMIT: 11 round trips)`,
     );
     console.log(`${"raw SQL".padEnd(10)} payouts created/s ${one.toFixed(0).padStart(6)}   (the nine writes as one statement: 1 round trip)`);
-    if (process.env.HEAPLOG) console.log("heap before many", process.memoryUsage());
     const many = await manyAccounts(url, template);
     console.log(
       `${"postgres".padEnd(10)} payouts created/s ${many.perSecond.toFixed(0).padStart(6)}   (${CLIENTS} callers, an account each; engine CPU ${many.cpuMs.toFixed(2)} ms per create)`,

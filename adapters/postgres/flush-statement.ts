@@ -36,6 +36,11 @@ export function flushStatement(parts: readonly FlushPart[], versions: boolean, d
   return { text: flushText(parts, versions, durable), params };
 }
 
+/** Part SQL texts kept, and given an id (a schema per test makes texts many); beyond, texts are built each time. */
+const MAX_PART_TEXTS = 2_000;
+/** Shapes whose text is kept; beyond, texts are built each time. */
+const MAX_SHAPES = 2_000;
+
 /**
  * Part SQL texts by schema, then by what makes them (`what`; at most `MAX_PART_TEXTS` in all):
  * one string each, so `flushText` finds it by the hash the string keeps. A transaction's schema
@@ -59,10 +64,6 @@ export function partSql(schema: string, what: string, build: () => string): stri
   return sql;
 }
 
-/** Distinct part SQL texts given an id (a schema per test makes texts many); beyond, texts are built each time. */
-const MAX_PART_TEXTS = 2_000;
-/** Shapes whose text is kept; beyond, texts are built each time. */
-const MAX_SHAPES = 2_000;
 const partIds = new Map<string, number>();
 const texts = new Map<string, string>();
 

@@ -321,8 +321,8 @@ export class PgTx implements PgTxContext {
    * Writes every buffer as one statement (`flushStatement`): each table's rows go as ONE json
    * parameter (far cheaper than driver-escaped arrays: measured on 25,000 payouts), each part a
    * CTE. Parts that must hit a number of rows (balance deltas and strict updates each hit one
-   * locked row) are counted inside the statement, which fails, writing nothing, when a count is off. The buffers are taken before its first await, so writes
-   * buffered meanwhile go to the next.
+   * locked row) are counted inside the statement, which fails, writing nothing, when a count is
+   * off. The buffers are taken before its first await, so writes buffered meanwhile go to the next.
    */
   private async send(last: boolean): Promise<void> {
     if (this.empty) {
