@@ -1,6 +1,7 @@
 import { spawnSync } from "node:child_process";
 import { resolve } from "node:path";
 import { createRound, fundedCallers } from "./payouts";
+import { inTurns, type Side } from "./rounds";
 import { dropSchema } from "./schemas";
 
 /**
@@ -23,13 +24,9 @@ import { dropSchema } from "./schemas";
  */
 const CLIENTS = 4;
 
-interface Contender {
+interface Contender extends Side {
   tree: string;
-  round(count: number): Promise<void>;
   close(): Promise<void>;
-  cpuMs: number;
-  wallMs: number;
-  creates: number;
 }
 
 /**
@@ -51,9 +48,6 @@ async function contender(url: string, tree: string, tag: string): Promise<Conten
   let rounds = 0;
   return {
     tree,
-    cpuMs: 0,
-    wallMs: 0,
-    creates: 0,
     round: (count) => createRound(engine, callers, `compare-${rounds++}`, count),
     async close() {
       await engine.close();
@@ -68,22 +62,13 @@ async function measure(url: string, trees: string[], rounds: number, perRound: n
   try {
     for (const [i, tree] of trees.entries()) both.push(await contender(url, tree, String(i)));
     for (const c of both) await c.round(1_000);
-    for (let r = 0; r < rounds; r++) {
-      for (const c of r % 2 ? [...both].reverse() : both) {
-        const cpu = process.cpuUsage();
-        const start = performance.now();
-        await c.round(perRound);
-        const used = process.cpuUsage(cpu);
-        c.wallMs += performance.now() - start;
-        c.cpuMs += (used.user + used.system) / 1000;
-        c.creates += perRound;
-      }
+    const timed = await inTurns(both, rounds, perRound);
+    const creates = rounds * perRound;
+    for (const [i, c] of both.entries()) {
+      const rate = ((creates / timed[i]!.wallMs) * 1000).toFixed(0);
+      console.log(`  ${c.tree.padEnd(24)} ${rate.padStart(5)} creates/s   engine CPU ${(timed[i]!.cpuMs / creates).toFixed(3)} ms a create`);
     }
-    for (const c of both) {
-      const rate = ((c.creates / c.wallMs) * 1000).toFixed(0);
-      console.log(`  ${c.tree.padEnd(24)} ${rate.padStart(5)} creates/s   engine CPU ${(c.cpuMs / c.creates).toFixed(3)} ms a create`);
-    }
-    return both.map((c) => c.cpuMs / c.creates);
+    return timed.map((t) => t.cpuMs / creates);
   } finally {
     for (const c of both) await c.close();
   }

@@ -8,6 +8,7 @@ import { systemContext, type RequestContext } from "../src/engine/context";
 import { devPorts } from "../adapters/dev";
 import { openPayoutFloor, type PayoutTemplate, payoutTemplate, rawPayoutFloor } from "./payout-floor";
 import type { Figure } from "./table";
+import { inTurns } from "./rounds";
 import { dropSchema } from "./schemas";
 
 /**
@@ -138,7 +139,7 @@ async function benchStorage(
  * system, over the engine's timed creates; the bench's callers are the engine's, as in an API
  * process). A long-running server's steady state: SINGLES creates first (compiled code, warm
  * caches) and as many payouts by hand, then twice as many of each timed, in `ROUNDS` rounds that
- * alternate (the engine first in even rounds, the floor in odd ones), so that the machine's
+ * alternate (`inTurns`: the engine first in even rounds, the floor in odd ones), so that the machine's
  * swings (docs/performance.md) fall on both alike. Each figure is its creates over its rounds'
  * time; `ratios` are the rounds' own engine / floor ratios, lowest and highest.
  */
@@ -151,38 +152,14 @@ async function manyAccounts(url: string, template: PayoutTemplate): Promise<{ pe
       const callers = await fundedCallers(engine, CLIENTS);
       await createRound(engine, callers, "warm", SINGLES);
       await floor.round(SINGLES);
-      const each = STEADY / ROUNDS;
-      let engineMs = 0;
-      let floorMs = 0;
-      let cpuMs = 0;
-      const ratios: number[] = [];
-      const engineRound = async (r: number) => {
-        const cpu = process.cpuUsage();
-        const start = performance.now();
-        await createRound(engine, callers, `single-${r}`, each);
-        const used = process.cpuUsage(cpu);
-        cpuMs += (used.user + used.system) / 1000;
-        return performance.now() - start;
-      };
-      const floorRound = async () => each / ((await floor.round(each)) / 1000);
-      for (let r = 0; r < ROUNDS; r++) {
-        let ms: number;
-        let byHand: number;
-        if (r % 2 === 0) {
-          ms = await engineRound(r);
-          byHand = await floorRound();
-        } else {
-          byHand = await floorRound();
-          ms = await engineRound(r);
-        }
-        engineMs += ms;
-        floorMs += byHand;
-        ratios.push(byHand / ms);
-      }
+      let rounds = 0;
+      const engineSide = { round: (count: number) => createRound(engine, callers, `single-${rounds++}`, count) };
+      const [mine, byHand] = await inTurns([engineSide, floor], ROUNDS, STEADY / ROUNDS);
+      const ratios = mine!.roundsMs.map((ms, r) => byHand!.roundsMs[r]! / ms);
       return {
-        perSecond: STEADY / (engineMs / 1000),
-        floor: STEADY / (floorMs / 1000),
-        cpuMs: cpuMs / STEADY,
+        perSecond: STEADY / (mine!.wallMs / 1000),
+        floor: STEADY / (byHand!.wallMs / 1000),
+        cpuMs: mine!.cpuMs / STEADY,
         ratios: [Math.min(...ratios), Math.max(...ratios)],
       };
     } finally {
