@@ -28,7 +28,8 @@ export function missedPart(parts: readonly FlushPart[], e: unknown): FlushPart |
  *
  * The text depends only on the parts' shape (their SQL, which select and which expect), so it is
  * kept by shape (`flushText`): a flush of a shape seen before builds no text, and the driver finds
- * the text's prepared name by the same string, whose hash the string keeps.
+ * the text's prepared name by the same string, whose hash the string keeps. Parts whose SQL is
+ * kept (`keptSql`) are found by their ids the same way.
  */
 export function flushStatement(parts: readonly FlushPart[], versions: boolean, durable: boolean): { text: string; params: unknown[] } {
   const params: unknown[] = parts.map((p) => p.param);
@@ -36,34 +37,10 @@ export function flushStatement(parts: readonly FlushPart[], versions: boolean, d
   return { text: flushText(parts, versions, durable), params };
 }
 
-/** Part SQL texts kept, and given an id (a schema per test makes texts many); beyond, texts are built each time. */
+/** Part SQL texts given an id (a schema per test makes texts many); beyond, texts are built each time. */
 const MAX_PART_TEXTS = 2_000;
 /** Shapes whose text is kept; beyond, texts are built each time. */
 const MAX_SHAPES = 2_000;
-
-/**
- * Part SQL texts by schema, then by what makes them (`what`; at most `MAX_PART_TEXTS` in all):
- * one string each, so `flushText` finds it by the hash the string keeps. A transaction's schema
- * is one string throughout, so its lookup costs no hashing either.
- */
-const partTexts = new Map<string, Map<string, string>>();
-let partTextCount = 0;
-
-/** The part SQL text `build` makes for `what` in `schema`, made once while few texts are kept. */
-export function partSql(schema: string, what: string, build: () => string): string {
-  let ofSchema = partTexts.get(schema);
-  let sql = ofSchema?.get(what);
-  if (sql === undefined) {
-    sql = build();
-    if (partTextCount < MAX_PART_TEXTS) {
-      if (!ofSchema) partTexts.set(schema, (ofSchema = new Map()));
-      ofSchema.set(what, sql);
-      partTextCount++;
-    }
-  }
-  return sql;
-}
-
 const partIds = new Map<string, number>();
 const texts = new Map<string, string>();
 

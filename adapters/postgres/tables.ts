@@ -1,4 +1,4 @@
-import { partSql } from "./flush-statement";
+import { keptSql } from "./sql-texts";
 import type {
   AccountRecord,
   ApiKeyRecord,
@@ -138,7 +138,7 @@ export function table<R>(
       return `UPDATE ${schema}.${name} t SET ${assignments} FROM ${options?.single ? boundedRows(rows, "x") : rows} WHERE ${where}`;
     },
     insertSql: (schema) =>
-      partSql(
+      keptSql(
         schema,
         insertKey,
         () =>

@@ -1,6 +1,7 @@
 import { keyOf, type BalanceKey, type BalanceRecord } from "../../src/ports/public";
 import { pairText, type BalanceCache, type BalancePair, type Committing, type VersionedBalance } from "./balance-cache";
-import { partSql, type FlushPart } from "./flush-statement";
+import type { FlushPart } from "./flush-statement";
+import { keptSql } from "./sql-texts";
 import { fewRows, fewRowsKey } from "./tables";
 
 /**
@@ -161,7 +162,7 @@ export class TxBalances {
       const checked = deltas.some((d) => this.expected.has(keyOf(d)));
       const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, delta numeric, version text)";
       parts.push({
-        sql: partSql(
+        sql: keptSql(
           s,
           `deltas ${fewRowsKey(deltas.length)}${checked ? " checked" : ""}`,
           () => `UPDATE ${s}.balances b SET amount = b.amount + d.delta
@@ -183,7 +184,7 @@ export class TxBalances {
     if (unmoved.length) {
       const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, version text)";
       parts.push({
-        sql: partSql(
+        sql: keptSql(
           s,
           `unmoved ${fewRowsKey(unmoved.length)}`,
           () => `SELECT 1 FROM ${s}.balances b, ${fewRows(rows, "d", unmoved.length)}

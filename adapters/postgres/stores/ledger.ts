@@ -3,7 +3,8 @@ import { bufferedUpdate } from "../buffered-update";
 import type { PgTxContext, Row } from "../pg-tx";
 import { pairText, type VersionedBalance } from "../balance-cache";
 import { likePrefix } from "../keyset";
-import { BALANCES, LEDGER_ENTRIES, RESERVATIONS, fewRows } from "../tables";
+import { keptSql } from "../sql-texts";
+import { BALANCES, LEDGER_ENTRIES, RESERVATIONS, fewRows, fewRowsKey } from "../tables";
 
 /** The customer books, written as in the partial index `ledger_entries_own_by_created`. */
 const CUSTOMER_BOOKS = "('available', 'reserved', 'pending')";
@@ -35,31 +36,43 @@ function pageSql(s: string, q: LedgerPageQuery, columns: string): { text: string
   return { text, params };
 }
 
+// the few pairs of a use case, as few to the planner (`boundedRows`): lookups by key, never a scan
+const WANTED = "unnest($1::text[], $2::text[]) AS p(account_id, asset)";
+// each row's version (`VersionedBalance`): what an optimistic transaction's last statement checks
+const COLUMNS = "b.account_id, b.asset, b.chain, b.book, b.amount, b.xmin::text AS version";
+const ORDER = "ORDER BY b.account_id, b.asset, b.chain, b.book";
+const rowsOfPairs = (s: string, count: number) => `${s}.balances b JOIN ${fewRows(WANTED, "p", count)} USING (account_id, asset)`;
+
+/** The balance rows of `count` pairs (`$1` accounts, `$2` assets) in their lock order, read unlocked; made once per schema and count. */
+const rowsSql = (s: string, count: number) => keptSql(s, `balance rows ${fewRowsKey(count)}`, () => `SELECT ${COLUMNS} FROM ${rowsOfPairs(s, count)} ${ORDER}`);
+
+/**
+ * The same rows locked, as they are once the locks are ours. A row a transaction changed while
+ * this one waited for its lock comes back as that transaction left it, but a row it added is not
+ * in this statement's snapshot: such a transaction rewrote the pair's other rows (`lockBalances`),
+ * so a row unlike the snapshot's (`changed`) sends the read again, rows locked.
+ */
+const lockedRowsSql = (s: string, count: number) =>
+  keptSql(
+    s,
+    `balance rows locked ${fewRowsKey(count)}`,
+    () => `WITH snap AS MATERIALIZED (SELECT b.chain, b.book, b.account_id, b.asset, b.xmin AS version FROM ${rowsOfPairs(s, count)})
+        SELECT ${COLUMNS},
+          NOT EXISTS (SELECT 1 FROM snap WHERE snap.account_id = b.account_id AND snap.asset = b.asset
+            AND snap.chain = b.chain AND snap.book = b.book AND snap.version = b.xmin) AS changed
+        FROM ${rowsOfPairs(s, count)} ${ORDER}
+        FOR UPDATE OF b`,
+  );
+
 export function ledgerStore(tx: PgTxContext): LedgerStore {
   const s = tx.s;
   return {
     async lockBalances(keys) {
       const sorted = [...keys].sort(compareKeys);
       const pairs = [...new Map(sorted.map((k) => [pairText(k), k])).values()];
-      // the few pairs of a use case, as few to the planner (`boundedRows`): lookups by key, never a scan
-      const wanted = "unnest($1::text[], $2::text[]) AS p(account_id, asset)";
-      // each row's version (`VersionedBalance`): what an optimistic transaction's last statement checks
-      const rowsOfPairs = `${s}.balances b JOIN ${fewRows(wanted, "p", pairs.length)} USING (account_id, asset)`;
-      const columns = "b.account_id, b.asset, b.chain, b.book, b.amount, b.xmin::text AS version";
-      const order = "ORDER BY b.account_id, b.asset, b.chain, b.book";
-      const read = `SELECT ${columns} FROM ${rowsOfPairs} ${order}`;
-      // Locked: the rows as they are once the locks are ours. A row a transaction changed while
-      // this one waited for its lock comes back as that transaction left it, but a row it added
-      // is not in this statement's snapshot: such a transaction rewrote the pair's other rows
-      // (below), so a row unlike the snapshot's (`changed`) sends the read again, rows locked.
-      const select = `WITH snap AS MATERIALIZED (SELECT b.chain, b.book, b.account_id, b.asset, b.xmin AS version FROM ${rowsOfPairs})
-        SELECT ${columns},
-          NOT EXISTS (SELECT 1 FROM snap WHERE snap.account_id = b.account_id AND snap.asset = b.asset
-            AND snap.chain = b.chain AND snap.book = b.book AND snap.version = b.xmin) AS changed
-        FROM ${rowsOfPairs} ${order}
-        FOR UPDATE OF b`;
       const pairParams = [pairs.map((k) => k.accountId), pairs.map((k) => k.asset)];
       const lock = async () => {
+        const select = lockedRowsSql(s, pairs.length);
         const locked = await tx.run(select, pairParams);
         return locked.rows.some((r) => r.changed) ? tx.run(select, pairParams) : locked;
       };
@@ -74,7 +87,7 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
         // last statement (`CommitOptions.optimistic`); rows to create are made under locks, as below
         const cached = tx.cachedBalances(pairs, sorted);
         if (cached) return cached.map(unversioned);
-        const { rows } = await tx.read(read, pairParams);
+        const { rows } = await tx.read(rowsSql(s, pairs.length), pairParams);
         if (missingOf(rows).length === 0) {
           const found = versioned(rows);
           tx.expectBalances(found);
@@ -96,7 +109,7 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
         // every row of the pairs rewritten: an optimistic transaction that read them before the new
         // one existed finds none of them its version, so it never decides without the new row
         await tx.run(
-          `UPDATE ${s}.balances b SET amount = b.amount FROM ${fewRows(wanted, "p", pairs.length)}
+          `UPDATE ${s}.balances b SET amount = b.amount FROM ${fewRows(WANTED, "p", pairs.length)}
            WHERE b.account_id = p.account_id AND b.asset = p.asset`,
           pairParams,
         );
