@@ -69,7 +69,8 @@ export class WorkerRunner {
   private readonly lanes = new WorkLanes();
   private readonly opts: Required<Omit<WorkerOptions, "onError" | "heartbeat">> & Pick<WorkerOptions, "onError">;
   private loop: Promise<void> | null = null;
-  private stopping: AbortController | null = null;
+  /** Aborted by `stop`: drains claim no more and their waits end; `start` takes a fresh one. */
+  private stopping = new AbortController();
   private nap: AbortController | null = null;
   private draining: Promise<number> | null = null;
   private woken = false;
@@ -112,7 +113,7 @@ export class WorkerRunner {
       maxAttempts,
       backoff: (attempts) => this.backoff(attempts),
       onError,
-      stopping: () => this.stopping?.signal.aborted ?? false,
+      stopping: () => this.stopping.signal,
     };
   }
 
@@ -165,8 +166,8 @@ export class WorkerRunner {
   /** Starts the polling loop (idempotent). */
   start(): void {
     if (this.loop) return;
-    const stopping = new AbortController();
-    this.stopping = stopping;
+    if (this.stopping.signal.aborted) this.stopping = new AbortController();
+    const stopping = this.stopping;
     void this.process.start();
     this.loop = (async () => {
       let failures = 0;
@@ -210,7 +211,7 @@ export class WorkerRunner {
    */
   status(): { started: boolean; lastPollAt: number | null; inFlight: number } {
     return {
-      started: this.loop !== null && !this.stopping?.signal.aborted,
+      started: this.loop !== null && !this.stopping.signal.aborted,
       lastPollAt: this.lastPoll,
       inFlight: this.running.size,
     };
@@ -224,7 +225,7 @@ export class WorkerRunner {
    * still running may run again elsewhere: at least once, as after a crash.
    */
   async stop(options: { graceMs?: number } = {}): Promise<{ released: number }> {
-    this.stopping?.abort();
+    this.stopping.abort(); // a drain run by runDue alone stops too
     const finished = Promise.all([this.loop, this.draining]).then(() => true);
     let done: boolean;
     if (options.graceMs === undefined) {
@@ -267,8 +268,7 @@ export class WorkerRunner {
     let ran = 0;
     const inflight = new Set<Promise<void>>();
     const lanes = this.lanes.forDrain(this.opts.concurrency);
-    const claimable = (lane: LaneState) =>
-      laneClaimable(lane, { wakes: this.wakes, stopping: this.stopping?.signal.aborted ?? false, batchSize: this.opts.batchSize });
+    const claimable = (lane: LaneState) => laneClaimable(lane, { wakes: this.wakes, stopping: this.stopping.signal.aborted, batchSize: this.opts.batchSize });
     for (;;) {
       for (const lane of lanes) {
         if (!claimable(lane)) continue;
@@ -338,7 +338,7 @@ export class WorkerRunner {
         const durationMs = this.clock.now() - started;
         this.observer.workCompleted({ kind: job.kind, outcome: observed, durationMs, attempt: job.attempts, id: job.id, requestId: job.request?.id ?? null });
       }
-      if (next && this.stopping?.signal.aborted) {
+      if (next && this.stopping.signal.aborted) {
         await this.giveBack([next], "the worker stopped before the item ran");
         next = undefined;
       }

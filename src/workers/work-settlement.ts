@@ -38,8 +38,11 @@ export interface Settler {
   /** The wait before a failed item runs again, after `attempts` failed attempts. */
   backoff(attempts: number): number;
   onError?: ((error: unknown, job?: DueWorkRecord) => void) | undefined;
-  /** Whether the runner is stopping (a settle that storage refuses is not tried again then). */
-  stopping?: () => boolean;
+  /**
+   * The runner's stop: a settle that storage refuses is not tried again after it aborts, and a
+   * wait before the next try ends when it does.
+   */
+  stopping?: () => AbortSignal;
 }
 
 /**
@@ -90,8 +93,16 @@ export async function runAndSettle(
       // Storage unavailable for a moment (a restart, a failover): try again shortly, so the item is
       // not left leased until its lease runs out. Otherwise (or for too long) the lease expires and
       // the item runs again: at least once.
-      if (!causeOf(e, StorageUnavailableError) || tries >= SETTLE_TRIES || settler.stopping?.()) break;
-      await settler.clock.sleep(Math.min(2_000, 100 * 2 ** tries));
+      const stop = settler.stopping?.();
+      if (!causeOf(e, StorageUnavailableError) || tries >= SETTLE_TRIES || stop?.aborted) break;
+      // a stop ends the wait (a manual clock would never end it): the item runs again, at least once
+      if (
+        !(await settler.clock.sleep(Math.min(2_000, 100 * 2 ** tries), stop).then(
+          () => true,
+          () => false,
+        ))
+      )
+        break;
     }
   }
   return { observed: dead ? "dead" : outcome.kind };

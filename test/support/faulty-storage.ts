@@ -25,6 +25,11 @@ export class FaultyStorage implements StorageAdapter {
   readonly name: string;
   /** While true, writes fail with `disk_full` (53100). */
   diskFull = false;
+  /**
+   * While set, the write calls it matches (named `store.method`, e.g. `work.complete`) fail
+   * with `disk_full`, and claims and other writes go on: a fault at one chosen step.
+   */
+  refuse: ((call: string) => boolean) | null = null;
   private faults: InjectedFault[] = [];
   private writeSessions = 0;
   /** Faults that fired, in order. */
@@ -66,7 +71,7 @@ export class FaultyStorage implements StorageAdapter {
     return {
       namespace: store.namespace,
       transaction: <T>(fn: (state: AdapterStateTx) => Promise<T>, options?: CommitOptions) =>
-        this.session((watch) => store.transaction((state) => fn(watchMethods(state, watch)), options)),
+        this.session((watch) => store.transaction((state) => fn(watchMethods(state, (method) => watch(`state.${method}`))), options)),
     };
   }
 
@@ -75,11 +80,11 @@ export class FaultyStorage implements StorageAdapter {
   }
 
   /** One session: `watch` is called before each write call (it may throw: the fault); an `after` fault fires once it committed. */
-  private async session<T>(run: (watch: () => void) => Promise<T>): Promise<T> {
+  private async session<T>(run: (watch: (call: string) => void) => Promise<T>): Promise<T> {
     let index: number | null = null;
     let after: InjectedFault | null = null;
-    const watch = () => {
-      if (this.diskFull) throw diskFull();
+    const watch = (call: string) => {
+      if (this.diskFull || this.refuse?.(call)) throw diskFull();
       if (index !== null) return;
       index = this.writeSessions++;
       const fault = this.faults.find((f) => f.at === index);
@@ -106,20 +111,20 @@ function diskFull(): StorageUnavailableError {
   return new StorageUnavailableError("disk_full", "injected: could not extend file: No space left on device", { code: "53100" });
 }
 
-function watchTx(tx: StorageTx, watch: () => void): StorageTx {
+function watchTx(tx: StorageTx, watch: (call: string) => void): StorageTx {
   const out: Record<string, object> = {};
-  for (const [store, methods] of Object.entries(tx)) out[store] = watchMethods(methods as object, watch);
+  for (const [store, methods] of Object.entries(tx)) out[store] = watchMethods(methods as object, (method) => watch(`${store}.${method}`));
   return out as unknown as StorageTx;
 }
 
-/** `target` whose methods that may write call `watch` first. */
-function watchMethods<T extends object>(target: T, watch: () => void): T {
+/** `target` whose methods that may write call `watch` first, with their name. */
+function watchMethods<T extends object>(target: T, watch: (method: string) => void): T {
   return new Proxy(target, {
     get(obj, prop, receiver) {
       const value = Reflect.get(obj, prop, receiver);
       if (typeof value !== "function" || typeof prop !== "string" || isReadOnlyStoreMethod(prop)) return value;
       return (...args: unknown[]) => {
-        watch();
+        watch(prop);
         return (value as (...a: unknown[]) => unknown).apply(obj, args);
       };
     },

@@ -8,6 +8,9 @@ import { Schema, s } from "../../src/validation/schema";
 import { testWorld, type TestWorld } from "../support/engine";
 import { closeSharedStorage, storageKinds } from "../support/storage";
 import { engineDeps } from "../../src/engine/engine";
+import { StorageUnavailableError } from "../../src/ports/public";
+import { causeOf } from "../../src/errors";
+import { FaultyStorage } from "../support/faulty-storage";
 
 /** A payload of any shape: the runner's own tests care about the queue, not the payload. */
 class AnyPayload extends Schema<unknown> {
@@ -372,6 +375,50 @@ for (const kind of storageKinds()) {
         release(); // else closing the world would wait for it
       }
     });
+
+    it.each(["the polling loop", "runDue alone"])(
+      "stops while an item waits to try its refused settle again: the stop ends the wait, the clock need not move (%s)",
+      async (how) => {
+        const harness = await kind.factory();
+        const faulty = new FaultyStorage(harness.storage);
+        const refused: string[] = [];
+        let settleRefused!: () => void;
+        const waiting = new Promise<void>((r) => (settleRefused = r));
+        const onError = (e: unknown, job?: { kind: string }) => {
+          const unavailable = causeOf(e, StorageUnavailableError);
+          if (job?.kind === "test.fill" && unavailable) {
+            refused.push(unavailable.reason);
+            settleRefused();
+          }
+        };
+        const f = await testWorld(kind, { harness: { ...harness, storage: faulty }, worker: { onError } });
+        try {
+          await f.engine.worker.runDue(); // the engine's own housekeeping
+          // its completion is refused (and every try after), while claims go on: the drain waits for it
+          faulty.refuse = (call) => call === "work.complete";
+          f.engine.worker.register("test.fill", async () => undefined);
+          await schedule(f, "test.fill", {});
+          if (how === "runDue alone") void f.engine.worker.runDue();
+          else f.engine.worker.start();
+          await waiting; // the settle was refused; it now waits on the manual clock to try again
+          expect(refused).toEqual(["disk_full"]);
+          let timer!: NodeJS.Timeout;
+          const stopped = await Promise.race([
+            f.engine.worker.stop().then(() => "stopped"),
+            new Promise((r) => (timer = setTimeout(r, 10_000, "still waiting"))),
+          ]);
+          clearTimeout(timer);
+          expect(stopped).toBe("stopped");
+          faulty.refuse = null;
+          // its completion never committed: the item is still there, to run again (at least once)
+          expect((await f.harness.inspect.work()).filter((j) => j.kind === "test.fill")).toHaveLength(1);
+        } finally {
+          faulty.refuse = null;
+          f.clock.advance(2_000); // should the item still wait (the test failed), let it settle, so the close does not wait
+          await f.close();
+        }
+      },
+    );
 
     it("prunes events older than 30 days and expired idempotency keys hourly", async () => {
       const funded = await w.engine.testHelpers.fund(w.ctx, { asset: "USDC", chain: "base", amount: "5" });
