@@ -96,13 +96,8 @@ export async function runAndSettle(
       const stop = settler.stopping?.();
       if (!causeOf(e, StorageUnavailableError) || tries >= SETTLE_TRIES || stop?.aborted) break;
       // a stop ends the wait (a manual clock would never end it): the item runs again, at least once
-      if (
-        !(await settler.clock.sleep(Math.min(2_000, 100 * 2 ** tries), stop).then(
-          () => true,
-          () => false,
-        ))
-      )
-        break;
+      await settler.clock.sleep(Math.min(2_000, 100 * 2 ** tries), stop).catch(() => undefined);
+      if (stop?.aborted) break;
     }
   }
   return { observed: dead ? "dead" : outcome.kind };
