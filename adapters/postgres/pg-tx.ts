@@ -350,7 +350,7 @@ export class PgTx implements PgTxContext {
     // the rows' JSON is made; now what the balance parts check may wait for others to commit
     if (last) await this.lastOfBalances(moving);
     else if (this.balances.checking) await this.balances.awaitCommitting();
-    parts.push(...this.balances.parts(this.s, deltas));
+    parts.unshift(...this.balances.parts(this.s, deltas)); // first: balance rows are locked before any other row, as a locking read does
     const { text, params } = flushStatement(parts, moving.length > 0, this.durable);
     try {
       const { rows } = await (last || this.autocommit ? this.client.standalone(text, params) : this.client.query(text, params));

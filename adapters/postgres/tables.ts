@@ -196,6 +196,13 @@ export const API_KEYS = table<ApiKeyRecord>(
   { onConflict: "(hash) DO NOTHING" },
 );
 
+/**
+ * The order every transaction locks balance rows in (`b` the balances table): a locking read's
+ * (`lockBalances`) and an optimistic flush's check of the rows it read unlocked alike, so two
+ * transactions on one (account, asset) never wait for each other's rows crosswise (a deadlock).
+ */
+export const BALANCE_LOCK_ORDER = "ORDER BY b.account_id, b.asset, b.chain, b.book";
+
 export const BALANCES = table<BalanceRecord>("balances", {
   accountId: "text",
   asset: "text",

@@ -2,7 +2,7 @@ import { keyOf, type BalanceKey, type BalanceRecord } from "../../src/ports/publ
 import { pairText, type BalanceCache, type BalancePair, type Committing, type VersionedBalance } from "./balance-cache";
 import type { FlushPart } from "./flush-statement";
 import { keptSql } from "./sql-texts";
-import { fewRows, fewRowsKey } from "./tables";
+import { BALANCE_LOCK_ORDER, fewRows, fewRowsKey } from "./tables";
 
 /**
  * A flush found a balance row that the transaction read without locking it (`expect`) changed
@@ -145,59 +145,49 @@ export class TxBalances {
 
   /**
    * A flush's parts for balance rows (`s` the quoted schema; the flush writes something, else
-   * there is none): the `deltas` of its ledger entries, each row hit once (a row read unlocked
-   * only if it is still the version read), and the rows read unlocked that no entry moves,
-   * locked if they still are (a transaction that writes nothing decided nothing, so those wait
-   * for a flush that writes). Either count off fails the flush: with `StaleBalancesError` when
-   * it checks rows read unlocked, else as a bug. The rows read unlocked are checked from here on
-   * (or the flush fails).
+   * there is none), to go first in its statement: the rows read unlocked, locked in the order a
+   * locking read takes them (`BALANCE_LOCK_ORDER`) if each is still the version read, then the
+   * `deltas` of its ledger entries, each row hit once. Either count off fails the flush: the
+   * check's with `StaleBalancesError`, the deltas' as a bug. Checking every row read unlocked
+   * before any is written keeps the order: a flush that wrote its moved rows first, then locked
+   * the others, could hold one row a locking reader wants while waiting for one it holds. The
+   * rows read unlocked are checked from here on (or the flush fails).
    */
   parts(s: string, deltas: readonly BalanceRecord[]): FlushPart[] {
     const parts: FlushPart[] = [];
-    const moving = new Set(deltas.map(keyOf));
-    const unmoved = [...this.expected].filter(([k]) => !moving.has(k));
     const where = "b.account_id = d.account_id AND b.asset = d.asset AND b.chain = d.chain AND b.book = d.book";
-    const stale = () => new StaleBalancesError();
-    if (deltas.length) {
-      const checked = deltas.some((d) => this.expected.has(keyOf(d)));
-      const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, delta numeric, version text)";
-      parts.push({
-        sql: keptSql(
-          s,
-          `deltas ${fewRowsKey(deltas.length)}${checked ? " checked" : ""}`,
-          () => `UPDATE ${s}.balances b SET amount = b.amount + d.delta
-       FROM ${fewRows(rows, "d", deltas.length)}
-       WHERE ${where}${checked ? " AND (d.version IS NULL OR b.xmin::text = d.version)" : ""}`,
-        ),
-        param: JSON.stringify(
-          deltas.map((d) => {
-            const row = { account_id: d.accountId, asset: d.asset, chain: d.chain, book: d.book, delta: d.amount.toString() };
-            return checked ? { ...row, version: this.expected.get(keyOf(d)) ?? null } : row;
-          }),
-        ),
-        expect: {
-          rows: deltas.length,
-          error: checked ? stale : () => writesError("ledger entries that touch a balance row that was not locked"),
-        },
-      });
-    }
-    if (unmoved.length) {
+    const checked = [...this.expected];
+    if (checked.length) {
       const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, version text)";
       parts.push({
         sql: keptSql(
           s,
-          `unmoved ${fewRowsKey(unmoved.length)}`,
-          () => `SELECT 1 FROM ${s}.balances b, ${fewRows(rows, "d", unmoved.length)}
-       WHERE ${where} AND b.xmin::text = d.version FOR UPDATE OF b`,
+          `checked ${fewRowsKey(checked.length)}`,
+          () => `SELECT 1 FROM ${s}.balances b, ${fewRows(rows, "d", checked.length)}
+       WHERE ${where} AND b.xmin::text = d.version ${BALANCE_LOCK_ORDER} FOR UPDATE OF b`,
         ),
         param: JSON.stringify(
-          unmoved.map(([k, version]) => {
+          checked.map(([k, version]) => {
             const [account_id, asset, chain, book] = k.split("\u0000");
             return { account_id, asset, chain, book, version };
           }),
         ),
         select: true,
-        expect: { rows: unmoved.length, error: stale },
+        expect: { rows: checked.length, error: () => new StaleBalancesError() },
+      });
+    }
+    if (deltas.length) {
+      const rows = "json_to_recordset($1::json) AS d(account_id text, asset text, chain text, book text, delta numeric)";
+      parts.push({
+        sql: keptSql(
+          s,
+          `deltas ${fewRowsKey(deltas.length)}`,
+          () => `UPDATE ${s}.balances b SET amount = b.amount + d.delta
+       FROM ${fewRows(rows, "d", deltas.length)}
+       WHERE ${where}`,
+        ),
+        param: JSON.stringify(deltas.map((d) => ({ account_id: d.accountId, asset: d.asset, chain: d.chain, book: d.book, delta: d.amount.toString() }))),
+        expect: { rows: deltas.length, error: () => writesError("ledger entries that touch a balance row that was not locked") },
       });
     }
     this.expected = new Map();

@@ -4,7 +4,7 @@ import type { PgTxContext, Row } from "../pg-tx";
 import { pairText, type VersionedBalance } from "../balance-cache";
 import { likePrefix } from "../keyset";
 import { keptSql } from "../sql-texts";
-import { BALANCES, LEDGER_ENTRIES, RESERVATIONS, fewRows, fewRowsKey } from "../tables";
+import { BALANCES, BALANCE_LOCK_ORDER, LEDGER_ENTRIES, RESERVATIONS, fewRows, fewRowsKey } from "../tables";
 
 /** The customer books, written as in the partial index `ledger_entries_own_by_created`. */
 const CUSTOMER_BOOKS = "('available', 'reserved', 'pending')";
@@ -40,11 +40,11 @@ function pageSql(s: string, q: LedgerPageQuery, columns: string): { text: string
 const WANTED = "unnest($1::text[], $2::text[]) AS p(account_id, asset)";
 // each row's version (`VersionedBalance`): what an optimistic transaction's last statement checks
 const COLUMNS = "b.account_id, b.asset, b.chain, b.book, b.amount, b.xmin::text AS version";
-const ORDER = "ORDER BY b.account_id, b.asset, b.chain, b.book";
 const rowsOfPairs = (s: string, count: number) => `${s}.balances b JOIN ${fewRows(WANTED, "p", count)} USING (account_id, asset)`;
 
 /** The balance rows of `count` pairs (`$1` accounts, `$2` assets) in their lock order, read unlocked; made once per schema and count. */
-const rowsSql = (s: string, count: number) => keptSql(s, `balance rows ${fewRowsKey(count)}`, () => `SELECT ${COLUMNS} FROM ${rowsOfPairs(s, count)} ${ORDER}`);
+const rowsSql = (s: string, count: number) =>
+  keptSql(s, `balance rows ${fewRowsKey(count)}`, () => `SELECT ${COLUMNS} FROM ${rowsOfPairs(s, count)} ${BALANCE_LOCK_ORDER}`);
 
 /**
  * The same rows locked, as they are once the locks are ours. A row a transaction changed while
@@ -60,7 +60,7 @@ const lockedRowsSql = (s: string, count: number) =>
         SELECT ${COLUMNS},
           NOT EXISTS (SELECT 1 FROM snap WHERE snap.account_id = b.account_id AND snap.asset = b.asset
             AND snap.chain = b.chain AND snap.book = b.book AND snap.version = b.xmin) AS changed
-        FROM ${rowsOfPairs(s, count)} ${ORDER}
+        FROM ${rowsOfPairs(s, count)} ${BALANCE_LOCK_ORDER}
         FOR UPDATE OF b`,
   );
 
