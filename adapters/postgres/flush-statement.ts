@@ -1,4 +1,5 @@
 import { RELAXED_COMMIT_ROW } from "./driver";
+import { keptSql } from "./sql-texts";
 
 /** A part of a flush's statement (`PgTx.send`): its SQL on `$1`, its one parameter, and the rows it must hit. */
 export interface FlushPart {
@@ -39,10 +40,9 @@ export function flushStatement(parts: readonly FlushPart[], versions: boolean, d
 
 /** Part SQL texts given an id (a schema per test makes texts many); beyond, texts are built each time. */
 const MAX_PART_TEXTS = 2_000;
-/** Shapes whose text is kept; beyond, texts are built each time. */
-const MAX_SHAPES = 2_000;
 const partIds = new Map<string, number>();
-const texts = new Map<string, string>();
+/** The namespace of `keptSql` that flush texts are kept in, by shape (no schema's: a part's SQL names its own). */
+const SHAPES = "flush shapes";
 
 /** `buildFlushText`'s text, kept by the parts' shape. */
 export function flushText(parts: readonly FlushPart[], versions: boolean, durable: boolean): string {
@@ -56,12 +56,7 @@ export function flushText(parts: readonly FlushPart[], versions: boolean, durabl
     }
     shape += `,${id}${part.select ? "s" : ""}${part.expect ? "e" : ""}`;
   }
-  let text = texts.get(shape);
-  if (text === undefined) {
-    text = buildFlushText(parts, versions, durable);
-    if (texts.size < MAX_SHAPES) texts.set(shape, text);
-  }
-  return text;
+  return keptSql(SHAPES, shape, () => buildFlushText(parts, versions, durable));
 }
 
 /** The text of `flushStatement`, built from its parts. */

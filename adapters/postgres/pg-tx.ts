@@ -320,9 +320,11 @@ export class PgTx implements PgTxContext {
   /**
    * Writes every buffer as one statement (`flushStatement`): each table's rows go as ONE json
    * parameter (far cheaper than driver-escaped arrays: measured on 25,000 payouts), each part a
-   * CTE. Parts that must hit a number of rows (balance deltas and strict updates each hit one
-   * locked row) are counted inside the statement, which fails, writing nothing, when a count is
-   * off. The buffers are taken before its first await, so writes buffered meanwhile go to the next.
+   * CTE. The balance parts go first (`TxBalances.parts`): balance rows are locked before any
+   * other row, as a locking read does. Parts that must hit a number of rows (the check of balance
+   * rows read unlocked, balance deltas, strict updates) are counted inside the statement, which
+   * fails, writing nothing, when a count is off. The buffers are taken before its first await, so
+   * writes buffered meanwhile go to the next.
    */
   private async send(last: boolean): Promise<void> {
     if (this.empty) {
@@ -350,7 +352,7 @@ export class PgTx implements PgTxContext {
     // the rows' JSON is made; now what the balance parts check may wait for others to commit
     if (last) await this.lastOfBalances(moving);
     else if (this.balances.checking) await this.balances.awaitCommitting();
-    parts.unshift(...this.balances.parts(this.s, deltas)); // first: balance rows are locked before any other row, as a locking read does
+    parts.unshift(...this.balances.parts(this.s, deltas));
     const { text, params } = flushStatement(parts, moving.length > 0, this.durable);
     try {
       const { rows } = await (last || this.autocommit ? this.client.standalone(text, params) : this.client.query(text, params));

@@ -6,8 +6,8 @@ const kept = new Map<string, Map<string, string>>();
 let count = 0;
 
 /**
- * The SQL text `build` makes for `what` in `schema`, made once: a statement or a flush's part
- * whose text depends only on those. One string each time, so a map keyed by it (a flush's shape,
+ * The SQL text `build` makes for `what` in `schema` (or another namespace: a flush's shapes),
+ * made once: a statement or a flush's part whose text depends only on those. One string each time, so a map keyed by it (a flush's shape,
  * the driver's prepared names) finds it by the hash the string keeps; and a transaction's schema is
  * one string throughout, so this lookup costs no hashing of its own either.
  */
