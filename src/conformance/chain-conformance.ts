@@ -22,6 +22,12 @@ export interface ChainHarness {
   /** A payer sends `amount` of `asset` to `address`; it is included in the next block. */
   pay(address: string, amount: bigint): Promise<void>;
   /**
+   * A payer sends one transaction with several outputs of `asset`, in the order given (an
+   * exchange's batched withdrawal, a multisend contract), the same address possibly more than
+   * once; it is included in the next block.
+   */
+  payMany(outputs: readonly { address: string; amount: bigint }[]): Promise<void>;
+  /**
    * A reorganisation: the block of the last `pay` and every block after it are replaced by a
    * longer branch without that payment. Optional; the reorg test is skipped without it.
    */
@@ -45,7 +51,9 @@ export interface ChainConformanceOptions {
  * broadcast idempotency (the same id, the same transaction, sent once), finality progress
  * (pending → included → final at the chain's confirmations, never backwards), failures (a
  * refusal, or a failure that never turns final), deposits seen once under a stable id and
- * final after the confirmations, a reorganisation reverting a deposit, and fee estimates.
+ * final after the confirmations, every output of a transaction paying several deposit addresses
+ * seen (each exactly once, by concurrent readers too), a reorganisation reverting a deposit, and
+ * fee estimates.
  */
 export function chainConformance(options: ChainConformanceOptions): void {
   describe(`chain conformance: ${options.name}`, () => {
@@ -221,6 +229,62 @@ export function chainConformance(options: ChainConformanceOptions): void {
       await h.mine(2);
       await readUntil(state, () => true);
       expect(new Set(state.seen.filter((s) => s.address === address).map((t) => t.transferId)).size).toBe(1);
+    });
+
+    it("sees every output of one transaction that pays several deposit addresses, each exactly once, by concurrent readers too", async () => {
+      const [a, b, c] = await Promise.all(["a", "b", "c"].map((n) => h.adapter.depositAddress(h.chain, h.asset, `pi_conformance_multi_${n}`)));
+      const paid = new Map([
+        [a!, h.amount * 4n],
+        [b!, h.amount * 2n],
+        [c!, h.amount + 1n],
+      ]);
+      const state = { cursor: null as string | null, seen: [] as InboundTransfer[] };
+      await readUntil(state, () => true);
+      // a batched withdrawal: two intents' addresses, one of them twice, and a third
+      await h.payMany([
+        { address: a!, amount: h.amount },
+        { address: b!, amount: h.amount * 2n },
+        { address: a!, amount: h.amount * 3n },
+        { address: c!, amount: h.amount + 1n },
+      ]);
+      // two readers from the same cursor at once: the adapter must not let one hide an output from the other
+      const racing = { cursor: state.cursor, seen: [] as InboundTransfer[] };
+      const [first, second] = await Promise.all([h.adapter.inboundTransfers(h.chain, state.cursor), h.adapter.inboundTransfers(h.chain, racing.cursor)]);
+      state.seen.push(...first.transfers);
+      state.cursor = first.cursor;
+      racing.seen.push(...second.transfers);
+      racing.cursor = second.cursor;
+      const finalAt = (m: Map<string, InboundTransfer>) =>
+        [...paid.keys()].every((address) => {
+          const mine = [...m.values()].filter((t) => t.address === address && t.finality === "final");
+          return mine.reduce((sum, t) => sum + t.amount, 0n) === paid.get(address);
+        });
+      const latest = await readUntil(state, finalAt);
+      const racer = await readUntil(racing, finalAt);
+      for (const seen of [latest, racer]) {
+        const outputs = [...seen.values()].filter((t) => paid.has(t.address));
+        // each address is credited exactly what it was paid, all of it in one transaction
+        for (const [address, amount] of paid) {
+          const mine = outputs.filter((t) => t.address === address);
+          expect(mine.length).toBeGreaterThanOrEqual(1);
+          expect(mine.reduce((sum, t) => sum + t.amount, 0n)).toBe(amount);
+          for (const t of mine) expect(t).toMatchObject({ chain: h.chain, asset: h.asset, finality: "final" });
+        }
+        expect(new Set(outputs.map((t) => t.txHash)).size).toBe(1);
+      }
+      // both readers name the outputs alike
+      const ids = (m: Map<string, InboundTransfer>) =>
+        [...m.values()]
+          .filter((t) => paid.has(t.address))
+          .map((t) => t.transferId)
+          .sort();
+      expect(ids(racer)).toEqual(ids(latest));
+      // later reads, and a reader starting over, bring nothing new about them
+      await h.mine(2);
+      await readUntil(state, () => true);
+      const fresh = await readUntil({ cursor: null, seen: [] }, () => true);
+      expect(new Set(state.seen.filter((t) => paid.has(t.address)).map((t) => t.transferId)).size).toBe(ids(latest).length);
+      for (const t of [...fresh.values()].filter((x) => paid.has(x.address))) expect(ids(latest)).toContain(t.transferId);
     });
 
     it("reverts a deposit a reorganisation removed", async (ctx) => {

@@ -30,6 +30,10 @@ for (const kind of storageKinds()) {
           paidAt = (await sim.height("base")) + 1;
           await sim.pay({ chain: "base", asset: "USDC", address, amount });
         },
+        async payMany(outputs) {
+          paidAt = (await sim.height("base")) + 1;
+          await sim.payMany({ chain: "base", outputs: outputs.map((o) => ({ asset: "USDC", ...o })) });
+        },
         async reorgLastPayment() {
           await sim.reorg("base", (await sim.height("base")) - paidAt! + 1);
         },

@@ -362,42 +362,70 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
   }
 
   async pay(transfer: { chain: string; asset: string; address: string; amount: bigint; owner?: string; key?: string }): Promise<InboundTransfer> {
-    const config = this.chainConfig(transfer.chain);
+    const { chain, owner, key, ...output } = transfer;
+    return (await this.payOutputs(chain, [output], owner, key))[0]!;
+  }
+
+  /**
+   * A payer sends one transaction with several outputs (a batched withdrawal, a multisend): each
+   * output is a deposit of its own, all under one transaction hash in the next block, the same
+   * address possibly more than once and assets mixed. Returns them as `inboundTransfers` will
+   * report them, in the order given.
+   */
+  async payMany(transaction: {
+    chain: string;
+    outputs: readonly { asset: string; address: string; amount: bigint }[];
+    owner?: string;
+  }): Promise<InboundTransfer[]> {
+    if (transaction.outputs.length === 0) throw new RangeError("a transaction pays at least one output");
+    return this.payOutputs(transaction.chain, transaction.outputs, transaction.owner);
+  }
+
+  private async payOutputs(
+    chain: string,
+    outputs: readonly { asset: string; address: string; amount: bigint }[],
+    owner: string | undefined,
+    key?: string,
+  ): Promise<InboundTransfer[]> {
+    const config = this.chainConfig(chain);
     // zero is allowed: zero-value transfers exist on chains (address-poisoning spam)
-    if (transfer.amount < 0n) throw new RangeError("a deposit moves a non-negative amount");
-    const owner = transfer.owner;
-    const [record, tip, mined] = await this.transaction(async (st) => {
-      const scope = `deposits:${transfer.chain}`;
-      const view = owner ? ownerBlocksScope(transfer.chain, owner) : null;
-      // the deposit's number, and the blocks mined on demand (locked with it: one statement)
-      const counters = await st.addToCounters([[scope, 1n], [blocksScope(transfer.chain), 0n], ...(view ? [[view, 0n] as const] : [])]);
+    if (outputs.some((o) => o.amount < 0n)) throw new RangeError("a deposit moves a non-negative amount");
+    const [records, tip, mined] = await this.transaction(async (st) => {
+      const scope = `deposits:${chain}`;
+      const view = owner ? ownerBlocksScope(chain, owner) : null;
+      // the deposits' numbers, and the blocks mined on demand (locked with them: one statement)
+      const counters = await st.addToCounters([[scope, BigInt(outputs.length)], [blocksScope(chain), 0n], ...(view ? [[view, 0n] as const] : [])]);
       const mined = view ? Number(counters.get(view)!) : 0;
-      const n = counters.get(scope)!;
-      const salt = `in:${transfer.chain}:${transfer.address}:${n - 1n}`;
-      const tip = this.tipOf(transfer.chain, Number(counters.get(blocksScope(transfer.chain))!));
-      const record: SimulatedDepositRecord = {
-        chain: transfer.chain,
-        transferId: `${transfer.chain}:${this.digest(salt).subarray(0, 12).toString("hex")}`,
-        asset: transfer.asset,
-        address: transfer.address,
-        amount: transfer.amount,
-        txHash: this.txHash(transfer.chain, tip + 1, salt),
-        includedAt: tip + 1,
-        droppedAt: null,
-        created: this.clock.now(),
-        ...(owner ? { owner, ownerBlocks: mined } : {}),
-      };
-      // its id is new: the deposit's number is this transaction's alone; a key paid before
+      const first = counters.get(scope)! - BigInt(outputs.length);
+      const tip = this.tipOf(chain, Number(counters.get(blocksScope(chain))!));
+      // one transaction: its hash is made from its first output's salt
+      const txHash = this.txHash(chain, tip + 1, `in:${chain}:${outputs[0]!.address}:${first}`);
+      const records = outputs.map((o, i): SimulatedDepositRecord => {
+        const salt = `in:${chain}:${o.address}:${first + BigInt(i)}`;
+        return {
+          chain,
+          transferId: `${chain}:${this.digest(salt).subarray(0, 12).toString("hex")}`,
+          asset: o.asset,
+          address: o.address,
+          amount: o.amount,
+          txHash,
+          includedAt: tip + 1,
+          droppedAt: null,
+          created: this.clock.now(),
+          ...(owner ? { owner, ownerBlocks: mined } : {}),
+        };
+      });
+      // their ids are new: the deposits' numbers are this transaction's alone; a key paid before
       // answers its first deposit instead
-      if (transfer.key !== undefined) {
-        const first = await st.putKeyedDeposit(record, transfer.key);
-        if (first) return [first, tip, mined] as const;
+      if (key !== undefined) {
+        const earlier = await st.putKeyedDeposit(records[0]!, key);
+        if (earlier) return [[earlier], tip, mined] as const;
       } else {
-        await st.putDeposits([record]);
+        await st.putDeposits(records);
       }
-      return [record, tip, mined] as const;
+      return [records, tip, mined] as const;
     });
-    return this.inbound(record, tip, config, mined);
+    return records.map((record) => this.inbound(record, tip, config, mined));
   }
 
   /**

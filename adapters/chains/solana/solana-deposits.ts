@@ -8,10 +8,12 @@ import type { SolanaDepositRecord, SolanaWatchRecord } from "./solana-state";
  * address itself for SOL. A read asks `getSignaturesForAddress` (at `confirmed`) of each watched
  * account for signatures after the newest finalized one it read, and the transaction of each new
  * signature for the account's balance change (`preTokenBalances`/`postTokenBalances`, or
- * lamports): one deposit per (transaction, slot, account). Deposits not yet final have their
- * status asked each read: `finalized` makes them final, a status the node no longer knows (a
- * fork dropped the block) reverts them. A deposit's id names its slot, so the same transaction
- * landing again on another fork is a new deposit.
+ * lamports): one deposit per (transaction, slot, account), whose id names all three and the
+ * asset, so one transaction paying several deposit accounts (an exchange's batched withdrawal)
+ * is a deposit on each. Deposits not yet final have their status asked each read: `finalized`
+ * makes them final, a status the node no longer knows (a fork dropped the block) reverts them.
+ * A deposit's id names its slot, so the same transaction landing again on another fork is a new
+ * deposit.
  */
 export class SolanaDeposits {
   constructor(private readonly ctx: SolanaContext) {}
@@ -60,7 +62,7 @@ export class SolanaDeposits {
       }
       if (amount <= 0n) continue;
       const deposit: SolanaDepositRecord = {
-        id: `${ctx.chain}:${s.signature}:${s.slot}:${watch.asset}`,
+        id: solanaDepositId(ctx.chain, s.signature, s.slot, watch.account, watch.asset),
         address: watch.owner,
         keyIndex: watch.keyIndex,
         account: watch.account,
@@ -75,7 +77,7 @@ export class SolanaDeposits {
         swept: null,
       };
       await ctx.transaction(async (tx) => {
-        if (await tx.getDeposit(deposit.id)) return; // another process read it first
+        if (await tx.getDeposit(deposit.id)) return; // another process read this account's change first
         await tx.putDeposit(deposit, true);
       });
     }
@@ -124,4 +126,14 @@ export class SolanaDeposits {
       seenAt: d.blockTime,
     };
   }
+}
+
+/**
+ * A deposit's id: one output of one transaction as it landed (signature and slot) to one
+ * account (the deposit address for SOL, its ATA for a token), of one asset. Deposits stored
+ * before the account was part of it (`chain:signature:slot:asset`) keep their ids; they are
+ * found again by (signature, account), never by id.
+ */
+export function solanaDepositId(chain: string, signature: string, slot: number, account: string, asset: string): string {
+  return `${chain}:${signature}:${slot}:${account}:${asset}`;
 }

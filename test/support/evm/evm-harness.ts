@@ -14,6 +14,8 @@ export const HOT_ETH = 100n * 10n ** 18n;
 export interface EvmWorld {
   node: EvmTestNode;
   token: string;
+  /** A multisend contract every payer (1 to 3) approved for `token`. */
+  disperse: string;
   signer: MnemonicSigner;
   hot: string;
   /** The chain as the snapshot left it; `restore()` brings it back (each test starts from it). */
@@ -34,11 +36,16 @@ export function evmWorld(): Promise<EvmWorld> {
     const token = await node.deployToken("USDC", TOKEN_DECIMALS);
     await node.mint(token, hot, HOT_TOKENS);
     await node.setBalance(hot, HOT_ETH);
-    for (const payer of [1, 2, 3]) await node.mint(token, await node.account(payer), HOT_TOKENS);
+    const disperse = await node.deployDisperse();
+    for (const payer of [1, 2, 3]) {
+      await node.mint(token, await node.account(payer), HOT_TOKENS);
+      await node.tokenCall(token, "approve", [disperse, 2n ** 256n - 1n], await node.account(payer));
+    }
     let snapshot = await node.snapshot();
     return {
       node,
       token,
+      disperse,
       signer,
       hot,
       async restore() {
@@ -92,6 +99,10 @@ export async function evmHarness(): Promise<ChainHarness> {
     async pay(address, amount) {
       lastPayment = { snapshot: await w.node.snapshot(), head: await w.node.head() };
       await w.node.pay(w.token, 1, address, amount);
+    },
+    async payMany(outputs) {
+      lastPayment = { snapshot: await w.node.snapshot(), head: await w.node.head() };
+      await w.node.payMany(w.token, w.disperse, 1, outputs);
     },
     async reorgLastPayment() {
       if (!lastPayment) throw new Error("no payment to reorganise away");

@@ -34,24 +34,32 @@ export function httpNode(url: string): Eip1193 {
   };
 }
 
-let compiled: { abi: Abi; bytecode: `0x${string}` } | null = null;
+type Artifact = { abi: Abi; bytecode: `0x${string}` };
+const compiled = new Map<string, Artifact>();
 
-/** `test-token.sol` compiled by solc-js 0.8.37 (cached per process; about 0.2 s). */
-export function testTokenArtifact(): { abi: Abi; bytecode: `0x${string}` } {
-  if (compiled) return compiled;
-  const source = readFileSync(join(import.meta.dirname, "test-token.sol"), "utf8");
+/** A contract of this folder's `file` compiled by solc-js 0.8.37 (cached per process; about 0.2 s). */
+function artifact(file: string, contract: string): Artifact {
+  const known = compiled.get(contract);
+  if (known) return known;
+  const source = readFileSync(join(import.meta.dirname, file), "utf8");
   const input = {
     language: "Solidity",
-    sources: { "TestToken.sol": { content: source } },
-    settings: { evmVersion: "cancun", optimizer: { enabled: true, runs: 200 }, outputSelection: { "*": { TestToken: ["abi", "evm.bytecode.object"] } } },
+    sources: { [file]: { content: source } },
+    settings: { evmVersion: "cancun", optimizer: { enabled: true, runs: 200 }, outputSelection: { "*": { [contract]: ["abi", "evm.bytecode.object"] } } },
   };
   const output = JSON.parse(solc.compile(JSON.stringify(input)));
   const errors = (output.errors ?? []).filter((e: { severity: string }) => e.severity === "error");
   if (errors.length) throw new Error(`solc: ${errors.map((e: { formattedMessage: string }) => e.formattedMessage).join("\n")}`);
-  const contract = output.contracts["TestToken.sol"].TestToken;
-  compiled = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
-  return compiled;
+  const made = output.contracts[file][contract];
+  const result: Artifact = { abi: made.abi, bytecode: `0x${made.evm.bytecode.object}` };
+  compiled.set(contract, result);
+  return result;
 }
+
+/** `test-token.sol`: the ERC-20 the EVM tests pay in. */
+export const testTokenArtifact = (): Artifact => artifact("test-token.sol", "TestToken");
+/** `disperse.sol`: a multisend contract, one transaction paying many addresses. */
+export const disperseArtifact = (): Artifact => artifact("disperse.sol", "Disperse");
 
 const hex = (n: number | bigint) => `0x${n.toString(16)}`;
 
@@ -109,11 +117,19 @@ export class EvmTestNode {
   }
 
   async deployToken(symbol: string, decimals: number): Promise<string> {
-    const { abi, bytecode } = testTokenArtifact();
+    return this.deploy(testTokenArtifact(), [symbol, symbol, decimals]);
+  }
+
+  /** Deploys the multisend contract; payers approve it per token (`approveDisperse`). */
+  async deployDisperse(): Promise<string> {
+    return this.deploy(disperseArtifact(), []);
+  }
+
+  private async deploy({ abi, bytecode }: Artifact, args: unknown[]): Promise<string> {
     const from = await this.account(0);
-    const hash = await this.send({ from, data: encodeDeployData({ abi, bytecode, args: [symbol, symbol, decimals] }) });
+    const hash = await this.send({ from, data: encodeDeployData({ abi, bytecode, args } as never) });
     const receipt = await this.provider.request({ method: "eth_getTransactionReceipt", params: [hash] });
-    if (!receipt?.contractAddress) throw new Error("token deployment was not mined (is automine off?)");
+    if (!receipt?.contractAddress) throw new Error("deployment was not mined (is automine off?)");
     return receipt.contractAddress;
   }
 
@@ -130,6 +146,20 @@ export class EvmTestNode {
   async pay(token: string, payer: number, to: string, amount: bigint): Promise<string> {
     const from = await this.account(payer);
     return this.tokenCall(token, "transfer", [to, amount], from);
+  }
+
+  /**
+   * A payer sends one transaction paying each output through the multisend contract `disperse`
+   * (which it approved for `token`): one `Transfer` log per output, the same address possibly
+   * more than once.
+   */
+  async payMany(token: string, disperse: string, payer: number, outputs: readonly { address: string; amount: bigint }[]): Promise<string> {
+    const data = encodeFunctionData({
+      abi: disperseArtifact().abi,
+      functionName: "disperseToken",
+      args: [token, outputs.map((o) => o.address), outputs.map((o) => o.amount)],
+    } as never);
+    return this.send({ from: await this.account(payer), to: disperse, data });
   }
 
   async tokenBalance(token: string, who: string): Promise<bigint> {

@@ -1,4 +1,5 @@
 import {
+  type Instruction,
   type KeyPairSigner,
   address,
   appendTransactionMessageInstructions,
@@ -51,6 +52,12 @@ export interface SolanaWorld {
    * transaction as aggregators send them), not listed in the message's own keys.
    */
   pay(owner: string, amount: bigint, asset?: "USDC" | "SOL", options?: { viaLookupTable?: boolean }): Promise<string>;
+  /**
+   * The payer sends one transaction with an instruction per output (an exchange's batched
+   * withdrawal): USDC outputs create each owner's ATA once, then transfer; SOL outputs are system
+   * transfers. The same owner may appear more than once, assets mixed.
+   */
+  payMany(outputs: readonly { owner: string; amount: bigint; asset?: "USDC" | "SOL" }[]): Promise<string>;
   usdcOf(owner: string): Promise<bigint>;
   close(): Promise<void>;
 }
@@ -70,6 +77,56 @@ export async function solanaWorld(options: { finalityDepth?: number; blockhashVa
   node.airdrop(payer.address, HOT_LAMPORTS);
   node.setTokenAccount(await associatedTokenAccount(payer.address, mint), mint, payer.address, HOT_USDC);
   node.mine(1);
+
+  /** One transaction of the payer's with the outputs' instructions; `viaLookupTable`: that output's destination loaded from a table. */
+  const send = async (
+    outputs: readonly { owner: string; amount: bigint; asset?: "USDC" | "SOL" }[],
+    viaLookupTable: { owner: string; asset: "USDC" | "SOL" } | null,
+  ): Promise<string> => {
+    const n = world.node;
+    const { blockhash, lastValidBlockHeight } = n.latestBlockhash("confirmed");
+    const created = new Set<string>();
+    const ixs: Instruction[] = [];
+    for (const { owner, amount, asset = "USDC" } of outputs) {
+      if (asset === "SOL") {
+        ixs.push(getTransferSolInstruction({ source: payer, destination: address(owner), amount }));
+        continue;
+      }
+      const ata = await associatedTokenAccount(owner, mint);
+      if (!created.has(ata)) {
+        created.add(ata);
+        ixs.push(getCreateAssociatedTokenIdempotentInstruction({ payer, ata: address(ata), owner: address(owner), mint: address(mint) }));
+      }
+      ixs.push(
+        getTransferCheckedInstruction({
+          source: address(await associatedTokenAccount(payer.address, mint)),
+          mint: address(mint),
+          destination: address(ata),
+          authority: payer,
+          amount,
+          decimals: USDC_DECIMALS,
+        }),
+      );
+    }
+    let message = pipe(
+      createTransactionMessage({ version: 0 }),
+      (m) => setTransactionMessageFeePayerSigner(payer, m),
+      (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash as never, lastValidBlockHeight: BigInt(lastValidBlockHeight) }, m),
+      (m) => appendTransactionMessageInstructions(ixs, m),
+    );
+    if (viaLookupTable) {
+      const table = (await generateKeyPairSigner()).address;
+      const destination = viaLookupTable.asset === "SOL" ? viaLookupTable.owner : await associatedTokenAccount(viaLookupTable.owner, mint);
+      n.setLookupTable(table, [destination]);
+      message = compressTransactionMessageUsingAddressLookupTables(message, { [table]: [address(destination)] }) as typeof message;
+    }
+    const tx = await signTransactionMessageWithSigners(message);
+    const wire = new Uint8Array(getBase64Encoder().encode(getBase64EncodedWireTransaction(tx)));
+    const sig = n.send(wire);
+    if (!n.landed.has(sig) && !n.holdSends) throw new Error(`the payment did not land: ${sig}`);
+    return sig;
+  };
+
   return {
     get node() {
       return world.node;
@@ -79,45 +136,11 @@ export async function solanaWorld(options: { finalityDepth?: number; blockhashVa
     hot,
     payer,
     onRequest,
-    async pay(owner, amount, asset = "USDC", options = {}) {
-      const n = world.node;
-      const { blockhash, lastValidBlockHeight } = n.latestBlockhash("confirmed");
-      const ixs =
-        asset === "SOL"
-          ? [getTransferSolInstruction({ source: payer, destination: address(owner), amount })]
-          : [
-              getCreateAssociatedTokenIdempotentInstruction({
-                payer,
-                ata: address(await associatedTokenAccount(owner, mint)),
-                owner: address(owner),
-                mint: address(mint),
-              }),
-              getTransferCheckedInstruction({
-                source: address(await associatedTokenAccount(payer.address, mint)),
-                mint: address(mint),
-                destination: address(await associatedTokenAccount(owner, mint)),
-                authority: payer,
-                amount,
-                decimals: USDC_DECIMALS,
-              }),
-            ];
-      let message = pipe(
-        createTransactionMessage({ version: 0 }),
-        (m) => setTransactionMessageFeePayerSigner(payer, m),
-        (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash as never, lastValidBlockHeight: BigInt(lastValidBlockHeight) }, m),
-        (m) => appendTransactionMessageInstructions(ixs, m),
-      );
-      if (options.viaLookupTable) {
-        const table = (await generateKeyPairSigner()).address;
-        const destination = asset === "SOL" ? owner : await associatedTokenAccount(owner, mint);
-        n.setLookupTable(table, [destination]);
-        message = compressTransactionMessageUsingAddressLookupTables(message, { [table]: [address(destination)] }) as typeof message;
-      }
-      const tx = await signTransactionMessageWithSigners(message);
-      const wire = new Uint8Array(getBase64Encoder().encode(getBase64EncodedWireTransaction(tx)));
-      const sig = n.send(wire);
-      if (!n.landed.has(sig) && !n.holdSends) throw new Error(`the payment did not land: ${sig}`);
-      return sig;
+    pay(owner, amount, asset = "USDC", options = {}) {
+      return send([{ owner, amount, asset }], options.viaLookupTable ? { owner, asset } : null);
+    },
+    payMany(outputs) {
+      return send(outputs, null);
     },
     async usdcOf(owner) {
       return world.node.tokenBalance(await associatedTokenAccount(owner, mint));
@@ -167,6 +190,10 @@ export async function solanaHarness(storage?: { storage: StorageAdapter; close()
     async pay(owner, amount) {
       before = w.node.snapshot();
       await w.pay(owner, amount);
+    },
+    async payMany(outputs) {
+      before = w.node.snapshot();
+      await w.payMany(outputs.map((o) => ({ owner: o.address, amount: o.amount })));
     },
     async reorgLastPayment() {
       if (!before) throw new Error("no payment to drop");

@@ -15,7 +15,8 @@ const FINALITY = 3;
 
 /** One step of a schedule. */
 type Step =
-  | { kind: "deposit"; payer: 1 | 2 | 3; amount: number }
+  /** One payer transaction: an output per entry, to one of the step's new intents (the same one possibly twice); several go through the multisend contract. */
+  | { kind: "deposit"; payer: 1 | 2 | 3; outputs: { intent: 0 | 1 | 2; amount: number }[] }
   | { kind: "payout"; amount: number }
   | { kind: "mine"; blocks: number }
   | { kind: "fault"; fault: "drop_send" | "lose_answer" | "crash_after_broadcast" }
@@ -28,7 +29,10 @@ const step: fc.Arbitrary<Step> = fc.oneof(
     arbitrary: fc.record({
       kind: fc.constant("deposit" as const),
       payer: fc.constantFrom(1 as const, 2 as const, 3 as const),
-      amount: fc.integer({ min: 1, max: 40 }),
+      outputs: fc.array(fc.record({ intent: fc.constantFrom(0 as const, 1 as const, 2 as const), amount: fc.integer({ min: 1, max: 40 }) }), {
+        minLength: 1,
+        maxLength: 4,
+      }),
     }),
   },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant("payout" as const), amount: fc.integer({ min: 1, max: 15 }) }) },
@@ -48,15 +52,39 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 /**
- * Schedules random ones reach only now and then, run first every time: a reorganisation that
- * loses a deposit still in flight; a crash after a broadcast, whose retry must not send again;
+ * Schedules random ones reach only now and then, run first every time: one multisend paying two
+ * intents (7 USDC and 3) and one paying an intent twice; a reorganisation that loses a deposit
+ * still in flight; a crash after a broadcast, whose retry must not send again;
  * a send that never reached the node, then a reorganisation dropping the engine's own
  * transaction, which must be re-sent from its saved bytes.
  */
 const EXAMPLES: [Step[]][] = [
   [
     [
-      { kind: "deposit", payer: 2, amount: 5 },
+      {
+        kind: "deposit",
+        payer: 1,
+        outputs: [
+          { intent: 0, amount: 7 },
+          { intent: 1, amount: 3 },
+        ],
+      },
+      {
+        kind: "deposit",
+        payer: 3,
+        outputs: [
+          { intent: 0, amount: 2 },
+          { intent: 1, amount: 5 },
+          { intent: 0, amount: 4 },
+        ],
+      },
+      { kind: "mine", blocks: 1 },
+      { kind: "restart" },
+    ],
+  ],
+  [
+    [
+      { kind: "deposit", payer: 2, outputs: [{ intent: 0, amount: 5 }] },
       { kind: "mine", blocks: 1 },
       { kind: "reorg", depth: 1, dropPending: true },
     ],
@@ -84,7 +112,8 @@ const EXAMPLES: [Step[]][] = [
 ];
 
 /**
- * DECISIONS.md §9's promise under random schedules: payouts and deposits on the EVM adapter
+ * DECISIONS.md §9's promise under random schedules: payouts and deposits (transactions paying one
+ * intent, or several at once through a multisend contract, an intent possibly twice) on the EVM adapter
  * against hardhat in process, with sends that never reach the node, answers lost after the node
  * took the transaction, an engine that crashes right after a broadcast, engine and adapter
  * restarts on the same storage, and reorganisations shallower than finality (blocks replaced,
@@ -191,9 +220,16 @@ async function run(w: EvmWorld, steps: Step[]): Promise<void> {
   for (const s of steps) {
     switch (s.kind) {
       case "deposit": {
-        const pi = (await engine.paymentIntents.create(ctx, { amount: String(s.amount), asset: "USDC", chains: ["base"] }))._unsafeUnwrap();
-        intents.push({ id: pi.id, address: pi.deposit_addresses.base! });
-        await node.pay(token, s.payer, pi.deposit_addresses.base!, BigInt(s.amount) * 1_000_000n);
+        const paid = new Map<number, string>();
+        for (const o of s.outputs) {
+          if (paid.has(o.intent)) continue;
+          const pi = (await engine.paymentIntents.create(ctx, { amount: "10", asset: "USDC", chains: ["base"] }))._unsafeUnwrap();
+          intents.push({ id: pi.id, address: pi.deposit_addresses.base! });
+          paid.set(o.intent, pi.deposit_addresses.base!);
+        }
+        const outputs = s.outputs.map((o) => ({ address: paid.get(o.intent)!, amount: BigInt(o.amount) * 1_000_000n }));
+        if (outputs.length === 1) await node.pay(token, s.payer, outputs[0]!.address, outputs[0]!.amount);
+        else await node.payMany(token, w.disperse, s.payer, outputs);
         break;
       }
       case "payout": {

@@ -290,4 +290,38 @@ describe("the Solana chain adapter", () => {
       ]),
     );
   });
+
+  it("reads one transaction of mixed assets to several deposit addresses as one deposit per account, each once", async () => {
+    const { adapter, storage } = solanaChainOn(w);
+    const a = await adapter.depositAddress("solana", "USDC", "pi_mixed_a");
+    const b = await adapter.depositAddress("solana", "USDC", "pi_mixed_b");
+    // SOL and USDC to a, USDC twice to b (one change of its ATA), in one transaction
+    const sig = await w.payMany([
+      { owner: a, amount: 2_000_000_000n, asset: "SOL" },
+      { owner: a, amount: 7_000_000n },
+      { owner: b, amount: 3_000_000n },
+      { owner: b, amount: 1_000_000n },
+    ]);
+    w.node.mine(1);
+    const { transfers } = await adapter.inboundTransfers("solana", null);
+    const mine = transfers.filter((t) => t.txHash === sig);
+    expect(
+      mine.map((t) => ({ address: t.address, asset: t.asset, amount: t.amount })).sort((x, y) => (x.address + x.asset < y.address + y.asset ? -1 : 1)),
+    ).toEqual(
+      [
+        { address: a, asset: "SOL", amount: 2_000_000_000n },
+        { address: a, asset: "USDC", amount: 7_000_000n },
+        { address: b, asset: "USDC", amount: 4_000_000n },
+      ].sort((x, y) => (x.address + x.asset < y.address + y.asset ? -1 : 1)),
+    );
+    expect(new Set(mine.map((t) => t.transferId)).size).toBe(3);
+    // another adapter process on the same storage, reading from the start, names them alike
+    const again = await solanaChainOn(w, { storage }).adapter.inboundTransfers("solana", null);
+    expect(
+      again.transfers
+        .filter((t) => t.txHash === sig)
+        .map((t) => t.transferId)
+        .sort(),
+    ).toEqual(mine.map((t) => t.transferId).sort());
+  });
 });

@@ -15,7 +15,8 @@ const VALIDITY = 8;
 
 /** One step of a schedule. */
 type Step =
-  | { kind: "deposit"; amount: number }
+  /** One payer transaction: an output per entry, to one of the step's new intents (the same one possibly twice). */
+  | { kind: "deposit"; outputs: { intent: 0 | 1 | 2; amount: number }[] }
   | { kind: "payout"; amount: number; asset: "USDC" | "SOL"; existing: boolean }
   | { kind: "mine"; blocks: number }
   | { kind: "fault"; fault: "drop_send" | "lose_answer" | "crash_after_broadcast" }
@@ -24,7 +25,16 @@ type Step =
   | { kind: "fork"; depth: number; keepHeld: boolean };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant("deposit" as const), amount: fc.integer({ min: 1, max: 40 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant("deposit" as const),
+      outputs: fc.array(fc.record({ intent: fc.constantFrom(0 as const, 1 as const, 2 as const), amount: fc.integer({ min: 1, max: 40 }) }), {
+        minLength: 1,
+        maxLength: 4,
+      }),
+    }),
+  },
   {
     weight: 4,
     arbitrary: fc.record({
@@ -48,11 +58,33 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 );
 
 /**
- * Schedules random ones reach only now and then, run first every time: a deposit on a fork
- * dropped before finality; a crash after a broadcast, whose retry must not send again; a send
+ * Schedules random ones reach only now and then, run first every time: one transaction paying
+ * two intents (7 USDC and 3, an exchange's batched withdrawal) and one paying an intent twice; a
+ * deposit on a fork dropped before finality; a crash after a broadcast, whose retry must not send again; a send
  * lost until its blockhash expired (signed again, paid once); a payout dropped with a fork.
  */
 const EXAMPLES: [Step[]][] = [
+  [
+    [
+      {
+        kind: "deposit",
+        outputs: [
+          { intent: 0, amount: 7 },
+          { intent: 1, amount: 3 },
+        ],
+      },
+      {
+        kind: "deposit",
+        outputs: [
+          { intent: 0, amount: 2 },
+          { intent: 1, amount: 5 },
+          { intent: 0, amount: 4 },
+        ],
+      },
+      { kind: "mine", blocks: 1 },
+      { kind: "restart" },
+    ],
+  ],
   [
     [
       { kind: "fork", depth: 1, keepHeld: true },
@@ -67,7 +99,7 @@ const EXAMPLES: [Step[]][] = [
   ],
   [
     [
-      { kind: "deposit", amount: 5 },
+      { kind: "deposit", outputs: [{ intent: 0, amount: 5 }] },
       { kind: "mine", blocks: 1 },
       { kind: "fork", depth: 1, keepHeld: false },
     ],
@@ -95,7 +127,8 @@ const EXAMPLES: [Step[]][] = [
 
 /**
  * The promise of docs/chains.md (Solana) under random schedules: payouts of USDC (to fresh
- * addresses and existing ATAs) and SOL, and USDC deposits, on the Solana adapter against litesvm
+ * addresses and existing ATAs) and SOL, and USDC deposits (transactions paying one intent, or
+ * several at once, an intent possibly twice), on the Solana adapter against litesvm
  * behind the JSON-RPC server, with sends lost before the node read them, answers lost after it
  * took them, sends lost until the blockhash expired, an engine that crashes right after a
  * broadcast, engine and adapter restarts on the same storage, and forks dropped before
@@ -209,9 +242,14 @@ async function run(w: SolanaWorld, steps: Step[]): Promise<void> {
   for (const s of steps) {
     switch (s.kind) {
       case "deposit": {
-        const pi = (await engine.paymentIntents.create(ctx, { amount: String(s.amount), asset: "USDC", chains: ["solana"] }))._unsafeUnwrap();
-        intents.push({ id: pi.id, address: pi.deposit_addresses.solana! });
-        await w.pay(pi.deposit_addresses.solana!, BigInt(s.amount) * 1_000_000n);
+        const paid = new Map<number, string>();
+        for (const o of s.outputs) {
+          if (paid.has(o.intent)) continue;
+          const pi = (await engine.paymentIntents.create(ctx, { amount: "10", asset: "USDC", chains: ["solana"] }))._unsafeUnwrap();
+          intents.push({ id: pi.id, address: pi.deposit_addresses.solana! });
+          paid.set(o.intent, pi.deposit_addresses.solana!);
+        }
+        await w.payMany(s.outputs.map((o) => ({ owner: paid.get(o.intent)!, amount: BigInt(o.amount) * 1_000_000n })));
         break;
       }
       case "payout": {
