@@ -3,12 +3,16 @@ import type { PayrailEngine as Engine } from "../../src/modules";
 import { AssetRegistry } from "../../src/money/assets";
 import type { Clock } from "../../src/ports/clock";
 import type { EvmSigner } from "../chains/evm";
+import { checkMnemonic } from "../chains/mnemonic";
 import type { SolanaSigner } from "../chains/solana";
 import type { ChainAdapter } from "../../src/ports/chain";
 import type { StorageAdapter } from "../../src/ports/storage";
 import type { VenueAdapter } from "../../src/ports/venue";
 import { venueGasPricer, type GasPricer } from "../../src/quoting/gas-pricer";
 import { redactApiKey } from "../../src/resources/accounts/auth";
+import { LiveConfigurationError, checkLiveAdapters } from "./live-checks";
+import type { ConfigurationCheck } from "../../src/ports/chain";
+import { MemoryStorage } from "../memory/memory-storage";
 
 /** What the host needs to go live (DECISIONS.md §9): `PAYRAIL_CHAINS` and the keys. */
 export interface LiveChainsOptions {
@@ -28,12 +32,41 @@ export interface LiveChainsOptions {
  * `501'`) unless a signer is given; and the live venues of `PAYRAIL_VENUES` on the EVM chains.
  * Gas is priced through the live venues unless a chain configures `fee_rates` (never through a
  * simulation: a live payout's fee is a live price). viem and @solana/kit are loaded only here,
- * and only for a family that is configured. Errors name the setting, never a key.
+ * and only for a family that is configured. Errors name the setting, never a key: every mistake
+ * is a `LiveConfigurationError` (the host prints its line, no stack trace). What the settings say
+ * is checked against the chains themselves by `checkLiveAdapters`.
  */
-export async function liveChainAdapters(
+export async function liveChainAdapters(options: LiveChainsOptions, deps: { storage: StorageAdapter; clock: Clock }): Promise<LiveChains> {
+  try {
+    return await makeLiveChains(options, deps);
+  } catch (e) {
+    if (e instanceof TypeError) throw new LiveConfigurationError(e.message);
+    throw e;
+  }
+}
+
+/**
+ * The live configuration checked against the chains themselves, as the host does before it opens
+ * its storage and `payrail doctor` prints it: the adapters are made on a memory storage of their
+ * own and nothing is signed or sent. Every check in order (`checkLiveAdapters`); a setting that
+ * cannot even be read is a `LiveConfigurationError`.
+ */
+export async function checkLiveConfiguration(
   options: LiveChainsOptions,
-  deps: { storage: StorageAdapter; clock: Clock },
-): Promise<{ adapters: ChainAdapter[]; venues: VenueAdapter[]; hotWallets: Record<string, string>; chains: string[] }> {
+  clock: Clock,
+): Promise<{ checks: ConfigurationCheck[]; hotWallets: Record<string, string> }> {
+  const live = await liveChainAdapters(options, { storage: new MemoryStorage(), clock });
+  return { checks: await checkLiveAdapters([...live.adapters, ...live.venues]), hotWallets: live.hotWallets };
+}
+
+export interface LiveChains {
+  adapters: ChainAdapter[];
+  venues: VenueAdapter[];
+  hotWallets: Record<string, string>;
+  chains: string[];
+}
+
+async function makeLiveChains(options: LiveChainsOptions, deps: { storage: StorageAdapter; clock: Clock }): Promise<LiveChains> {
   const assets = AssetRegistry.withDefaults();
   const text = options.chains.trim().startsWith("@") ? readFileSync(options.chains.trim().slice(1), "utf8") : options.chains;
   let parsed: unknown;
@@ -65,7 +98,7 @@ export async function liveChainAdapters(
     const { MnemonicSigner, evmChainsFromConfig, parseChainsConfig } = await import("../chains/evm");
     const config = parseChainsConfig(JSON.stringify(evm), assets);
     needsKeys(options.signer);
-    const signer = options.signer ?? new MnemonicSigner(options.mnemonic!);
+    const signer = options.signer ?? new MnemonicSigner(checkMnemonic(options.mnemonic!, "PAYRAIL_SIGNER_MNEMONIC"));
     const evmAdapters = evmChainsFromConfig(config, { storage: deps.storage, signer, clock: deps.clock, assets, pricer });
     adapters.push(...evmAdapters);
     const hot = await signer.address(0);
@@ -83,7 +116,7 @@ export async function liveChainAdapters(
     const { MnemonicSolanaSigner, parseSolanaChainConfig, solanaChainFromConfig } = await import("../chains/solana");
     const entries = Object.entries(solana).map(([chain, entry]) => [chain, parseSolanaChainConfig(chain, entry)] as const);
     needsKeys(options.solanaSigner);
-    const signer = options.solanaSigner ?? new MnemonicSolanaSigner(options.mnemonic!);
+    const signer = options.solanaSigner ?? new MnemonicSolanaSigner(checkMnemonic(options.mnemonic!, "PAYRAIL_SIGNER_MNEMONIC"));
     for (const [chain, entry] of entries) {
       adapters.push(solanaChainFromConfig(chain, entry, { storage: deps.storage, signer, clock: deps.clock, assets, pricer }));
       hotWallets[chain] = await signer.address(0);

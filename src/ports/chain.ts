@@ -27,9 +27,10 @@ export interface ChainAdapter {
    * plus a proportional part, both in the asset's base units, and an optional per-transaction
    * cap. Called by routing for every candidate chain of a payout. Null when the adapter cannot
    * send the asset there now (no token configured, no price for its gas): the chain is then no
-   * candidate, as if no adapter served it.
+   * candidate, as if no adapter served it. `{ unavailable }` instead of null says why in words a
+   * host can act on (the setting that is missing): the payout's refusal quotes it.
    */
-  feeSchedule(chain: string, asset: string): Promise<FeeSchedule | null>;
+  feeSchedule(chain: string, asset: string): Promise<FeeSchedule | FeeUnavailable | null>;
   /** Hot-wallet balance available to send `asset` on `chain`, in base units. Called by routing. */
   liquidity(chain: string, asset: string): Promise<bigint>;
   /**
@@ -82,12 +83,38 @@ export interface ChainAdapter {
    */
   sweepDeposits?(chain: string): Promise<{ pending: boolean }>;
   /**
+   * Optional, for adapters of real chains: checks the configuration against the chain itself
+   * (the node's chain id against the chain's, each token's decimals and symbol against its
+   * asset's, a price for gas in each payout asset), one line per check. A host runs it as it
+   * starts, refusing to start on a `fail` and logging each `warning`, and `payrail doctor` prints
+   * it. Throws only when the chain cannot be asked. An adapter that checks should also refuse to
+   * move money while a check it depends on fails (a wrong `decimals()` would price, credit and
+   * pay every amount wrongly by powers of ten).
+   */
+  checkConfiguration?(): Promise<ConfigurationCheck[]>;
+  /**
    * Optional: the engine hands the adapter where to report what it sees of its chains (metrics:
    * `ChainObservation`, the head and last block read, reorganisations, re-sent and replaced
    * transactions), once, as it starts. `report` is synchronous and cheap; call it after the fact.
    * An adapter given to several engines reports to the last one.
    */
   observe?(report: (observation: ChainObservation) => void): void;
+}
+
+/** What a configuration check found (`ChainAdapter.checkConfiguration`, `VenueAdapter.checkConfiguration`). */
+export interface ConfigurationCheck {
+  /** What was checked, as the configuration names it: `base: chain id`, `base.tokens.USDC: decimals()`. */
+  subject: string;
+  /** `ok`; `warning`: works, but something a host should fix; `fail`: the adapter refuses to work. */
+  outcome: "ok" | "warning" | "fail";
+  /** One line: what was found, and on a mismatch both values. */
+  message: string;
+}
+
+/** Why an adapter cannot send an asset on a chain now (`ChainAdapter.feeSchedule`), for the payout's refusal. */
+export interface FeeUnavailable {
+  /** One line naming what is missing, e.g. the setting that prices gas in the asset. */
+  unavailable: string;
 }
 
 /** What a broadcast came to: the transaction's hash, or a refusal (the leg fails). */

@@ -1,3 +1,5 @@
+import type { ConfigurationCheck } from "./chain";
+
 /**
  * The venue port: where conversions execute. Implemented by the simulated venues
  * (`adapters/venues/simulated`, tests and `npm start`) and by real venue adapters.
@@ -46,6 +48,12 @@ export interface VenueAdapter {
    * permanent refusal is returned as `{ status: "rejected" }`.
    */
   execute(request: VenueExecution): Promise<VenueExecutionResult>;
+  /**
+   * Optional, for real venues: checks the configuration against the chain or market (each
+   * token's decimals against its asset's, the contracts exist), one line per check, as
+   * `ChainAdapter.checkConfiguration` does; a host refuses to start on a `fail`.
+   */
+  checkConfiguration?(): Promise<ConfigurationCheck[]>;
 }
 
 /**

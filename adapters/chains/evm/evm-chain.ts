@@ -1,5 +1,6 @@
 import { getAddress } from "viem";
 import { SystemClock } from "../../clock/system-clock";
+import { ConfigurationGate, ConfigurationMismatch } from "../configuration-gate";
 import {
   AssetRegistry,
   divCeil,
@@ -7,7 +8,9 @@ import {
   type ChainAdapter,
   type ChainInfo,
   type ChainObservation,
+  type ConfigurationCheck,
   type FeeSchedule,
+  type FeeUnavailable,
   type InboundTransfer,
   type OutboundTransfer,
   type TransferStatus,
@@ -57,6 +60,26 @@ const VALUE_TRANSFER_GAS = 21_000n;
 const TOKEN_TRANSFER_GAS = 65_000n;
 /** An address no one holds tokens at, to estimate a transfer to a fresh recipient (the dear case). */
 const PROBE_RECIPIENT = "0x000000000000000000000000000000000000fee5";
+/** `decimals()` and `symbol()` of an ERC-20. */
+const DECIMALS_CALL = "0x313ce567";
+const SYMBOL_CALL = "0x95d89b41";
+
+/** A `symbol()` answer: an ABI string, or a bytes32 (older tokens); null when it is neither. */
+function decodeSymbol(answer: string): string | null {
+  const hex = answer.slice(2);
+  if (hex.length === 64) return Buffer.from(hex, "hex").toString("utf8").replace(/\0+$/, "") || null;
+  if (hex.length < 128) return null;
+  const length = Number(BigInt(`0x${hex.slice(64, 128)}`));
+  if (length > 64 || hex.length < 128 + length * 2) return null;
+  return Buffer.from(hex.slice(128, 128 + length * 2), "hex").toString("utf8");
+}
+
+/** Whether a token's symbol names the asset: the code itself, a wrapped `W…` form, or the code with a suffix (`USDC.e`). */
+function symbolNames(symbol: string, asset: string): boolean {
+  const s = symbol.toUpperCase().replace(/[^A-Z0-9]/g, "");
+  return s === asset || s === `W${asset}` || s.startsWith(asset);
+}
+
 /** How long a token transfer's gas estimate is reused. */
 const GAS_ESTIMATE_TTL_MS = 600_000;
 
@@ -85,13 +108,19 @@ export class EvmChain implements ChainAdapter {
   /** Where the chain's observations go (`observe`): nowhere until an engine asks. */
   private reporter: (observation: ChainObservation) => void = () => undefined;
   private chainIdChecked: Promise<number> | null = null;
+  private readonly gate = new ConfigurationGate(() => this.checkNode());
 
   constructor(private readonly options: EvmChainOptions) {
     const assets = options.assets ?? AssetRegistry.withDefaults();
     const chain = assets.chain(options.chain);
     if (!chain || chain.family !== "evm") throw new TypeError(`${options.chain} is not an EVM chain of the asset registry`);
     this.assets = assets;
-    this.defaults = EVM_CHAIN_DEFAULTS[options.chain] ?? { blockTimeMs: 2_000, finalityConfirmations: 12, gasAsset: { code: "ETH", decimals: 18 } };
+    this.defaults = EVM_CHAIN_DEFAULTS[options.chain] ?? {
+      chainId: null,
+      blockTimeMs: 2_000,
+      finalityConfirmations: 12,
+      gasAsset: { code: "ETH", decimals: 18 },
+    };
     const finality = options.finalityConfirmations ?? this.defaults.finalityConfirmations;
     if (!Number.isInteger(finality) || finality < 1) throw new TypeError(`${options.chain}: finality_confirmations must be a positive integer`);
     const tokens = new Map<string, string>();
@@ -139,10 +168,13 @@ export class EvmChain implements ChainAdapter {
     return { blockTimeMs: this.ctx.blockTimeMs, confirmationsToFinality: this.ctx.finalityConfirmations };
   }
 
-  async feeSchedule(_chain: string, asset: string): Promise<FeeSchedule | null> {
-    if (asset !== this.ctx.nativeAsset && !this.ctx.tokens.has(asset)) return null;
+  async feeSchedule(_chain: string, asset: string): Promise<FeeSchedule | FeeUnavailable> {
+    await this.verified();
+    if (asset !== this.ctx.nativeAsset && !this.ctx.tokens.has(asset)) {
+      return { unavailable: `no ${asset} token is configured (tokens.${asset} of ${this.ctx.chain} in PAYRAIL_CHAINS)` };
+    }
     const rate = await this.gasRate(asset);
-    if (!rate) return null;
+    if (!rate) return { unavailable: this.noGasPrice(asset) };
     const gas = await this.transferGas(asset);
     const block = await this.ctx.rpc.block("latest");
     const tip = await this.ctx.rpc.maxPriorityFeePerGas();
@@ -151,6 +183,7 @@ export class EvmChain implements ChainAdapter {
   }
 
   async liquidity(_chain: string, asset: string): Promise<bigint> {
+    await this.verified();
     const hot = await this.hotWallet();
     if (asset === this.ctx.nativeAsset) {
       const balance = await this.ctx.rpc.balance(hot, "pending");
@@ -165,6 +198,7 @@ export class EvmChain implements ChainAdapter {
   }
 
   async broadcast(transfer: OutboundTransfer): Promise<{ txHash: string } | { rejected: string }> {
+    await this.verified();
     const hot = await this.hotWallet();
     const to = getAddress(transfer.to.toLowerCase());
     const native = transfer.asset === this.ctx.nativeAsset;
@@ -205,6 +239,7 @@ export class EvmChain implements ChainAdapter {
   }
 
   async depositAddress(_chain: string, _asset: string, intentId: string): Promise<string> {
+    await this.verified();
     const ctx = this.ctx;
     const wallet = await this.hotWallet();
     const key = `${ctx.chain}:${intentId}`;
@@ -221,12 +256,74 @@ export class EvmChain implements ChainAdapter {
     });
   }
 
-  inboundTransfers(_chain: string, cursor: string | null): Promise<{ transfers: InboundTransfer[]; cursor: string }> {
+  async inboundTransfers(_chain: string, cursor: string | null): Promise<{ transfers: InboundTransfer[]; cursor: string }> {
+    await this.verified();
     return this.deposits.read(cursor);
   }
 
-  sweepDeposits(): Promise<{ pending: boolean }> {
+  async sweepDeposits(): Promise<{ pending: boolean }> {
+    await this.verified();
     return this.sweeps.run();
+  }
+
+  /**
+   * The configuration against the node (`ChainAdapter.checkConfiguration`): its chain id against
+   * `chainId` or the chain's own, each token's code, `decimals()` and `symbol()` against its
+   * asset, and a price for gas in each payout asset (`fee_rates`, else the venues).
+   */
+  async checkConfiguration(): Promise<ConfigurationCheck[]> {
+    const checks = await this.checkNode();
+    for (const asset of [...(this.ctx.nativeAsset ? [this.ctx.nativeAsset] : []), ...this.ctx.tokens.keys()]) {
+      const subject = `${this.ctx.chain}.fee_rates.${asset}`;
+      const rate = await this.gasRate(asset).catch(() => null);
+      checks.push(
+        rate
+          ? { subject, outcome: "ok", message: `${this.ctx.chain}: gas is priced in ${asset}` }
+          : { subject, outcome: "warning", message: `${this.noGasPrice(asset)}; live ${asset} payouts on ${this.ctx.chain} are refused until then` },
+      );
+    }
+    return checks;
+  }
+
+  /**
+   * An ERC-20 at `token` against the asset it stands for (`subject` names the setting): a
+   * contract is there, its `decimals()` is the asset's (`fail` otherwise: every amount would be
+   * off by powers of ten), and its `symbol()`, where it has one, names the asset (a `warning`
+   * otherwise: bridged tokens carry other symbols). The Uniswap v2 venues check theirs with it.
+   */
+  async checkToken(subject: string, asset: string, token: string): Promise<ConfigurationCheck[]> {
+    const rpc = this.ctx.rpc;
+    const definition = this.assets.get(asset);
+    if (!definition) return [{ subject, outcome: "fail", message: `${subject}: ${asset} is not an asset of the registry` }];
+    if ((await rpc.code(token)) === "0x") return [{ subject, outcome: "fail", message: `${subject}: no contract at ${token} on ${this.ctx.chain}` }];
+    const decimals = await rpc.call({ to: token, data: DECIMALS_CALL }).then(
+      (answer) => (answer.length >= 66 ? Number(BigInt(answer.slice(0, 66))) : null),
+      () => null,
+    );
+    const checks: ConfigurationCheck[] = [
+      decimals === null
+        ? { subject: `${subject}: decimals()`, outcome: "fail", message: `${subject}: ${token} answers no decimals() (not an ERC-20 token?)` }
+        : decimals !== definition.decimals
+          ? {
+              subject: `${subject}: decimals()`,
+              outcome: "fail",
+              message: `${subject}: decimals() of ${token} is ${decimals}, ${asset} has ${definition.decimals}`,
+            }
+          : { subject: `${subject}: decimals()`, outcome: "ok", message: `${subject}: decimals() is ${decimals}` },
+    ];
+    const symbol = await rpc.call({ to: token, data: SYMBOL_CALL }).then(decodeSymbol, () => null);
+    if (symbol !== null) {
+      checks.push(
+        symbolNames(symbol, asset)
+          ? { subject: `${subject}: symbol()`, outcome: "ok", message: `${subject}: symbol() is ${symbol}` }
+          : {
+              subject: `${subject}: symbol()`,
+              outcome: "warning",
+              message: `${subject}: symbol() of ${token} is ${JSON.stringify(symbol)}, not ${asset} (a bridged token, or the wrong contract?)`,
+            },
+      );
+    }
+    return checks;
   }
 
   /**
@@ -237,6 +334,7 @@ export class EvmChain implements ChainAdapter {
    * hot wallet (the Uniswap v2 venues' approvals and swaps): one wallet, one nonce sequence.
    */
   async sendCall(call: HotWalletCall): Promise<{ txHash: string } | { rejected: string }> {
+    await this.verified();
     const hot = await this.hotWallet();
     const { record } = await this.sender.send({
       transferId: call.id,
@@ -286,9 +384,8 @@ export class EvmChain implements ChainAdapter {
   private chainId(): Promise<number> {
     this.chainIdChecked ??= this.ctx.rpc.chainId().then(
       (id) => {
-        if (this.options.chainId !== undefined && id !== this.options.chainId) {
-          throw new Error(`${this.ctx.chain}: the node serves chain id ${id}, not the configured ${this.options.chainId}`);
-        }
+        const expected = this.options.chainId ?? this.defaults.chainId;
+        if (expected !== null && id !== expected) throw new ConfigurationMismatch(this.chainIdMismatch(id, expected));
         return id;
       },
       (e: unknown) => {
@@ -297,6 +394,40 @@ export class EvmChain implements ChainAdapter {
       },
     );
     return this.chainIdChecked;
+  }
+
+  private chainIdMismatch(id: number, expected: number): string {
+    return this.options.chainId !== undefined
+      ? `${this.ctx.chain}: the node serves chain id ${id}, chain_id is ${expected}`
+      : `${this.ctx.chain}: the node serves chain id ${id}, ${this.ctx.chain} is ${expected} (set chain_id to use another network)`;
+  }
+
+  /** The node's chain id and the tokens: what the adapter refuses to work without (`verified`). */
+  private async checkNode(): Promise<ConfigurationCheck[]> {
+    const chain = this.ctx.chain;
+    const subject = `${chain}: chain id`;
+    const id = await this.ctx.rpc.chainId();
+    const expected = this.options.chainId ?? this.defaults.chainId;
+    const checks: ConfigurationCheck[] = [
+      expected === null
+        ? { subject, outcome: "warning", message: `${chain}: the node serves chain id ${id}; set chain_id so that no other network is ever used` }
+        : id !== expected
+          ? { subject, outcome: "fail", message: this.chainIdMismatch(id, expected) }
+          : { subject, outcome: "ok", message: `${chain}: chain id ${id}` },
+    ];
+    for (const [asset, token] of this.ctx.tokens) checks.push(...(await this.checkToken(`${chain}.tokens.${asset}`, asset, token)));
+    return checks;
+  }
+
+  /** Resolves once the node's chain id and the tokens checked out (`checkNode`, once per process; `ConfigurationGate`). */
+  private verified(): Promise<void> {
+    return this.gate.passed();
+  }
+
+  /** Why gas cannot be priced in `asset`, naming the settings that would price it. */
+  private noGasPrice(asset: string): string {
+    const gas = this.defaults.gasAsset.code;
+    return `no price for ${this.ctx.chain}'s gas (${gas}) in ${asset}: set fee_rates.${asset} of ${this.ctx.chain} in PAYRAIL_CHAINS, or a live venue trading ${gas}/${asset} (PAYRAIL_VENUES)`;
   }
 
   /** Base units of `asset` per wei of gas: 1 for the native asset, else a configured rate or the venues'. */

@@ -31,7 +31,11 @@ export interface EvmChainOptions {
   feeRates?: Record<string, string>;
   /** Prices gas in payout assets through the engine's venues (`venueGasPricer(venues)`). */
   pricer?: GasPricer;
-  /** Expected `eth_chainId`; the adapter refuses to work against another chain. */
+  /**
+   * Expected `eth_chainId`: default the chain's own (`EVM_CHAIN_DEFAULTS`: base 8453, …); set it
+   * to run a chain name on another network (a test node, a testnet). The adapter refuses to work
+   * against another chain (`checkConfiguration`).
+   */
   chainId?: number;
   /** Blocks read per deposit poll at most (a long catch-up takes several polls). Default 500. */
   maxBlocksPerRead?: number;
@@ -40,6 +44,8 @@ export interface EvmChainOptions {
 }
 
 export interface EvmChainDefaults {
+  /** The chain's `eth_chainId` on its main network; null for a chain payrail knows no id of (then `chainId` should be set). */
+  chainId: number | null;
   blockTimeMs: number;
   finalityConfirmations: number;
   /** The chain's gas asset: its code, decimals, and whether the engine's registry carries it. */
@@ -47,15 +53,15 @@ export interface EvmChainDefaults {
 }
 
 /**
- * Per chain: typical block time, the confirmations after which payrail treats a transaction as
+ * Per chain: its chain id, typical block time, the confirmations after which payrail treats a transaction as
  * final (deep enough that the chain's observed reorganisations do not reach it), and the gas
  * asset. Hosts override `finality_confirmations` in `PAYRAIL_CHAINS`.
  */
 export const EVM_CHAIN_DEFAULTS: Record<string, EvmChainDefaults> = {
-  ethereum: { blockTimeMs: 12_000, finalityConfirmations: 12, gasAsset: { code: "ETH", decimals: 18 } },
-  polygon: { blockTimeMs: 2_000, finalityConfirmations: 64, gasAsset: { code: "POL", decimals: 18 } },
-  arbitrum: { blockTimeMs: 250, finalityConfirmations: 20, gasAsset: { code: "ETH", decimals: 18 } },
-  base: { blockTimeMs: 2_000, finalityConfirmations: 12, gasAsset: { code: "ETH", decimals: 18 } },
+  ethereum: { chainId: 1, blockTimeMs: 12_000, finalityConfirmations: 12, gasAsset: { code: "ETH", decimals: 18 } },
+  polygon: { chainId: 137, blockTimeMs: 2_000, finalityConfirmations: 64, gasAsset: { code: "POL", decimals: 18 } },
+  arbitrum: { chainId: 42161, blockTimeMs: 250, finalityConfirmations: 20, gasAsset: { code: "ETH", decimals: 18 } },
+  base: { chainId: 8453, blockTimeMs: 2_000, finalityConfirmations: 12, gasAsset: { code: "ETH", decimals: 18 } },
 };
 
 export const DEFAULT_REPLACE_AFTER_MS = 180_000;

@@ -157,6 +157,11 @@ export class EvmRpc {
     return BigInt(await this.request<string>("eth_getBalance", [address, tag]));
   }
 
+  /** The code deployed at `address` (`0x` when none). */
+  async code(address: string): Promise<string> {
+    return this.request<string>("eth_getCode", [address, "latest"]);
+  }
+
   async maxPriorityFeePerGas(): Promise<bigint> {
     return BigInt(await this.request<string>("eth_maxPriorityFeePerGas"));
   }

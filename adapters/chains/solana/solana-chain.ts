@@ -1,5 +1,6 @@
 import { address as toAddress } from "@solana/kit";
 import { SystemClock } from "../../clock/system-clock";
+import { ConfigurationGate } from "../configuration-gate";
 import {
   AssetRegistry,
   divCeil,
@@ -7,7 +8,9 @@ import {
   type ChainAdapter,
   type ChainInfo,
   type ChainObservation,
+  type ConfigurationCheck,
   type FeeSchedule,
+  type FeeUnavailable,
   type InboundTransfer,
   type OutboundTransfer,
   type Ratio,
@@ -27,6 +30,9 @@ const SIGNATURE_LAMPORTS = 5_000n;
 /** Compute units a payout asks for, for the fee estimate: a token transfer creating the ATA (the dear case), a SOL transfer. */
 const TOKEN_UNITS = 40_000n;
 const SOL_UNITS = 1_000n;
+/** The SPL Token program, which this adapter's transfers go through (its mints are owned by it). */
+const TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA";
+const TOKEN_2022_PROGRAM = "TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb";
 /** Bytes of an SPL token account: its rent-exempt minimum is what creating a recipient's ATA costs. */
 const TOKEN_ACCOUNT_BYTES = 165;
 
@@ -53,6 +59,7 @@ export class SolanaChain implements ChainAdapter {
   private readonly reserveLamports: bigint;
   private hot: Promise<string> | null = null;
   private rent: Promise<bigint> | null = null;
+  private readonly gate = new ConfigurationGate(() => this.checkMints());
   /** Where the chain's observations go (`observe`): nowhere until an engine asks. */
   private reporter: (observation: ChainObservation) => void = () => undefined;
 
@@ -121,11 +128,14 @@ export class SolanaChain implements ChainAdapter {
   }
 
   /** One signature, the priority fee at today's price, and for a token the rent of the recipient's new ATA (the dear case). */
-  async feeSchedule(_chain: string, asset: string): Promise<FeeSchedule | null> {
+  async feeSchedule(_chain: string, asset: string): Promise<FeeSchedule | FeeUnavailable> {
+    await this.gate.passed();
     const token = this.ctx.tokens.get(asset);
-    if (asset !== this.ctx.nativeAsset && !token) return null;
+    if (asset !== this.ctx.nativeAsset && !token) {
+      return { unavailable: `no ${asset} mint is configured (tokens.${asset} of ${this.ctx.chain} in PAYRAIL_CHAINS)` };
+    }
     const rate = await this.gasRate(asset);
-    if (!rate) return null;
+    if (!rate) return { unavailable: this.noGasPrice(asset) };
     const price = await this.priorityPrice();
     const units = token ? TOKEN_UNITS : SOL_UNITS;
     let lamports = SIGNATURE_LAMPORTS + divCeil(price * units, 1_000_000n);
@@ -134,6 +144,7 @@ export class SolanaChain implements ChainAdapter {
   }
 
   async liquidity(_chain: string, asset: string): Promise<bigint> {
+    await this.gate.passed();
     const hot = await this.hotWallet();
     if (asset === this.ctx.nativeAsset) {
       const balance = await this.ctx.rpc.balance(hot, this.commitment);
@@ -145,6 +156,7 @@ export class SolanaChain implements ChainAdapter {
   }
 
   async broadcast(transfer: OutboundTransfer): Promise<{ txHash: string } | { rejected: string }> {
+    await this.gate.passed();
     const record = await this.sendPayout(transfer);
     if (record.status === "rejected") return { rejected: record.reason ?? "refused" };
     return { txHash: record.attempts[0]!.signature };
@@ -191,6 +203,7 @@ export class SolanaChain implements ChainAdapter {
   }
 
   async depositAddress(_chain: string, _asset: string, intentId: string): Promise<string> {
+    await this.gate.passed();
     const ctx = this.ctx;
     const known = await ctx.transaction((tx) => tx.getAddress(intentId));
     if (known) return known.address;
@@ -214,12 +227,33 @@ export class SolanaChain implements ChainAdapter {
       });
   }
 
-  inboundTransfers(_chain: string, cursor: string | null): Promise<{ transfers: InboundTransfer[]; cursor: string }> {
+  async inboundTransfers(_chain: string, cursor: string | null): Promise<{ transfers: InboundTransfer[]; cursor: string }> {
+    await this.gate.passed();
     return this.deposits.read(cursor);
   }
 
-  sweepDeposits(): Promise<{ pending: boolean }> {
+  async sweepDeposits(): Promise<{ pending: boolean }> {
+    await this.gate.passed();
     return this.sweeps.run();
+  }
+
+  /**
+   * The configuration against the node (`ChainAdapter.checkConfiguration`): each mint exists, is
+   * the SPL Token program's, and has its asset's decimals; and gas (SOL) has a price in each
+   * payout asset (`fee_rates`, else the venues).
+   */
+  async checkConfiguration(): Promise<ConfigurationCheck[]> {
+    const checks = await this.checkMints();
+    for (const asset of [...(this.ctx.nativeAsset ? [this.ctx.nativeAsset] : []), ...this.ctx.tokens.keys()]) {
+      const subject = `${this.ctx.chain}.fee_rates.${asset}`;
+      const rate = await this.gasRate(asset).catch(() => null);
+      checks.push(
+        rate
+          ? { subject, outcome: "ok", message: `${this.ctx.chain}: gas is priced in ${asset}` }
+          : { subject, outcome: "warning", message: `${this.noGasPrice(asset)}; live ${asset} payouts on ${this.ctx.chain} are refused until then` },
+      );
+    }
+    return checks;
   }
 
   /** The hot wallet (key 0): the fee payer of every transaction, and the source of payouts. */
@@ -266,6 +300,29 @@ export class SolanaChain implements ChainAdapter {
         microLamports: "0",
       },
     });
+  }
+
+  /** Each mint against its asset: what the adapter refuses to work without (`ConfigurationGate`). */
+  private async checkMints(): Promise<ConfigurationCheck[]> {
+    const checks: ConfigurationCheck[] = [];
+    for (const [asset, token] of this.ctx.tokens) {
+      const subject = `${this.ctx.chain}.tokens.${asset}`;
+      const mint = await this.ctx.rpc.mint(token.mint);
+      if (!mint) checks.push({ subject, outcome: "fail", message: `${subject}: no account at ${token.mint} on ${this.ctx.chain}` });
+      else if (mint.program !== TOKEN_PROGRAM) {
+        const what = mint.program === TOKEN_2022_PROGRAM ? "a Token-2022 mint" : `owned by ${mint.program}, not a mint`;
+        checks.push({ subject, outcome: "fail", message: `${subject}: ${token.mint} is ${what}; payouts go through the SPL Token program` });
+      } else if (mint.decimals !== token.decimals) {
+        checks.push({ subject, outcome: "fail", message: `${subject}: the mint ${token.mint} has ${mint.decimals} decimals, ${asset} has ${token.decimals}` });
+      } else checks.push({ subject, outcome: "ok", message: `${subject}: the mint has ${mint.decimals} decimals` });
+    }
+    return checks;
+  }
+
+  /** Why gas cannot be priced in `asset`, naming the settings that would price it. */
+  private noGasPrice(asset: string): string {
+    const gas = SOLANA_DEFAULTS.gasAsset.code;
+    return `no price for ${this.ctx.chain}'s gas (${gas}) in ${asset}: set fee_rates.${asset} of ${this.ctx.chain} in PAYRAIL_CHAINS, or a live venue trading ${gas}/${asset} (PAYRAIL_VENUES)`;
   }
 
   /** Base units of `asset` per lamport: 1 for SOL, else a configured rate or the venues'. */

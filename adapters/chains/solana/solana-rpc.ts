@@ -53,6 +53,14 @@ export class SolanaRpc {
     return data.readBigUInt64LE(64); // SPL Token account: mint (32), owner (32), amount (u64)
   }
 
+  /** A mint's owner program and decimals (SPL Mint layout: decimals at byte 44), or null when there is no such account. */
+  async mint(account: string): Promise<{ program: string; decimals: number | null } | null> {
+    const info = await this.rpc.getAccountInfo(address(account), { commitment: "confirmed", encoding: "base64" }).send();
+    if (!info.value) return null;
+    const data = Buffer.from(info.value.data[0], "base64");
+    return { program: info.value.owner, decimals: data.length >= 82 ? data[44]! : null };
+  }
+
   async accountExists(account: string, commitment: Commitment): Promise<boolean> {
     return (await this.rpc.getAccountInfo(address(account), { commitment, encoding: "base64" }).send()).value !== null;
   }

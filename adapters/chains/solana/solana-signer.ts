@@ -2,6 +2,7 @@ import { hmac } from "@noble/hashes/hmac";
 import { pbkdf2 } from "@noble/hashes/pbkdf2";
 import { sha512 } from "@noble/hashes/sha2";
 import { createKeyPairFromPrivateKeyBytes, getAddressFromPublicKey, signBytes } from "@solana/kit";
+import { checkMnemonic } from "../mnemonic";
 
 /**
  * Where the Solana adapter's keys live: key 0 is the hot wallet (it pays every fee), keys 1 and
@@ -37,16 +38,16 @@ export const solanaPath = (i: number): number[] => [44, 501, i, 0];
 
 /**
  * Keys derived from a BIP-39 mnemonic (the seed is PBKDF2-HMAC-SHA512 of the normalised words,
- * 2048 rounds) along `m/44'/501'/i'/0'`. Signing runs on WebCrypto's Ed25519 (Node 20).
+ * 2048 rounds) along `m/44'/501'/i'/0'`. A mnemonic with a word outside the list or a bad
+ * checksum is refused (`checkMnemonic`, the same check as the EVM signer's): a typo must not
+ * become a new, empty hot wallet. Signing runs on WebCrypto's Ed25519 (Node 20).
  */
 export class MnemonicSolanaSigner implements SolanaSigner {
   private readonly seed: Uint8Array;
   private readonly keys = new Map<number, Promise<{ pair: CryptoKeyPair; address: string }>>();
 
   constructor(mnemonic: string, passphrase = "") {
-    const words = mnemonic.trim().split(/\s+/);
-    if (![12, 15, 18, 21, 24].includes(words.length)) throw new TypeError("the mnemonic must have 12, 15, 18, 21 or 24 words");
-    const normalised = words.join(" ").normalize("NFKD");
+    const normalised = checkMnemonic(mnemonic);
     this.seed = pbkdf2(sha512, new TextEncoder().encode(normalised), new TextEncoder().encode(`mnemonic${passphrase}`.normalize("NFKD")), {
       c: 2048,
       dkLen: 64,

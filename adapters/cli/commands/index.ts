@@ -3,6 +3,7 @@ import { apiCommand } from "./api";
 import { completionCommand } from "./completion";
 import { configCommand } from "./config";
 import { deliveriesCommand } from "./deliveries";
+import { doctorCommand } from "./doctor";
 import { eventsCommand } from "./events";
 import { keysCommand } from "./keys";
 import { listenCommand } from "./listen";
@@ -19,6 +20,7 @@ import { webhookEndpointsCommand } from "./webhook-endpoints";
  */
 export const COMMANDS: readonly CliCommand[] = [
   serveCommand,
+  doctorCommand,
   listenCommand,
   triggerCommand,
   eventsCommand,

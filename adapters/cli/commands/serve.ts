@@ -105,6 +105,11 @@ Environment:
         const mnemonic = env.PAYRAIL_SIGNER_MNEMONIC;
         delete env.PAYRAIL_SIGNER_MNEMONIC; // kept by the signer alone, not by the environment
         const { startHost } = await import("../host");
+        const { LiveConfigurationError } = await import("../live-checks");
+        const refused = (e: unknown) => {
+          // a live setting the chains refute: its lines, no stack trace
+          throw e instanceof LiveConfigurationError ? new CliError(e.message, 2) : e;
+        };
         const host = await startHost({
           port,
           hostname: options.host ?? env.HOST ?? "127.0.0.1",
@@ -127,7 +132,7 @@ Environment:
           ...(env.PAYRAIL_METRICS_TOKEN ? { metricsToken: env.PAYRAIL_METRICS_TOKEN } : {}),
           metricsEndpointLabels: env.PAYRAIL_METRICS_ENDPOINT_LABELS === "1",
           logger,
-        });
+        }).catch(refused);
         const c = ctx.colors(cmd);
         io.stdout.write(
           `${c.bold("payrail")} listening on ${c.cyan(host.url)}\n` +

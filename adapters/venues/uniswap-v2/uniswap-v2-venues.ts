@@ -3,6 +3,7 @@ import {
   divCeil,
   venueOut,
   type Clock,
+  type ConfigurationCheck,
   type PoolHop,
   type StorageAdapter,
   type VenueAdapter,
@@ -131,6 +132,30 @@ export class UniswapV2Venues implements VenueAdapter {
     }
     const result = await this.follow(record, outcomes);
     return toResult(await this.state.settle(record.executionId, result));
+  }
+
+  /**
+   * The deployment against the chain (`VenueAdapter.checkConfiguration`): a contract at the
+   * router and the factory, and WETH (the pools' ETH) an ERC-20 of 18 decimals (the chain's own
+   * tokens are the chain adapter's to check).
+   */
+  async checkConfiguration(): Promise<ConfigurationCheck[]> {
+    const where = `PAYRAIL_VENUES.uniswap_v2.${this.chain}`;
+    const checks: ConfigurationCheck[] = [];
+    for (const [field, at] of [
+      ["router", this.router],
+      ["factory", this.factory],
+    ] as const) {
+      const code = await this.client.getCode({ address: at });
+      checks.push(
+        code && code !== "0x"
+          ? { subject: `${where}.${field}`, outcome: "ok", message: `${where}.${field}: a contract at ${at}` }
+          : { subject: `${where}.${field}`, outcome: "fail", message: `${where}.${field}: no contract at ${at} on ${this.chain}` },
+      );
+    }
+    const weth = this.tokens.get("ETH");
+    if (weth) checks.push(...(await this.options.chain.checkToken(`${where}.weth`, "ETH", weth)));
+    return checks;
   }
 
   /** The routes of a pair over the pools that exist. */

@@ -3,7 +3,7 @@ import { type ApiError, fail } from "../../errors";
 import type { AssetDefinition } from "../../money/assets";
 import { formatAmount } from "../../money/amount";
 import { divCeil } from "../../money/rounding";
-import type { FeeSchedule } from "../../ports/chain";
+import type { FeeSchedule, FeeUnavailable } from "../../ports/chain";
 import { routePayout, type ChainCandidate, type RoutedLeg } from "../../routing/payout-routing";
 import type { ModuleDeps } from "../../engine/context";
 import type { RecipientDoc } from "../recipients/recipients-service";
@@ -31,7 +31,7 @@ export interface RoutingOptions {
  * `prepare` makes them ahead, so that `plan` can run inside one, on funds read under its locks.
  */
 export class PayoutPlanner {
-  private readonly schedules = new Map<string, FeeSchedule | null>();
+  private readonly schedules = new Map<string, FeeSchedule | FeeUnavailable | null>();
   /** Hot-wallet liquidity per chain as the adapters reported it. */
   private readonly reported = new Map<string, bigint>();
   /** What is left of it for the payouts planned from here on. */
@@ -70,11 +70,13 @@ export class PayoutPlanner {
       );
     }
     const candidates: ChainCandidate[] = [];
+    const unavailable: string[] = [];
     let hotTotal = 0n;
     let fundsTotal = 0n;
     for (const chain of chains) {
       const schedule = await this.schedule(chain);
-      if (!schedule) continue;
+      if (schedule && "unavailable" in schedule) unavailable.push(`${chain}: ${schedule.unavailable}`);
+      if (!schedule || "unavailable" in schedule) continue;
       const hot = this.liquidity.get(chain)!;
       const usable = usableFunds(this.funds.get(chain) ?? 0n, schedule);
       hotTotal += hot;
@@ -88,7 +90,9 @@ export class PayoutPlanner {
       });
     }
     if (candidates.length === 0) {
-      return fail("no_route", `No chain can send ${this.asset.code} to recipient ${recipient.id} in this mode`);
+      // what a chain adapter said is missing (a price for gas: the setting to add), else the bare fact
+      const why = unavailable.length ? `: ${unavailable.join("; ")}` : "";
+      return fail("no_route", `No chain can send ${this.asset.code} to recipient ${recipient.id} in this mode${why}`);
     }
     const route = routePayout({
       amount,
@@ -119,7 +123,7 @@ export class PayoutPlanner {
     return ok({ legs, fee: route.fee, approximate: route.approximate });
   }
 
-  private async schedule(chain: string): Promise<FeeSchedule | null> {
+  private async schedule(chain: string): Promise<FeeSchedule | FeeUnavailable | null> {
     if (!this.schedules.has(chain)) {
       const adapter = this.deps.chains.for(chain, this.livemode);
       if (!adapter) {

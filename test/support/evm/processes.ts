@@ -128,3 +128,34 @@ export async function rpcProxy(target: string) {
     },
   };
 }
+
+/** An EIP-1193 provider (hardhat's in-process network) served as JSON-RPC over HTTP on loopback, for code that takes an `rpc_url`. */
+export async function serveProvider(provider: { request(args: { method: string; params?: unknown[] }): Promise<unknown> }) {
+  const server: Server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = JSON.parse(Buffer.concat(chunks).toString()) as
+      | { id: unknown; method: string; params?: unknown[] }
+      | { id: unknown; method: string; params?: unknown[] }[];
+    const answer = async (call: { id: unknown; method: string; params?: unknown[] }) => {
+      try {
+        return { jsonrpc: "2.0", id: call.id, result: await provider.request({ method: call.method, params: call.params ?? [] }) };
+      } catch (e) {
+        const error = e as { code?: number; message?: string; data?: unknown };
+        return { jsonrpc: "2.0", id: call.id, error: { code: error.code ?? -32603, message: error.message ?? String(e), data: error.data } };
+      }
+    };
+    const out = Array.isArray(body) ? await Promise.all(body.map(answer)) : await answer(body);
+    res.writeHead(200, { "content-type": "application/json" });
+    res.end(JSON.stringify(out, (_, v) => (typeof v === "bigint" ? `0x${v.toString(16)}` : v)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

@@ -1,4 +1,4 @@
-import { encodeFunctionData, http, parseTransaction } from "viem";
+import { encodeFunctionData, getAddress, http, parseTransaction } from "viem";
 import { inspect } from "node:util";
 import { beforeEach, describe, expect, it } from "vitest";
 import { EvmChain, MnemonicSigner, parseChainsConfig } from "../../../../adapters/chains/evm";
@@ -136,7 +136,7 @@ describe("the EVM chain adapter", () => {
     const eurc = { transferId: "leg_eurc", chain: "base", asset: "EURC", amount: 1n, to: randomAddress() };
     expect(await adapter.broadcast(eurc)).toEqual({ rejected: "no EURC token is configured on base" });
     expect(await adapter.broadcast(eurc)).toEqual({ rejected: "no EURC token is configured on base" });
-    expect(await adapter.feeSchedule("base", "EURC")).toBeNull();
+    expect(await adapter.feeSchedule("base", "EURC")).toEqual({ unavailable: "no EURC token is configured (tokens.EURC of base in PAYRAIL_CHAINS)" });
     await w.node.tokenCall(w.token, "setReverting", [true]);
     const usdc = { transferId: "leg_refused", chain: "base", asset: "USDC", amount: 1n, to: randomAddress() };
     const refused = await adapter.broadcast(usdc);
@@ -178,10 +178,15 @@ describe("the EVM chain adapter", () => {
 
   it("states a leg's network fee as estimated gas at current fees, at the configured rate or the venues' price", async () => {
     const { adapter } = evmChainOn(w);
-    const eth = (await adapter.feeSchedule("base", "ETH"))!;
+    const schedule = async (on: EvmChain, asset: string) => {
+      const answer = await on.feeSchedule("base", asset);
+      if ("unavailable" in answer) throw new Error(answer.unavailable);
+      return answer;
+    };
+    const eth = await schedule(adapter, "ETH");
     expect(eth.fixed).toBeGreaterThan(0n);
     expect(eth.fixed % 21_000n).toBe(0n); // 21,000 gas at a price in wei
-    const usdc = (await adapter.feeSchedule("base", "USDC"))!;
+    const usdc = await schedule(adapter, "USDC");
     // configured: 1 ETH = 3000 USDC; a token transfer costs more gas than a value transfer
     expect(usdc.fixed).toBeGreaterThan((eth.fixed * 3000n * 10n ** 6n) / 10n ** 18n);
     const clock = new ManualClock(Date.now());
@@ -193,10 +198,21 @@ describe("the EVM chain adapter", () => {
       clock,
       tokens: { USDC: w.token },
       pricer: venueGasPricer([new SimulatedVenues({ clock })]),
+      chainId: 31337,
     });
-    expect((await viaVenues.feeSchedule("base", "USDC"))!.fixed).toBeGreaterThan(0n);
-    const unpriced = new EvmChain({ chain: "base", transport: w.node.transport, storage: new MemoryStorage(), signer: w.signer, tokens: { USDC: w.token } });
-    expect(await unpriced.feeSchedule("base", "USDC")).toBeNull(); // no rate, no venues: no candidate
+    expect((await schedule(viaVenues, "USDC")).fixed).toBeGreaterThan(0n);
+    const unpriced = new EvmChain({
+      chain: "base",
+      transport: w.node.transport,
+      storage: new MemoryStorage(),
+      signer: w.signer,
+      tokens: { USDC: w.token },
+      chainId: 31337,
+    });
+    // no rate, no venues: no candidate, and the payout's refusal can say which setting is missing
+    expect(await unpriced.feeSchedule("base", "USDC")).toEqual({
+      unavailable: "no price for base's gas (ETH) in USDC: set fee_rates.USDC of base in PAYRAIL_CHAINS, or a live venue trading ETH/USDC (PAYRAIL_VENUES)",
+    });
   });
 
   it("derives deposit addresses from index 1 upward, one per intent and chain, never reused", async () => {
@@ -207,8 +223,65 @@ describe("the EVM chain adapter", () => {
     expect(a).toBe(await signer.address(1));
     expect(b).toBe(await signer.address(2));
     expect(await adapter.depositAddress("base", "USDC", "pi_a")).toBe(a);
-    const polygon = new EvmChain({ chain: "polygon", transport: w.node.transport, storage, signer, tokens: {} });
+    const polygon = new EvmChain({ chain: "polygon", transport: w.node.transport, storage, signer, tokens: {}, chainId: 31337 });
     expect(await polygon.depositAddress("polygon", "USDC", "pi_a")).toBe(await signer.address(3));
+  });
+});
+
+describe("the EVM adapter checks its configuration against the node", () => {
+  let w: EvmWorld;
+  beforeEach(async () => {
+    w = await evmWorld();
+    await w.restore();
+  });
+  const on = (options: { tokens: Record<string, string>; chainId?: number; feeRates?: Record<string, string> }) =>
+    new EvmChain({ chain: "base", transport: w.node.transport, storage: new MemoryStorage(), signer: w.signer, ...options });
+
+  it("passes a matching chain id and token, and warns of what it cannot price gas in", async () => {
+    const checks = await on({ tokens: { USDC: w.token }, chainId: 31337 }).checkConfiguration();
+    expect(checks.map((c) => [c.outcome, c.message])).toEqual([
+      ["ok", "base: chain id 31337"],
+      ["ok", "base.tokens.USDC: decimals() is 6"],
+      ["ok", "base.tokens.USDC: symbol() is USDC"],
+      ["ok", "base: gas is priced in ETH"],
+      [
+        "warning",
+        "no price for base's gas (ETH) in USDC: set fee_rates.USDC of base in PAYRAIL_CHAINS, or a live venue trading ETH/USDC (PAYRAIL_VENUES); live USDC payouts on base are refused until then",
+      ],
+    ]);
+  });
+
+  it("fails a token whose decimals() is not its asset's, and then prices, sends and credits nothing", async () => {
+    // a contract of 18 decimals configured for a 6-decimal asset: quotes were 10^12 times what the pool pays
+    const wrong = getAddress(await w.node.deployToken("USDC", 18));
+    await w.node.mint(wrong, w.hot, 10n ** 24n);
+    const adapter = on({ tokens: { USDC: wrong }, chainId: 31337, feeRates: { USDC: "3000" } });
+    const failed = (await adapter.checkConfiguration()).filter((c) => c.outcome === "fail");
+    expect(failed.map((c) => c.message)).toEqual([`base.tokens.USDC: decimals() of ${wrong} is 18, USDC has 6`]);
+    const to = randomAddress();
+    for (const call of [
+      () => adapter.feeSchedule("base", "USDC"),
+      () => adapter.liquidity("base", "USDC"),
+      () => adapter.broadcast({ transferId: "leg_wrong_decimals", chain: "base", asset: "USDC", amount: 1_000_000n, to }),
+      () => adapter.depositAddress("base", "USDC", "pi_wrong_decimals"),
+      () => adapter.inboundTransfers("base", null),
+    ]) {
+      await expect(call()).rejects.toThrow(`base.tokens.USDC: decimals() of ${wrong} is 18, USDC has 6`);
+    }
+    expect(await w.node.tokenBalance(wrong, to)).toBe(0n);
+  });
+
+  it("fails a node of another chain, a token address without a contract, and warns of a symbol that names another asset", async () => {
+    const euro = getAddress(await w.node.deployToken("EURO", 6));
+    const checks = await on({ tokens: { USDC: euro, EURC: "0x00000000000000000000000000000000000000e5" } }).checkConfiguration();
+    expect(checks.filter((c) => c.outcome !== "ok").map((c) => [c.outcome, c.message])).toEqual([
+      ["fail", "base: the node serves chain id 31337, base is 8453 (set chain_id to use another network)"],
+      ["warning", `base.tokens.USDC: symbol() of ${euro} is "EURO", not USDC (a bridged token, or the wrong contract?)`],
+      ["fail", "base.tokens.EURC: no contract at 0x00000000000000000000000000000000000000E5 on base"],
+      expect.arrayContaining(["warning"]),
+      expect.arrayContaining(["warning"]),
+    ]);
+    expect((await on({ tokens: {}, chainId: 1 }).checkConfiguration())[0]!.message).toBe("base: the node serves chain id 31337, chain_id is 1");
   });
 });
 
@@ -226,7 +299,7 @@ describe("errors of an unreachable node", () => {
       () => null,
       (e: unknown) => e as Error,
     );
-    expect(thrown?.message).toMatch(/^eth_blockNumber: /);
+    expect(thrown?.message).toMatch(/^eth_chainId: /); // the first call: the node's chain id, checked before anything is read
     expect(`${thrown?.message} ${String(thrown?.stack)} ${JSON.stringify(thrown)}`).not.toContain("s3cr3t");
     expect((thrown as Error & { cause?: unknown }).cause).toBeUndefined();
   });
@@ -239,13 +312,8 @@ describe("the mnemonic signer", () => {
     for (const shown of [String(signer), JSON.stringify({ signer }), inspect(signer)]) {
       expect(shown).not.toContain("abandon");
     }
-    let message = "";
-    try {
-      new MnemonicSigner("abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon");
-    } catch (e) {
-      message = (e as Error).message;
-    }
-    expect(message).toBe("the signer mnemonic is not a valid BIP-39 English mnemonic");
+    // a bad checksum and a misspelt word are refused (test/adapters/chains/mnemonic.test.ts has both families)
+    expect(() => new MnemonicSigner(TEST_MNEMONIC.replace(/about$/, "abandon"))).toThrow("fails its BIP-39 checksum");
   });
 });
 

@@ -169,6 +169,7 @@ async function run(w: EvmWorld, steps: Step[]): Promise<void> {
       finalityConfirmations: FINALITY,
       blockTimeMs: 1_000,
       feeRates: { USDC: "3000" },
+      chainId: 31337,
     });
   let adapter = makeAdapter();
   // the engine's view of the chain: a crash right after a broadcast loses its answer

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SOLANA_NAMESPACE, type SolanaChain, associatedTokenAccount } from "../../../../adapters/chains/solana";
+import { SOLANA_NAMESPACE, SolanaChain, associatedTokenAccount } from "../../../../adapters/chains/solana";
 import { SolanaState, type SolanaTransactionRecord } from "../../../../adapters/chains/solana/solana-state";
 import { MemoryStorage } from "../../../../adapters/memory";
 import { stepMachine } from "../../../../src/engine/machine-step";
@@ -58,7 +58,8 @@ describe("the Solana chain adapter", () => {
     expect(plan.computeUnits).toBeLessThan(200_000);
     expect(landed.priorityMicroLamports).toBe(w.node.recentPriorityFee);
     // the fee schedule quotes the dear case: a new ATA's rent included
-    const schedule = (await adapter.feeSchedule("solana", "USDC"))!;
+    const schedule = await adapter.feeSchedule("solana", "USDC");
+    if ("unavailable" in schedule) throw new Error(schedule.unavailable);
     expect(schedule.fixed).toBeGreaterThanOrEqual(usdcOfLamports(ATA_RENT));
   });
 
@@ -93,7 +94,7 @@ describe("the Solana chain adapter", () => {
     expect(await adapter.broadcast(tiny)).toEqual(refused);
     const eurc = await adapter.broadcast({ transferId: "leg_eurc", chain: "solana", asset: "EURC", amount: 5n, to: await randomSolanaAddress() });
     expect(eurc).toEqual({ rejected: "no EURC mint is configured on solana" });
-    expect(await adapter.feeSchedule("solana", "EURC")).toBeNull();
+    expect(await adapter.feeSchedule("solana", "EURC")).toEqual({ unavailable: "no EURC mint is configured (tokens.EURC of solana in PAYRAIL_CHAINS)" });
     const tooMuch = await adapter.broadcast({ transferId: "leg_much", chain: "solana", asset: "USDC", amount: HOT_USDC + 1n, to: await randomSolanaAddress() });
     expect(tooMuch).toHaveProperty("rejected");
   });
@@ -323,5 +324,32 @@ describe("the Solana chain adapter", () => {
         .map((t) => t.transferId)
         .sort(),
     ).toEqual(mine.map((t) => t.transferId).sort());
+  });
+
+  it("checks its mints against the node: a mint of other decimals, or no mint at all, and nothing moves", async () => {
+    expect((await solanaChainOn(w).adapter.checkConfiguration()).map((c) => [c.outcome, c.message])).toEqual([
+      ["ok", "solana.tokens.USDC: the mint has 6 decimals"],
+      ["ok", "solana: gas is priced in SOL"],
+      ["ok", "solana: gas is priced in USDC"],
+    ]);
+    const nine = await randomSolanaAddress();
+    w.node.setMint(nine, 9, nine); // a mint of 9 decimals configured as USDC (6)
+    const wrong = new SolanaChain({ rpcUrl: w.rpc.url, storage: new MemoryStorage(), signer: solanaSigner, tokens: { USDC: nine }, feeRates: { USDC: "150" } });
+    const message = `solana.tokens.USDC: the mint ${nine} has 9 decimals, USDC has 6`;
+    expect((await wrong.checkConfiguration()).filter((c) => c.outcome === "fail").map((c) => c.message)).toEqual([message]);
+    const to = await randomSolanaAddress();
+    await expect(wrong.broadcast({ transferId: "leg_nine", chain: "solana", asset: "USDC", amount: 1n, to })).rejects.toThrow(message);
+    await expect(wrong.feeSchedule("solana", "USDC")).rejects.toThrow(message);
+    await expect(wrong.inboundTransfers("solana", null)).rejects.toThrow(message);
+    const nowhere = await randomSolanaAddress();
+    const missing = new SolanaChain({ rpcUrl: w.rpc.url, storage: new MemoryStorage(), signer: solanaSigner, tokens: { USDC: nowhere } });
+    expect((await missing.checkConfiguration()).map((c) => [c.outcome, c.message])).toEqual([
+      ["fail", `solana.tokens.USDC: no account at ${nowhere} on solana`],
+      ["ok", "solana: gas is priced in SOL"],
+      [
+        "warning",
+        "no price for solana's gas (SOL) in USDC: set fee_rates.USDC of solana in PAYRAIL_CHAINS, or a live venue trading SOL/USDC (PAYRAIL_VENUES); live USDC payouts on solana are refused until then",
+      ],
+    ]);
   });
 });
