@@ -33,6 +33,22 @@ export const txHash = o.string({
 });
 /** One side of a conversion (quotes, swaps, limit orders). */
 export const conversionSide = o.object({ asset: asset(), amount: o.decimal() });
+/** One leg of a conversion as a venue executed it (a swap's `executions`, a fill's). */
+export const ConversionExecution = o.named(
+  "ConversionExecution",
+  o.object(
+    {
+      venue: o.string({ description: "The venue, as the quote's `venues[].name`", example: "uniswap-v2-base:ETH-USDC" }),
+      chain: o.nullable(chain("The chain its transaction is on; null for a venue off chain (the simulated venues)")),
+      tx_hash: o.nullable(txHash),
+      block: o.nullable(o.integer({ description: "The block that carried the transaction", minimum: 0 })),
+      from_amount: o.decimal({ description: "What the leg sold, in the conversion's `from.asset`" }),
+      to_amount: o.decimal({ description: "What the leg delivered, in `to.asset`, before the conversion's network and platform fees" }),
+      path: o.array(asset(), { description: "The assets it traded through, in order: the pair, or a route's hops" }),
+    },
+    { description: "One leg of a conversion as its venue executed it, traceable on chain by `tx_hash`" },
+  ),
+);
 
 const ERROR_CODES = Object.keys(ERROR_CATALOGUE) as ErrorCode[];
 const ERROR_TYPES = [...new Set(Object.values(ERROR_CATALOGUE).map((e) => e.type))];

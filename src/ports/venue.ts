@@ -145,6 +145,19 @@ export interface VenueExecution {
   legs: { venue: string; amountIn: bigint; minAmountOut: bigint }[];
 }
 
-export type VenueExecutionResult =
-  | { status: "executed"; legs: { venue: string; amountIn: bigint; amountOut: bigint }[] }
-  | { status: "rejected"; reason: string };
+export type VenueExecutionResult = { status: "executed"; legs: ExecutedLeg[] } | { status: "rejected"; reason: string };
+
+/** One leg as a venue executed it. */
+export interface ExecutedLeg {
+  venue: string;
+  amountIn: bigint;
+  /** What the leg delivered, base units of the output (at least the leg's `minAmountOut`). */
+  amountOut: bigint;
+  /**
+   * For an on-chain venue: the transaction that carried the leg and its block, so a swap or fill
+   * can be found on the chain (`VenueAdapter.chain` names the chain). Absent for venues off chain.
+   */
+  transaction?: { txHash: string; block: number };
+  /** The assets the leg traded through, in order (a route's hops: `["USDC", "ETH", "USDT"]`); default the pair. */
+  path?: string[];
+}

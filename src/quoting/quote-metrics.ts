@@ -52,17 +52,22 @@ export function baseUnitRate(rate: Ratio, from: AssetDefinition, to: AssetDefini
   return { num: rate.num * 10n ** BigInt(to.decimals), den: rate.den * 10n ** BigInt(from.decimals) };
 }
 
-export interface VenueWeight {
+export interface VenueShare {
   name: string;
   weight: string;
+  /** The venue's leg: base units it sells and what it delivers (before the quote's fees). */
+  amountIn: bigint;
+  amountOut: bigint;
 }
 
 /**
- * The quote's `venues`: each venue's share of the input with 6 decimals, by largest remainder so
- * the strings sum to exactly 1, each within 0.000001 of its exact share (research §4). A venue
- * whose share rounds to zero is left out; the order is weight descending, then name.
+ * The quote's `venues`, the split: every venue the order uses with its leg's amounts, and its
+ * share of the input with 6 decimals, by largest remainder so the weights sum to exactly 1, each
+ * within 0.000001 of its exact share (research §4). A sliver under half a millionth of the input
+ * shows weight 0 (its amounts still count: they sum to the order's). The order is weight
+ * descending, then name.
  */
-export function venueWeights(legs: readonly PricedLeg[]): VenueWeight[] {
+export function venueSplit(legs: readonly PricedLeg[]): VenueShare[] {
   if (legs.length === 0) return [];
   const scale = 10n ** BigInt(WEIGHT_DECIMALS);
   const parts = allocate(
@@ -70,8 +75,7 @@ export function venueWeights(legs: readonly PricedLeg[]): VenueWeight[] {
     legs.map((l) => l.amountIn),
   );
   return legs
-    .map((leg, i) => ({ name: leg.venue, units: parts[i]! }))
-    .filter((w) => w.units > 0n)
-    .sort((a, b) => (a.units === b.units ? (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) : a.units > b.units ? -1 : 1))
-    .map((w) => ({ name: w.name, weight: formatUnits(w.units, WEIGHT_DECIMALS) }));
+    .map((leg, i) => ({ leg, units: parts[i]! }))
+    .sort((a, b) => (a.units === b.units ? (a.leg.venue < b.leg.venue ? -1 : a.leg.venue > b.leg.venue ? 1 : 0) : a.units > b.units ? -1 : 1))
+    .map(({ leg, units }) => ({ name: leg.venue, weight: formatUnits(units, WEIGHT_DECIMALS), amountIn: leg.amountIn, amountOut: leg.amountOut }));
 }

@@ -1,8 +1,17 @@
 import { groupBy } from "../collections/group-by";
 import { AdapterError } from "../errors";
 import { guardMethods, type CallTiming } from "../ports/guard";
-import type { VenueAdapter, VenueExecution, VenueExecutionResult, VenueSnapshot } from "../ports/venue";
+import type { ExecutedLeg, VenueAdapter, VenueExecution, VenueSnapshot } from "../ports/venue";
 import { checkSnapshot } from "./venue-curves";
+
+/** A leg as executed, where: the chain of its venue's adapter (null off chain) and its path (the pair by default). */
+export interface PlacedLeg extends ExecutedLeg {
+  chain: string | null;
+  path: string[];
+}
+
+/** What executing legs across the adapters of a mode came to. */
+export type PlacedExecution = { status: "executed"; legs: PlacedLeg[] } | { status: "rejected"; reason: string };
 
 /**
  * Which venues serve which mode: `testModeOnly` adapters (simulations) serve test-mode accounts,
@@ -97,14 +106,15 @@ export class VenueSet {
   /**
    * Executes legs on the adapters offering their venues, each adapter once with its own legs.
    * Refused as a whole if any adapter refuses (legs an adapter executed before another refused
-   * stay with the platform: the customer's side never moves for a refused execution).
+   * stay with the platform: the customer's side never moves for a refused execution). Each leg
+   * comes back with its adapter's chain, so a swap can name where its transactions are.
    */
-  async execute(execution: VenueExecution): Promise<VenueExecutionResult> {
+  async execute(execution: VenueExecution): Promise<PlacedExecution> {
     if (execution.legs.some((l) => !this.owners.has(l.venue))) await this.snapshots(execution.from, execution.to);
     const missing = execution.legs.find((l) => !this.owners.has(l.venue));
     if (missing) return { status: "rejected", reason: `no adapter offers venue ${missing.venue}` };
     const byAdapter = groupBy(execution.legs, (leg) => this.owners.get(leg.venue)!);
-    const legs: { venue: string; amountIn: bigint; amountOut: bigint }[] = [];
+    const legs: PlacedLeg[] = [];
     for (const [owner, own] of [...byAdapter].sort((a, b) => a[0] - b[0])) {
       const adapter = this.adapters[owner]!;
       const result = await adapter.execute({ ...execution, legs: own });
@@ -114,7 +124,7 @@ export class VenueSet {
         if (!done || done.amountIn !== leg.amountIn || done.amountOut < leg.minAmountOut) {
           throw new AdapterError(adapter.name, "execute", new Error(`leg at ${leg.venue} was not executed as asked`));
         }
-        legs.push(done);
+        legs.push({ ...done, chain: this.chains[owner]!, path: done.path ?? [execution.from, execution.to] });
       }
     }
     return { status: "executed", legs };

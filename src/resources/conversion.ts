@@ -3,8 +3,11 @@ import { type ApiError, fail } from "../errors";
 import { LedgerInvariantError } from "../ledger/ledger";
 import { COUNTER, type PostingLine } from "../ledger/postings";
 import type { AssetDefinition } from "../money/assets";
-import type { VenueExecutionResult } from "../ports/venue";
 import { OrderPricer, type Pricing } from "../quoting/order-pricer";
+import type { PlacedExecution } from "../quoting/venue-set";
+import { formatAmount } from "../money/amount";
+import type { Out } from "../api/response-schema";
+import type { ConversionExecution } from "../api/common-objects";
 import type { StoredPricing } from "../quoting/pricing-record";
 import type { ModuleDeps } from "../engine/context";
 import type { UnitOfWork } from "../engine/unit-of-work";
@@ -85,7 +88,7 @@ export function executePricing(
   from: string,
   to: string,
   pricing: StoredPricing,
-): Promise<VenueExecutionResult> {
+): Promise<PlacedExecution> {
   return deps.venues.for(livemode).execute({
     executionId,
     from,
@@ -125,8 +128,46 @@ export async function venueChain(
 }
 
 /** What the venues delivered in all, from an executed result. */
-export function delivered(result: Extract<VenueExecutionResult, { status: "executed" }>): bigint {
+export function delivered(result: Extract<PlacedExecution, { status: "executed" }>): bigint {
   return result.legs.reduce((sum, leg) => sum + leg.amountOut, 0n);
+}
+
+/** One leg of a conversion as executed, as a swap or a fill keeps it: where (chain, transaction, block) and how much. */
+export interface ExecutionDoc {
+  venue: string;
+  chain: string | null;
+  txHash: string | null;
+  block: number | null;
+  /** Base units of the conversion's input and output. */
+  amountIn: string;
+  amountOut: string;
+  path: string[];
+}
+
+/** The legs of an executed result as kept in a document. */
+export function executionDocs(result: Extract<PlacedExecution, { status: "executed" }>): ExecutionDoc[] {
+  return result.legs.map((leg) => ({
+    venue: leg.venue,
+    chain: leg.chain,
+    txHash: leg.transaction?.txHash ?? null,
+    block: leg.transaction?.block ?? null,
+    amountIn: leg.amountIn.toString(),
+    amountOut: leg.amountOut.toString(),
+    path: leg.path,
+  }));
+}
+
+/** Executions as the API shows them (DECISIONS.md §12: a swap's `executions`, a fill's). */
+export function presentExecutions(docs: readonly ExecutionDoc[] | undefined, from: AssetDefinition, to: AssetDefinition): Out<typeof ConversionExecution>[] {
+  return (docs ?? []).map((e) => ({
+    venue: e.venue,
+    chain: e.chain,
+    tx_hash: e.txHash,
+    block: e.block,
+    from_amount: formatAmount(BigInt(e.amountIn), from),
+    to_amount: formatAmount(BigInt(e.amountOut), to),
+    path: e.path,
+  }));
 }
 
 /** A reservation an order holds, as kept in its document. */

@@ -314,7 +314,7 @@ describe("the quote's figures (research §4)", () => {
     );
   });
 
-  it("show weights that sum to exactly 1, each within 0.000001 of its share, none zero", () => {
+  it("show every leg with its amounts (summing to the order's) and weights that sum to exactly 1, each within 0.000001 of its share", () => {
     fc.assert(
       fc.property(venuesArb(6), amountArb, (venues, amount) => {
         const p = priceOrNull(venues, amount);
@@ -322,11 +322,21 @@ describe("the quote's figures (research §4)", () => {
         const figures = quoteFigures(p!, USDC, ETH);
         const micros = figures.venues.map((w) => BigInt(Math.round(Number(w.weight) * 1e6)));
         expect(micros.reduce((a, b) => a + b, 0n)).toBe(1_000_000n);
+        expect(figures.venues.map((v) => v.name).sort()).toEqual(p!.legs.map((l) => l.venue).sort());
+        const base = (v: string, decimals: number) => {
+          const [i, f = ""] = v.split(".");
+          return BigInt(i! + f.padEnd(decimals, "0"));
+        };
+        expect(figures.venues.reduce((sum, v) => sum + base(v.from_amount, USDC.decimals), 0n)).toBe(amount);
+        expect(figures.venues.reduce((sum, v) => sum + base(v.to_amount, ETH.decimals), 0n)).toBe(p!.grossOut);
         for (const w of figures.venues) {
-          expect(w.weight).toMatch(/^(1|0\.[0-9]{0,5}[1-9])$/);
+          expect(w.weight).toMatch(/^(1|0|0\.[0-9]{0,5}[1-9])$/);
           const leg = p!.legs.find((l) => l.venue === w.name)!;
+          expect(base(w.from_amount, USDC.decimals)).toBe(leg.amountIn);
+          expect(base(w.to_amount, ETH.decimals)).toBe(leg.amountOut);
           const exact = (Number(leg.amountIn) / Number(amount)) * 1e6;
           expect(Math.abs(Number(w.weight) * 1e6 - exact)).toBeLessThan(1 + 1e-6);
+          if (w.weight === "0") expect(exact).toBeLessThan(0.5 + 1e-6); // only a sliver shows no weight
         }
         const sorted = [...figures.venues].sort((a, b) => Number(b.weight) - Number(a.weight) || (a.name < b.name ? -1 : 1));
         expect(figures.venues).toEqual(sorted);

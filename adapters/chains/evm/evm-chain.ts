@@ -46,6 +46,8 @@ export type HotWalletCallOutcome =
   | {
       status: "mined";
       txHash: string;
+      /** The block that carried it. */
+      block: number;
       /** False when the transaction reverted. */
       success: boolean;
       confirmations: number;
@@ -368,6 +370,7 @@ export class EvmChain implements ChainAdapter {
     return {
       status: "mined",
       txHash,
+      block: receipt.blockNumber,
       success: receipt.status === "success",
       confirmations: status.confirmations,
       logs: receipt.logs,

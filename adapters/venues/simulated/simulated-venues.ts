@@ -2,6 +2,7 @@ import {
   venueCapacity,
   venueOut,
   type Clock,
+  type ExecutedLeg,
   type BookLevel,
   type BookSnapshot,
   type PoolSnapshot,
@@ -157,7 +158,7 @@ export class SimulatedVenues implements VenueAdapter {
     const firm = request.pricedAt <= now && now - request.pricedAt <= this.firmWindowMs;
     const snapshots = new Map(this.snapshotsAt(request.from, request.to, firm ? request.pricedAt : now).map((s) => [s.venue, s]));
     let result: VenueExecutionResult | null = null;
-    const legs: { venue: string; amountIn: bigint; amountOut: bigint }[] = [];
+    const legs: ExecutedLeg[] = [];
     for (const leg of request.legs) {
       const venue = snapshots.get(leg.venue);
       const cap = venue ? venueCapacity(venue) : null;

@@ -34,13 +34,30 @@ export interface ExecutionRecord {
   created: number;
 }
 
-export type StoredResult =
-  | { status: "executed"; legs: { venue: string; amountIn: string; amountOut: string }[]; gasCost: string }
-  | { status: "rejected"; reason: string };
+/** A leg's swap as its receipt says: amounts, and the transaction and block (absent on results stored before they were kept). */
+export interface StoredLeg {
+  venue: string;
+  amountIn: string;
+  amountOut: string;
+  txHash?: string;
+  block?: number;
+  path?: string[];
+}
+
+export type StoredResult = { status: "executed"; legs: StoredLeg[]; gasCost: string } | { status: "rejected"; reason: string };
 
 export function toResult(stored: StoredResult): VenueExecutionResult {
   if (stored.status === "rejected") return stored;
-  return { status: "executed", legs: stored.legs.map((l) => ({ venue: l.venue, amountIn: BigInt(l.amountIn), amountOut: BigInt(l.amountOut) })) };
+  return {
+    status: "executed",
+    legs: stored.legs.map((l) => ({
+      venue: l.venue,
+      amountIn: BigInt(l.amountIn),
+      amountOut: BigInt(l.amountOut),
+      ...(l.txHash !== undefined && l.block !== undefined ? { transaction: { txHash: l.txHash, block: l.block } } : {}),
+      ...(l.path ? { path: l.path } : {}),
+    })),
+  };
 }
 
 /** Typed access to the keyspace over one store. */

@@ -15,7 +15,7 @@ import type { EvmChain, HotWalletCallOutcome } from "../../chains/evm";
 import { SystemClock } from "../../clock/system-clock";
 import { ERC20_ABI, FACTORY_ABI, PAIR_ABI, ROUTER_ABI, UNISWAP_V2_FEE_PPM, ZERO_ADDRESS } from "./uniswap-abi";
 import { pairKey, routesFor, type Route } from "./uniswap-routes";
-import { UNISWAP_V2_NAMESPACE, UniswapState, toResult, type ExecutionRecord, type PlannedLeg, type StoredResult } from "./uniswap-state";
+import { UNISWAP_V2_NAMESPACE, UniswapState, toResult, type ExecutionRecord, type PlannedLeg, type StoredLeg, type StoredResult } from "./uniswap-state";
 
 export interface UniswapV2VenuesOptions {
   /**
@@ -306,7 +306,7 @@ export class UniswapV2Venues implements VenueAdapter {
   private async follow(record: ExecutionRecord, sent: { status: string; reason?: string }[]): Promise<StoredResult> {
     const plan = record.plan!;
     const refused = sent.findIndex((s) => s.status === "refused");
-    const legs: { venue: string; amountIn: string; amountOut: string }[] = [];
+    const legs: StoredLeg[] = [];
     let gasCost = 0n;
     let failure: string | null = refused >= 0 ? `${plan.legs[refused]!.venue} refused the swap: ${sent[refused]!.reason}` : null;
     for (let i = 0; i < plan.legs.length; i++) {
@@ -322,7 +322,14 @@ export class UniswapV2Venues implements VenueAdapter {
         failure ??= `price moved at ${leg.venue}: the swap reverted`;
         continue;
       }
-      legs.push({ venue: leg.venue, amountIn: leg.amountIn, amountOut: (await this.received(leg, outcome.logs)).toString() });
+      legs.push({
+        venue: leg.venue,
+        amountIn: leg.amountIn,
+        amountOut: (await this.received(leg, outcome.logs)).toString(),
+        txHash: outcome.txHash,
+        block: outcome.block,
+        path: leg.path,
+      });
     }
     // Legs swapped before another failed stay with the platform (VenueSet: the customer's side never moves).
     if (failure) return { status: "rejected", reason: failure };

@@ -6,7 +6,7 @@ import { formatAmount, formatUnits } from "../../money/amount";
 import type { PricingRecord } from "../../quoting/pricing-record";
 import { formatRate } from "../../quoting/quote-metrics";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
-import type { HeldReservation } from "../conversion";
+import { type ExecutionDoc, type HeldReservation, presentExecutions } from "../conversion";
 import type { CancellationReason, LimitOrderStatus } from "./limit-order-machine";
 import { type Metadata, presentMetadata } from "../../metadata/metadata";
 
@@ -19,6 +19,8 @@ export interface FillDoc {
   platformFee: string;
   /** 1 − gross / (amount · r0) at the fill, a fraction (r0 is of that moment). */
   priceImpact: string;
+  /** Its legs as executed (where on chain, how much); absent on fills stored before they were kept. */
+  executions?: ExecutionDoc[];
   created: number;
 }
 
@@ -159,16 +161,22 @@ export function presentLimitOrder(assets: AssetRegistry, o: LimitOrderDoc): Limi
     max_slippage: o.maxSlippage,
     filled: { from_amount: formatAmount(BigInt(o.filledIn), from), to_amount: formatAmount(BigInt(o.filledOut), to) },
     reserved_amount: formatAmount(BigInt(o.reserved), from),
-    fills: o.fills.map((f) => ({
-      id: f.id,
-      from_amount: formatAmount(BigInt(f.amountIn), from),
-      to_amount: formatAmount(BigInt(f.netOut), to),
-      rate: formatRate(BigInt(f.netOut), BigInt(f.amountIn), from, to),
-      price_impact: f.priceImpact,
-      network_fee: formatAmount(BigInt(f.networkFee), to),
-      platform_fee: formatAmount(BigInt(f.platformFee), to),
-      created: isoTime(f.created),
-    })),
+    fills: o.fills.map((f) => {
+      const onChain = f.executions?.find((e) => e.txHash !== null);
+      return {
+        id: f.id,
+        from_amount: formatAmount(BigInt(f.amountIn), from),
+        to_amount: formatAmount(BigInt(f.netOut), to),
+        rate: formatRate(BigInt(f.netOut), BigInt(f.amountIn), from, to),
+        price_impact: f.priceImpact,
+        network_fee: formatAmount(BigInt(f.networkFee), to),
+        platform_fee: formatAmount(BigInt(f.platformFee), to),
+        tx_hash: onChain?.txHash ?? null,
+        block: onChain?.block ?? null,
+        executions: presentExecutions(f.executions, from, to),
+        created: isoTime(f.created),
+      };
+    }),
     expires_at: isoTime(o.expiresAt),
     metadata: presentMetadata(o.metadata),
     created: isoTime(o.created),

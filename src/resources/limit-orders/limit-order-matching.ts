@@ -11,7 +11,7 @@ import { baseUnitRate, formatFraction, parseFraction } from "../../quoting/quote
 import type { Ratio } from "../../quoting/venue-curves";
 import type { Job } from "../../workers/due-work";
 import type { WorkOutcome } from "../../workers/runner";
-import { delivered, executePricing, platformFeeBps, pricerNow, settleConversion, stillReserved } from "../conversion";
+import { delivered, executePricing, executionDocs, platformFeeBps, pricerNow, settleConversion, stillReserved } from "../conversion";
 import { haltedVenues } from "../test-helpers/venue-halts";
 import { type FillDoc, LIMIT_ORDERS, type LimitOrderDoc, type PendingFill } from "./limit-order-doc";
 import { limitOrderMachine, type LimitOrderEvent } from "./limit-order-machine";
@@ -139,6 +139,7 @@ export class LimitOrderMatching {
         networkFee: pricing.networkFee.toString(),
         platformFee: platformFee.toString(),
         priceImpact: formatFraction(priceImpact({ amountIn: a, grossOut: gross, bestRate: pricing.bestRate })),
+        executions: executionDocs(result),
         created: pending.decidedAt,
       };
       const next: LimitOrderDoc = {

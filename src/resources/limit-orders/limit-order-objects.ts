@@ -1,4 +1,4 @@
-import { asset, chain, conversionSide, listOf, money } from "../../api/common-objects";
+import { ConversionExecution, asset, chain, conversionSide, listOf, money, txHash } from "../../api/common-objects";
 import { o } from "../../api/response-schema";
 import { CANCELLATION_REASONS, LIMIT_ORDER_STATUSES } from "./limit-order-machine";
 import { metadataObject } from "../../metadata/metadata";
@@ -13,6 +13,9 @@ export const LimitOrderFill = o.named(
     price_impact: o.decimal(),
     network_fee: o.decimal(),
     platform_fee: o.decimal(),
+    tx_hash: o.nullable(txHash, { description: "The transaction that carried the fill (its first leg's, when it had several); null for venues off chain" }),
+    block: o.nullable(o.integer({ description: "The block of `tx_hash`", minimum: 0 })),
+    executions: o.array(ConversionExecution, { description: "Each leg of the fill as its venue executed it" }),
     created: o.time(),
   }),
 );

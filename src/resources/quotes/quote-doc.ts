@@ -5,7 +5,7 @@ import type { AssetDefinition, AssetRegistry } from "../../money/assets";
 import { formatAmount } from "../../money/amount";
 import { priceImpact, type Pricing } from "../../quoting/order-pricer";
 import { fromPricingRecord, type PricingRecord } from "../../quoting/pricing-record";
-import { formatFraction, formatRate, venueWeights } from "../../quoting/quote-metrics";
+import { formatFraction, formatRate, venueSplit } from "../../quoting/quote-metrics";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
 import { type Metadata, presentMetadata } from "../../metadata/metadata";
 
@@ -67,7 +67,12 @@ export function quoteFigures(pricing: Omit<Pricing, "continuous">, from: AssetDe
     price_impact: formatFraction(priceImpact(pricing)),
     network_fee: formatAmount(pricing.networkFee, to),
     platform_fee: formatAmount(pricing.platformFee, to),
-    venues: venueWeights(pricing.legs),
+    venues: venueSplit(pricing.legs).map((v) => ({
+      name: v.name,
+      weight: v.weight,
+      from_amount: formatAmount(v.amountIn, from),
+      to_amount: formatAmount(v.amountOut, to),
+    })),
     approximate: pricing.approximate,
   };
 }

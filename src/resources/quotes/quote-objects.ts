@@ -15,7 +15,13 @@ export const Quote = o.named(
       network_fee: money("In `to.asset`: the fixed costs of the venues used"),
       platform_fee: money("In `to.asset`: zero on stablecoin pairs"),
       venues: o.array(
-        o.object({ name: o.string({ example: "pool_a" }), weight: o.decimal({ description: "Share of the input, 6 decimals; weights sum to 1" }) }),
+        o.object({
+          name: o.string({ example: "pool_a" }),
+          weight: o.decimal({ description: "Share of the input, 6 decimals; weights sum to 1 (0 for a sliver under half a millionth)" }),
+          from_amount: o.decimal({ description: "What this venue sells of `from.asset`; the venues' amounts sum to `from.amount`" }),
+          to_amount: o.decimal({ description: "What this venue delivers of `to.asset` for it, before the quote's network and platform fees" }),
+        }),
+        { description: "The split: every venue the conversion uses, by weight" },
       ),
       approximate: o.boolean({ description: "True when a heuristic chose the venues (more than 12 of them with a fixed cost)" }),
       metadata: metadataObject,

@@ -6,7 +6,7 @@ import { formatAmount } from "../../money/amount";
 import { fromPricingRecord, type PricingRecord } from "../../quoting/pricing-record";
 import { formatRate } from "../../quoting/quote-metrics";
 import { isoTime, parseTimestamp } from "../../validation/timestamp";
-import type { HeldReservation } from "../conversion";
+import { type ExecutionDoc, type HeldReservation, presentExecutions } from "../conversion";
 import type { SwapStatus } from "./swap-machine";
 import { type Metadata, presentMetadata } from "../../metadata/metadata";
 
@@ -35,11 +35,12 @@ export interface SwapDoc {
   settledAt: number | null;
   /**
    * What the venues delivered in all (base units of `to`), once settled: more than the pricing's
-   * gross output when an on-chain pool moved the customer's way before the swap was mined. The
-   * customer receives it less the quoted network and platform fees. Absent before settlement and
-   * on swaps stored before it was kept (they received the quoted amount).
+   * gross output when an on-chain pool moved in the swap's favour before it was mined. Absent
+   * before settlement and on swaps stored before it was kept.
    */
   delivered?: string;
+  /** Each leg as executed, once settled (where on chain, how much); absent before, and on swaps stored before they were kept. */
+  executions?: ExecutionDoc[];
 }
 
 /** Shape 1 stored the swap object with an `internal` part. */
@@ -85,10 +86,15 @@ export const SWAPS = new DocStore<SwapDoc>({
 /** The swap object of the seed and DECISIONS.md §4, plus `refreshed`. */
 export type SwapObject = Out<typeof Swap>;
 
-/** The swap's input and what the customer receives: the delivered output less the quoted fees once settled, else the quote's. */
+/**
+ * The swap's input and what the customer receives (the seed's `executed_rate`): exactly the
+ * quote's `to.amount`, a firm price (what the venues delivered beyond it, a pool that moved the
+ * swap's way before it was mined, is the house's); for a swap whose expired quote was refreshed,
+ * the rate actually achieved: what the venues delivered less the quoted fees, once settled.
+ */
 export function customerSide(s: SwapDoc): { amountIn: bigint; netOut: bigint } {
   const pricing = fromPricingRecord(s.pricing);
-  if (s.delivered === undefined) return { amountIn: pricing.amountIn, netOut: pricing.netOut };
+  if (!s.refreshed || s.delivered === undefined) return { amountIn: pricing.amountIn, netOut: pricing.netOut };
   return { amountIn: pricing.amountIn, netOut: BigInt(s.delivered) - pricing.networkFee - pricing.platformFee };
 }
 
@@ -106,6 +112,7 @@ export function presentSwap(assets: AssetRegistry, s: SwapDoc): SwapObject {
     destination_chain: s.destinationChain,
     executed_rate: s.status === "failed" ? null : formatRate(netOut, amountIn, from, to),
     refreshed: s.refreshed,
+    executions: presentExecutions(s.executions, from, to),
     failure_code: s.failureCode,
     metadata: presentMetadata(s.metadata),
     created: isoTime(s.created),

@@ -17,6 +17,20 @@ function sampleSwap({ ids, now }: SampleContext, status: SwapStatus): SwapObject
     destination_chain: "base",
     executed_rate: status === "failed" ? null : "0.0003",
     refreshed: false,
+    executions:
+      status === "settled"
+        ? [
+            {
+              venue: "uniswap-v2-base:USDC-ETH",
+              chain: "base",
+              tx_hash: "0x5c504ed432cb51138bcf09aa5e8a410dd4a1e204ef84bfed1be16dfba1b22060",
+              block: 23_104_512,
+              from_amount: "100",
+              to_amount: "0.0301",
+              path: ["USDC", "ETH"],
+            },
+          ]
+        : [],
     failure_code: status === "failed" ? "venue_rejected" : null,
     metadata: {},
     created,

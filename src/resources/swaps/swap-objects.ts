@@ -1,4 +1,4 @@
-import { chain, conversionSide, listOf } from "../../api/common-objects";
+import { ConversionExecution, chain, conversionSide, listOf } from "../../api/common-objects";
 import { o } from "../../api/response-schema";
 import { Quote } from "../quotes/quote-objects";
 import { SWAP_STATUSES } from "./swap-machine";
@@ -16,9 +16,15 @@ export const Swap = o.named(
       to: conversionSide,
       destination_chain: chain(),
       executed_rate: o.nullable(
-        o.decimal({ description: "The quote's rate, or the refreshed quote's when `refreshed`; null when the swap failed (nothing was executed)" }),
+        o.decimal({
+          description:
+            "The quote's rate: a quote is firm, and what the venues deliver beyond it is the platform's. When `refreshed`, the rate actually achieved (what the venues delivered less the quoted fees, which the ledger reflects) once settled, the refreshed quote's before. Null when the swap failed (nothing was executed)",
+        }),
       ),
       refreshed: o.boolean(),
+      executions: o.array(ConversionExecution, {
+        description: "Each leg as its venue executed it, once settled (empty before, and when it failed): venue, chain, `tx_hash` and block, amounts, path",
+      }),
       failure_code: o.nullable(o.string({ description: "`venue_rejected` when failed", example: "venue_rejected" })),
       metadata: metadataObject,
       created: o.time(),

@@ -5,14 +5,14 @@ import { swapMachine, type SwapAnnouncement, type SwapEvent } from "./swap-machi
 import { canStep, startMachine, stepMachine, type ActionOf } from "../../engine/machine-step";
 import type { AssetDefinition } from "../../money/assets";
 import { defineWork, type Job } from "../../workers/due-work";
-import type { VenueExecutionResult } from "../../ports/venue";
+import type { PlacedExecution } from "../../quoting/venue-set";
 import { fromPricingRecord, toPricingRecord, type PricingRecord, type StoredPricing } from "../../quoting/pricing-record";
 import { parseSlippage } from "../../quoting/quote-metrics";
 import type { Ratio } from "../../quoting/venue-curves";
 import { s } from "../../validation/schema";
 import { type ModuleDeps, type RequestContext, jobContext } from "../../engine/context";
 import { haltedVenues } from "../test-helpers/venue-halts";
-import { delivered, executePricing, priceNow, releaseReservations, settleConversion, venueChain } from "../conversion";
+import { delivered, executePricing, executionDocs, priceNow, releaseReservations, settleConversion, venueChain } from "../conversion";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import { type CreateSwapInput, type ListSwapsParams, type RetrieveSwapParams, createSwapSchema, listSwapsSchema, retrieveSwapSchema } from "./swap-schemas";
 import { SWAPS, type SwapDoc, type SwapObject, customerSide, presentSwap } from "./swap-doc";
@@ -147,7 +147,7 @@ export class SwapsService {
     // A venue halted for this test-mode account (DECISIONS.md §10) refuses, as a halted venue would.
     const halted = await haltedVenues(this.deps, accountId, job.livemode);
     const stopped = pricing.legs.find((leg) => halted(leg.venue));
-    const result: VenueExecutionResult = stopped
+    const result: PlacedExecution = stopped
       ? { status: "rejected", reason: `venue ${stopped.venue} is halted (test mode)` }
       : await executePricing(this.deps, job.livemode, doc.id, doc.from, doc.to, pricing);
     const code = result.status === "rejected" ? "venue_rejected" : null;
@@ -200,7 +200,7 @@ export class SwapsService {
     doc: SwapDoc,
     actions: ActionOf<typeof swapMachine>[],
     to: AssetDefinition,
-    result?: VenueExecutionResult,
+    result?: PlacedExecution,
   ): Promise<Result<void, ApiError>> {
     const announce: SwapAnnouncement[] = [];
     for (const action of actions) {
@@ -212,6 +212,7 @@ export class SwapsService {
           if (result?.status !== "executed") throw new Error("settle without an execution");
           doc.settledAt = uow.now;
           doc.delivered = delivered(result).toString();
+          doc.executions = executionDocs(result);
           const pricing = fromPricingRecord(doc.pricing);
           const posted = await settleConversion(uow, {
             accountId,
@@ -223,7 +224,8 @@ export class SwapsService {
             to,
             chain: doc.destinationChain,
             delivered: delivered(result),
-            // what the venues delivered less the quoted fees: at least the quote (each leg's minimum), more when a pool moved our way
+            // the quote's amount (a firm price: what a pool gave beyond it is the house's); a refreshed
+            // quote's customer gets what the venues delivered less the quoted fees (the seed's executed_rate)
             netOut: customerSide(doc).netOut,
             networkFee: pricing.networkFee,
           });

@@ -3,6 +3,7 @@ import { SimulatedChains } from "../../../../adapters/chains/simulated";
 import { ManualClock } from "../../../../adapters/clock";
 import { SimulatedVenues } from "../../../../adapters/venues/simulated";
 import { QUOTES } from "../../../../src/resources/quotes/quote-doc";
+import { SWAPS } from "../../../../src/resources/swaps/swap-doc";
 import { fromPricingRecord } from "../../../../src/quoting/pricing-record";
 import { testWorld, type TestWorld } from "../../../support/engine";
 import { uniswapRig, type UniswapRig } from "../../../support/evm/uniswap-harness";
@@ -43,6 +44,9 @@ for (const kind of storageKinds()) {
       }
     };
     const ledgerConsistent = () => expectLedgerConsistent(w.harness.inspect, liveId, w.engine.accounts.house(true));
+    /** What an account's `available` holds of an asset on the pools' chain, base units. */
+    const availableOf = async (accountId: string, asset: string) =>
+      (await w.harness.inspect.balances(accountId)).find((b) => b.asset === asset && b.chain === UNI_CHAIN && b.book === "available")?.amount ?? 0n;
 
     beforeEach(async () => {
       uni = await uniswapWorld();
@@ -87,6 +91,12 @@ for (const kind of storageKinds()) {
       expect(q.platform_fee).toBe("0");
       expect(BigInt(Math.round(Number(q.to.amount) * 1e6)) + BigInt(Math.round(Number(q.network_fee) * 1e6))).toBe(contracts);
 
+      // the quote's split as amounts: each venue's share is the router's own answer for it
+      for (const v of q.venues) {
+        const path = v.name.endsWith("USDC-USDT") ? ["USDC", "USDT"] : ["USDC", "ETH", "USDT"];
+        const amounts = await uni.amountsOut(BigInt(Math.round(Number(v.from_amount) * 1e6)), path);
+        expect(BigInt(Math.round(Number(v.to_amount) * 1e6))).toBe(amounts[amounts.length - 1]);
+      }
       const hot = { usdc: await uni.balance("USDC", uni.hot), usdt: await uni.balance("USDT", uni.hot) };
       const created = await post("/v1/swaps", { quote: q.id, destination_chain: UNI_CHAIN });
       expect(created.status).toBe(200);
@@ -95,6 +105,14 @@ for (const kind of storageKinds()) {
       (await w.engine.testHelpers.advanceClock(w.ctx, { seconds: 1 }))._unsafeUnwrap();
       const done = await get(`/v1/swaps/${sw.id}`);
       expect(done).toMatchObject({ status: "settled", executed_rate: q.rate, to: { amount: q.to.amount } });
+      // traceable: each execution's transaction is on chain, in its block, from the hot wallet to the router
+      expect(done.executions).toHaveLength(q.venues.length);
+      for (const e of done.executions) {
+        const receipt = await uni.node.provider.request({ method: "eth_getTransactionReceipt", params: [e.tx_hash] });
+        expect(receipt).toMatchObject({ status: "0x1", from: uni.hot.toLowerCase() });
+        expect(Number(BigInt(receipt.blockNumber))).toBe(e.block);
+        expect(e).toMatchObject({ chain: UNI_CHAIN, path: e.venue.endsWith("USDC-USDT") ? ["USDC", "USDT"] : ["USDC", "ETH", "USDT"] });
+      }
       // the chain: the input left the hot wallet, the receipts' output arrived
       expect(hot.usdc - (await uni.balance("USDC", uni.hot))).toBe(20_000n * E6);
       expect((await uni.balance("USDT", uni.hot)) - hot.usdt).toBe(contracts);
@@ -104,22 +122,48 @@ for (const kind of storageKinds()) {
       await ledgerConsistent();
     });
 
-    it("a third party moving the pool the customer's way before the swap is mined raises the executed rate; the ledger follows the receipt", async () => {
+    it("a quote is firm: a third party moving the pool the swap's way before it is mined gives the customer the quote, the house the rest", async () => {
       const q = await json(await post("/v1/quotes", { from: { asset: "USDC", amount: "5000" }, to: { asset: "USDT" } }));
       // a third party sells USDT into both routes: each pays more USDT than quoted
       await uni.trade(20_000n * E6, ["USDT", "USDC"]);
       await uni.trade(20_000n * E6, ["USDT", "ETH"]);
       const hot = await uni.balance("USDT", uni.hot);
+      const house = w.engine.accounts.house(true);
+      const houseBefore = await availableOf(house, "USDT");
       const sw = await json(await post("/v1/swaps", { quote: q.id, destination_chain: UNI_CHAIN }));
       (await w.engine.testHelpers.advanceClock(w.ctx, { seconds: 1 }))._unsafeUnwrap();
       const done = await get(`/v1/swaps/${sw.id}`);
       expect(done.status).toBe("settled");
       const received = (await uni.balance("USDT", uni.hot)) - hot;
       const units = (text: string) => BigInt(Math.round(Number(text) * 1e6));
-      // the customer gets what the pools delivered less the quoted fees: more than quoted
-      expect(units(done.to.amount)).toBe(received - units(q.network_fee) - units(q.platform_fee));
-      expect(units(done.to.amount) > units(q.to.amount)).toBe(true);
-      expect(Number(done.executed_rate)).toBeGreaterThan(Number(q.rate));
+      // the seed: executed_rate equals the quote rate; the customer gets exactly the quote's amount
+      expect(done).toMatchObject({ executed_rate: q.rate, to: { amount: q.to.amount } });
+      expect(await balance("USDT")).toMatchObject({ available: q.to.amount });
+      // the pools paid more than quoted: the improvement is the house's, to the base unit
+      expect(received > units(q.to.amount) + units(q.network_fee)).toBe(true);
+      expect((await availableOf(house, "USDT")) - houseBefore).toBe(received - units(q.to.amount) - units(q.network_fee));
+      // what the executions say is what the chain carried
+      expect(done.executions.reduce((sum: bigint, e: any) => sum + units(e.to_amount), 0n)).toBe(received);
+      await ledgerConsistent();
+    });
+
+    it("a refreshed quote's swap gets the rate actually achieved, which the ledger reflects", async () => {
+      const q = await json(await post("/v1/quotes", { from: { asset: "USDC", amount: "5000" }, to: { asset: "USDT" }, ttl: 5 }));
+      (await w.engine.testHelpers.advanceClock(w.ctx, { seconds: 6 }))._unsafeUnwrap(); // the quote expires
+      await uni.trade(20_000n * E6, ["USDT", "USDC"]); // and the pool moves the swap's way after the refresh priced it
+      const hot = await uni.balance("USDT", uni.hot);
+      const created = await post("/v1/swaps", { quote: q.id, destination_chain: UNI_CHAIN, refresh: { max_slippage: "0.05" } });
+      expect(created.status).toBe(200);
+      const sw = await json(created);
+      expect(sw.refreshed).toBe(true);
+      (await w.engine.testHelpers.advanceClock(w.ctx, { seconds: 1 }))._unsafeUnwrap();
+      const done = await get(`/v1/swaps/${sw.id}`);
+      expect(done.status).toBe("settled");
+      const received = (await uni.balance("USDT", uni.hot)) - hot;
+      const units = (text: string) => BigInt(Math.round(Number(text) * 1e6));
+      const stored = await w.harness.storage.transaction((tx) => SWAPS.get(tx, liveId, sw.id));
+      const pricing = fromPricingRecord(stored!.doc.pricing);
+      expect(units(done.to.amount)).toBe(received - pricing.networkFee - pricing.platformFee);
       expect(await balance("USDT")).toMatchObject({ available: done.to.amount });
       await ledgerConsistent();
     });
@@ -169,7 +213,17 @@ for (const kind of storageKinds()) {
       const received = filled.fills.reduce((s: bigint, f: any) => s + BigInt(Math.round(Number(f.to_amount) * 1e6)), 0n);
       expect(await balance("USDT")).toMatchObject({ available: filled.filled.to_amount });
       // the hot wallet received at least what the customer was credited (the rest: gas and fees)
-      expect((await uni.balance("USDT", uni.hot)) - hotUsdt >= received).toBe(true);
+      const gained = (await uni.balance("USDT", uni.hot)) - hotUsdt;
+      expect(gained >= received).toBe(true);
+      // each fill names the transaction that carried it; the executions add up to what the chain carried
+      let executed = 0n;
+      for (const fill of filled.fills) {
+        const receipt = await uni.node.provider.request({ method: "eth_getTransactionReceipt", params: [fill.tx_hash] });
+        expect(receipt).toMatchObject({ status: "0x1", from: uni.hot.toLowerCase() });
+        expect(Number(BigInt(receipt.blockNumber))).toBe(fill.block);
+        for (const e of fill.executions) executed += BigInt(Math.round(Number(e.to_amount) * 1e6));
+      }
+      expect(executed).toBe(gained);
       expect(await balance("USDC")).toMatchObject({ available: "45000", reserved: "0" });
       await ledgerConsistent();
     });

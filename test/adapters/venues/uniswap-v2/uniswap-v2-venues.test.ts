@@ -103,7 +103,16 @@ describe("Uniswap v2 venues against the published contracts", () => {
     expect(priced.legs.length).toBe(2); // the direct pool and the route through ETH
     expect(result.status).toBe("executed");
     if (result.status !== "executed") return;
-    expect(result.legs).toEqual(priced.legs.map((l) => ({ venue: l.venue, amountIn: l.amountIn, amountOut: l.amountOut })));
+    expect(result.legs.map(({ venue, amountIn, amountOut }) => ({ venue, amountIn, amountOut }))).toEqual(
+      priced.legs.map((l) => ({ venue: l.venue, amountIn: l.amountIn, amountOut: l.amountOut })),
+    );
+    // each leg names the transaction that carried it, as the chain has it
+    for (const leg of result.legs) {
+      expect(leg.path).toEqual(leg.venue.endsWith("USDC-USDT") ? ["USDC", "USDT"] : ["USDC", "ETH", "USDT"]);
+      const receipt = await w.node.provider.request({ method: "eth_getTransactionReceipt", params: [leg.transaction!.txHash] });
+      expect(receipt.status).toBe("0x1");
+      expect(Number(BigInt(receipt.blockNumber))).toBe(leg.transaction!.block);
+    }
     expect(moved).toEqual({ from: 400_000n * E6, to: priced.grossOut });
   });
 
