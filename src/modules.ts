@@ -11,6 +11,7 @@ import { limitOrdersModule } from "./resources/limit-orders";
 import { paymentIntentsModule } from "./resources/payment-intents";
 import { payoutsModule } from "./resources/payouts";
 import { quotesModule } from "./resources/quotes";
+import { reconciliationsModule } from "./resources/reconciliations";
 import { recipientsModule } from "./resources/recipients";
 import { reportsModule } from "./resources/reports";
 import { swapsModule } from "./resources/swaps";
@@ -28,6 +29,7 @@ export * from "./resources/limit-orders";
 export * from "./resources/payment-intents";
 export * from "./resources/payouts";
 export * from "./resources/quotes";
+export * from "./resources/reconciliations";
 export * from "./resources/recipients";
 export * from "./resources/reports";
 export * from "./resources/swaps";
@@ -54,6 +56,7 @@ export const DEFAULT_MODULES = [
   limitOrdersModule,
   ledgerEntriesModule,
   reportsModule,
+  reconciliationsModule,
   testHelpersModule,
 ] as const;
 

@@ -56,6 +56,12 @@ export function domainMetrics(registry: Registry, p: string): (o: DomainObservat
     labelNames: ["chain", "asset", "mode"] as const,
     registers,
   });
+  const reconciliation = new Gauge({
+    name: `${p}reconciliation_difference`,
+    help: "What a chain's addresses hold of an asset less what the books say they should (on_chain - in_books), in whole units, as last reconciled, by chain, asset and mode: 0 when balanced",
+    labelNames: ["chain", "asset", "mode"] as const,
+    registers,
+  });
   const head = new Gauge({
     name: `${p}chain_head_block`,
     help: "The chain's head as the chain adapter last read it from its node",
@@ -110,6 +116,9 @@ export function domainMetrics(registry: Registry, p: string): (o: DomainObservat
         break;
       case "hot_wallet_balance":
         hotWallet.set({ chain: o.chain, asset: o.asset, mode }, o.balance);
+        break;
+      case "reconciliation":
+        reconciliation.set({ chain: o.chain, asset: o.asset, mode }, o.difference);
         break;
       case "chain_head":
         head.set({ chain: o.chain, mode }, o.head);

@@ -82,6 +82,11 @@ export interface EngineConfig {
    * when both assets are stablecoins (the seed). Default 20 (0.2 %).
    */
   platformFeeBps: number;
+  /**
+   * How often each chain's holdings are compared with the books (docs/reconciliation.md; default
+   * 10 min). The first comparison of a chain comes this long after the engine starts.
+   */
+  reconcileEveryMs: number;
   /** How often a working limit order looks at the venues again (default 10 s). */
   limitOrderMatchIntervalMs: number;
   /**
@@ -131,6 +136,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   batchSlice: null,
   reportPageSize: 2_000,
   reportBuildLeaseMs: 15 * 60_000,
+  reconcileEveryMs: 10 * 60_000,
 };
 
 /** What every service is built from; assembled once by `createEngine`. */

@@ -21,7 +21,7 @@ import { RateLimitService } from "./rate-limits";
 import { checkReadiness, type Readiness } from "./readiness";
 import { StorageWatch, type StorageFailure } from "./storage-watch";
 import { EngineCatalogue } from "./catalogue";
-import type { AnyModule, ApisOf, Kernel, ResourceModule } from "./module";
+import type { AnyModule, ApisOf, Kernel, RecurringWork, ResourceModule } from "./module";
 import { bindDownload, bindRoute, type EngineDownloadRoute, type EngineRoute } from "./route";
 import type { CloseOptions, EngineOptions } from "./engine-options";
 import { tracedApi } from "./tracing";
@@ -85,6 +85,8 @@ export class Engine {
   readonly catalogue: EngineCatalogue;
   /** The modules' `close` hooks. */
   private readonly closing: (() => void)[] = [];
+  /** The modules' self-rescheduling engine work, enqueued as the engine is created (`ModuleParts.recurring`). */
+  private readonly recurring: RecurringWork[] = [];
 
   private constructor(
     deps: EngineDeps,
@@ -127,6 +129,7 @@ export class Engine {
         if (name in this) throw new TypeError(`module ${module.name}: engine.${name} is taken`);
         Object.defineProperty(this, name, { value: member, enumerable: true });
       }
+      this.recurring.push(...(parts.recurring ?? []));
       for (const binding of parts.work ?? []) {
         if (binding.lane) worker.addLane({ kinds: [binding.def.kind], ...binding.lane });
         worker.handle(binding.def, binding.handler);
@@ -230,7 +233,8 @@ export class Engine {
     const engine = new Engine(deps, modules, options.worker ?? {}, () => storage.initialized, watch, lease);
     wake = () => engine.worker.wake(); // an owner declared dead: its items are claimable now
     const now = clock.now();
-    await storage.transaction((tx) => tx.work.enqueue([newDueWork(ids, now, MAINTENANCE, {}, null, { dedupeKey: MAINTENANCE.kind })]));
+    const recurring = engine.recurring.map((r) => newDueWork(ids, now, r.def, r.payload, null, { dedupeKey: r.dedupeKey, runAt: now + r.firstRunInMs }));
+    await storage.transaction((tx) => tx.work.enqueue([newDueWork(ids, now, MAINTENANCE, {}, null, { dedupeKey: MAINTENANCE.kind }), ...recurring]));
     return engine as EngineOf<M>;
   }
 

@@ -27,6 +27,15 @@ export interface WorkBinding {
   readonly lane?: Omit<WorkLane, "kinds">;
 }
 
+/** An engine work item a module keeps scheduled (`ModuleParts.recurring`). */
+export interface RecurringWork {
+  readonly def: WorkKind<any, "engine">;
+  readonly payload: unknown;
+  readonly dedupeKey: string;
+  /** When the first run is due, from the engine's start (ms). */
+  readonly firstRunInMs: number;
+}
+
 /** Binds typed due work to its handler: the handler's job is typed by the definition. */
 export function work<P, S extends WorkScope>(def: WorkKind<P, S>, handler: JobHandler<P, S>, lane?: Omit<WorkLane, "kinds">): WorkBinding {
   return lane ? { def, handler, lane } : { def, handler };
@@ -44,6 +53,12 @@ export interface ModuleParts<Api extends object, Provides = undefined> {
   readonly provides?: Provides;
   /** The due work the module runs (its handlers are internal: registered here, not on the engine). */
   readonly work?: readonly WorkBinding[];
+  /**
+   * Engine work that reschedules itself for as long as the engine runs (a reconciliation of each
+   * chain): the engine enqueues each item when it is created, once per `dedupeKey` (an item left
+   * from an earlier start stays as it is).
+   */
+  readonly recurring?: readonly RecurringWork[];
   /** Called after a transaction of this process committed work (lists waiting for events look again). */
   readonly committed?: () => void;
   /** Called when the engine stops waiting (`Engine.stopWaiting`, and `close`): answer whatever waits. */
@@ -72,6 +87,12 @@ export interface EventDefinition<Type extends string = string> {
    * events about keys, endpoints and policy, which belong with a receiver chosen for them).
    */
   readonly namedOnly?: true;
+  /**
+   * About the engine as a whole, not one account's resources (reconciliation of a chain's
+   * holdings): emitted in every account of the mode with a webhook endpoint that names it
+   * (`src/events/engine-wide.ts`), as well as in the mode's house account.
+   */
+  readonly engineWide?: true;
 }
 
 /** An OpenAPI tag a module's routes are grouped under. */

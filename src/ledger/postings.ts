@@ -21,6 +21,12 @@ export const COUNTER = {
   outbound: "counter:outbound",
   /** Value received on-chain from payers (payment intents). */
   inbound: "counter:inbound",
+  /**
+   * Value received on-chain that no account was credited with (a payment after its intent
+   * expired, of another asset, on a chain the intent did not name): held by the operator, on the
+   * intent's account, so the books still say what the chain holds (docs/reconciliation.md).
+   */
+  unallocated: "counter:unallocated",
   /** Network fees paid to chains. */
   networkFees: "counter:network_fees",
   /** Value exchanged with venues (swaps and fills). */

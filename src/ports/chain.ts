@@ -93,6 +93,14 @@ export interface ChainAdapter {
    */
   checkConfiguration?(): Promise<ConfigurationCheck[]>;
   /**
+   * Optional, for reconciliation (docs/reconciliation.md): what the engine's addresses on `chain`
+   * hold of `asset`, read from the chain itself at one point (`at`), and what the adapter knows
+   * moved through them that the books post later or never (network fees, transfers carried but
+   * not yet final). Null when the adapter keeps none of `asset` on `chain` (no token configured).
+   * The engine compares it with its ledger; an adapter without it is not reconciled.
+   */
+  holdings?(request: HoldingsRequest): Promise<ChainHoldings | null>;
+  /**
    * Optional: the engine hands the adapter where to report what it sees of its chains (metrics:
    * `ChainObservation`, the head and last block read, reorganisations, re-sent and replaced
    * transactions), once, as it starts. `report` is synchronous and cheap; call it after the fact.
@@ -109,6 +117,47 @@ export interface ConfigurationCheck {
   outcome: "ok" | "warning" | "fail";
   /** One line: what was found, and on a mismatch both values. */
   message: string;
+}
+
+/** What the engine asks of a chain to reconcile one asset (`ChainAdapter.holdings`). */
+export interface HoldingsRequest {
+  chain: string;
+  asset: string;
+  /**
+   * Transfers (`OutboundTransfer.transferId`: legs between their claim and finality) the books
+   * still hold reserved: the answer says which of them the chain has carried as of `at`.
+   */
+  unbooked: readonly string[];
+  /** `at` of the last reading that balanced: history older than it need not be searched for explanations. Null: none yet. */
+  since: string | null;
+}
+
+/** What the engine's addresses on a chain hold of one asset, as the chain says (`ChainAdapter.holdings`). */
+export interface ChainHoldings {
+  /** Where the chain was read, as text (an EVM block number, a Solana slot, a simulation's height). */
+  at: string;
+  /** The hot wallet and what it holds (base units). */
+  hotWallet: { address: string; amount: bigint };
+  /**
+   * Every deposit address of the adapter holding the asset, with what it holds and what the
+   * deposits the adapter read on it account for (`expected`: the deposits not reverted, less what
+   * was swept out): an address holding more than its deposits received money the adapter never
+   * read. `expected` null: the adapter cannot tell (the native asset of an EVM address, whose gas
+   * top-ups and sweeps' gas leave dust).
+   */
+  depositAddresses: { address: string; amount: bigint; expected: bigint | null }[];
+  /**
+   * Network fees the engine's own transactions on the chain have paid in `asset`, in all, every
+   * transaction the chain carried as of `at`, final or not (0 for a token the chain charges no fees in).
+   */
+  feesPaid: bigint;
+  /** Of `unbooked`, those the chain has carried as of `at` (their amounts have left the hot wallet). */
+  carried: string[];
+  /**
+   * Transfers into (positive) or out of (negative) the engine's addresses, since `since`, that the
+   * adapter neither made nor read as a deposit: what may explain a difference.
+   */
+  unknownTransfers: { txHash: string; address: string; amount: bigint; at: string | null }[];
 }
 
 /** Why an adapter cannot send an asset on a chain now (`ChainAdapter.feeSchedule`), for the payout's refusal. */

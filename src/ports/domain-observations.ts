@@ -8,7 +8,7 @@
  * No account, payout, endpoint or transaction id is carried: those belong in logs, not metrics.
  * Durations are milliseconds on the engine's clock.
  */
-export type DomainObservation = PayoutFinished | LegFinished | DepositDetected | HotWalletBalance | ModedChainObservation;
+export type DomainObservation = PayoutFinished | LegFinished | DepositDetected | HotWalletBalance | ReconciliationObserved | ModedChainObservation;
 
 /** A payout reached a final status (committed). */
 export interface PayoutFinished {
@@ -49,6 +49,16 @@ export interface HotWalletBalance {
   livemode: boolean;
   /** In whole units of the asset (a float: good for a gauge, not for accounting). */
   balance: number;
+}
+
+/** A chain's holdings of an asset were compared with the books (docs/reconciliation.md), kept as a record or not. */
+export interface ReconciliationObserved {
+  type: "reconciliation";
+  chain: string;
+  asset: string;
+  livemode: boolean;
+  /** `on_chain − in_books` in whole units of the asset (a float, for a gauge: 0 when balanced). */
+  difference: number;
 }
 
 /**

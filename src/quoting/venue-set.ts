@@ -66,6 +66,11 @@ export class VenueSet {
     return this.chains.some((c) => c !== null);
   }
 
+  /** Whether an adapter's venues trade on `chain` (their swaps move the hot wallet there). */
+  tradesOn(chain: string): boolean {
+    return this.chains.includes(chain);
+  }
+
   /** Every adapter's snapshots for selling `from` into `to`, checked, by venue name. */
   async snapshots(from: string, to: string): Promise<VenueSnapshot[]> {
     const answers = await Promise.all(this.adapters.map((a) => a.snapshot(from, to)));

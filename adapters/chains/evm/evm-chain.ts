@@ -8,8 +8,10 @@ import {
   type ChainAdapter,
   type ChainInfo,
   type ChainObservation,
+  type ChainHoldings,
   type ConfigurationCheck,
   type FeeSchedule,
+  type HoldingsRequest,
   type FeeUnavailable,
   type InboundTransfer,
   type OutboundTransfer,
@@ -19,6 +21,7 @@ import {
 import { DEFAULT_REPLACE_AFTER_MS, EVM_CHAIN_DEFAULTS, type EvmChainDefaults, type EvmChainOptions } from "./evm-config";
 import type { EvmContext } from "./evm-context";
 import { EvmDeposits } from "./evm-deposits";
+import { EvmHoldings } from "./evm-holdings";
 import { EvmRpc } from "./evm-rpc";
 import { EvmSender } from "./evm-sender";
 import { EVM_NAMESPACE, EvmState } from "./evm-state";
@@ -103,6 +106,7 @@ export class EvmChain implements ChainAdapter {
   private readonly sender: EvmSender;
   private readonly deposits: EvmDeposits;
   private readonly sweeps: EvmSweeps;
+  private readonly holdingsReader: EvmHoldings;
   private readonly assets: AssetRegistry;
   private readonly defaults: EvmChainDefaults;
   private readonly gasEstimates = new Map<string, { gas: bigint; at: number }>();
@@ -160,6 +164,7 @@ export class EvmChain implements ChainAdapter {
     this.sender = new EvmSender(this.ctx);
     this.deposits = new EvmDeposits(this.ctx, options.maxBlocksPerRead ?? 500, options.startBlock ?? null);
     this.sweeps = new EvmSweeps(this.ctx, this.sender, this.deposits);
+    this.holdingsReader = new EvmHoldings(this.ctx);
   }
 
   observe(report: (observation: ChainObservation) => void): void {
@@ -266,6 +271,12 @@ export class EvmChain implements ChainAdapter {
   async sweepDeposits(): Promise<{ pending: boolean }> {
     await this.verified();
     return this.sweeps.run();
+  }
+
+  /** What the wallet's addresses hold of an asset, read from the node (`ChainAdapter.holdings`, `evm-holdings.ts`). */
+  async holdings(request: HoldingsRequest): Promise<ChainHoldings | null> {
+    await this.verified();
+    return this.holdingsReader.read(request);
   }
 
   /**

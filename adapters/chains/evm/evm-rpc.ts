@@ -153,8 +153,9 @@ export class EvmRpc {
     return Number(BigInt(await this.request<string>("eth_getTransactionCount", [address, tag])));
   }
 
-  async balance(address: string, tag: "latest" | "pending" = "latest"): Promise<bigint> {
-    return BigInt(await this.request<string>("eth_getBalance", [address, tag]));
+  /** `tag`: a block number reads the balance as of that block. */
+  async balance(address: string, tag: number | "latest" | "pending" = "latest"): Promise<bigint> {
+    return BigInt(await this.request<string>("eth_getBalance", [address, typeof tag === "number" ? hex(tag) : tag]));
   }
 
   /** The code deployed at `address` (`0x` when none). */
@@ -166,9 +167,9 @@ export class EvmRpc {
     return BigInt(await this.request<string>("eth_maxPriorityFeePerGas"));
   }
 
-  /** `eth_call`; a revert is an `ExecutionReverted`. */
-  async call(tx: { from?: string; to: string; data: string }, tag: "latest" | "pending" = "latest"): Promise<string> {
-    return revertsAsValue(() => this.request<string>("eth_call", [tx, tag]));
+  /** `eth_call` (`tag`: a block number calls as of that block); a revert is an `ExecutionReverted`. */
+  async call(tx: { from?: string; to: string; data: string }, tag: number | "latest" | "pending" = "latest"): Promise<string> {
+    return revertsAsValue(() => this.request<string>("eth_call", [tx, typeof tag === "number" ? hex(tag) : tag]));
   }
 
   /** `eth_estimateGas`; a revert is an `ExecutionReverted`. */

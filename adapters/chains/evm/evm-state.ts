@@ -212,6 +212,11 @@ export class EvmState {
     });
   }
 
+  /** Every transaction the adapter made on `chain` (reconciliation reads them all: their gas, their sweeps). */
+  async listTransactions(chain: string): Promise<EvmTransactionRecord[]> {
+    return (await this.state.list({ prefix: `tx/${chain}/` })).map((e) => decodeTransaction(e.value));
+  }
+
   /** The address derived for `key` in `wallet`, or null. */
   async getAddress(wallet: string, key: string): Promise<EvmAddressRecord | null> {
     const value = (await this.state.get([K.addr(wallet, key)])).get(K.addr(wallet, key));

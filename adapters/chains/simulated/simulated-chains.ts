@@ -7,7 +7,9 @@ import {
   type ChainFamily,
   type BroadcastOutcome,
   type ChainAdapter,
+  type ChainHoldings,
   type ChainInfo,
+  type HoldingsRequest,
   type ChainObservation,
   type ChainSimulationControl,
   type FeeSchedule,
@@ -21,7 +23,15 @@ import {
 import { MemoryStorage } from "../../memory/memory-storage";
 import { DEFAULT_SIMULATED_CHAINS, type SimulatedChainConfig } from "./defaults";
 import { failsOnChain } from "./failing-addresses";
-import { heightAfter, SIMULATED_NAMESPACE, SimulatedState, type ReorgEntry, type SentOutcome, type SimulatedDepositRecord } from "./simulated-state";
+import {
+  heightAfter,
+  SIMULATED_NAMESPACE,
+  SimulatedState,
+  type OutsideTransfer,
+  type ReorgEntry,
+  type SentOutcome,
+  type SimulatedDepositRecord,
+} from "./simulated-state";
 
 export interface SimulatedChainsOptions {
   clock: Clock;
@@ -292,6 +302,91 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
 
   observe(report: (observation: ChainObservation) => void): void {
     this.report = report;
+  }
+
+  /**
+   * What the simulated world holds of `asset` on `chain` (`ChainAdapter.holdings`), at its tip: the
+   * hot wallet is its configured liquidity less what broadcasts spent, plus what moved outside the
+   * engine (`transferOutside`); each address holds the deposits paid to it and not dropped (pending
+   * ones too: the engine books them as it learns of them), plus outside transfers to it, which the
+   * simulation never reported (more than `expected`). It charges no fees; a broadcast spends at
+   * once, so every unbooked transfer it sent without a failure is carried.
+   */
+  async holdings(request: HoldingsRequest): Promise<ChainHoldings | null> {
+    const { chain, asset } = request;
+    this.chainConfig(chain);
+    if (!this.assets.get(asset)?.chains.includes(chain)) return null;
+    return this.transaction(async (st) => {
+      const spentKey = spentScope(chain, asset);
+      const { counters, sent } = await st.read(
+        [spentKey, blocksScope(chain)],
+        request.unbooked.map((transferId) => ({ chain, transferId })),
+      );
+      const tip = this.tipOf(chain, Number(counters.get(blocksScope(chain))!));
+      const outside = (await st.listOutside(chain)).filter((t) => t.asset === asset);
+      const byAddress = new Map<string, { amount: bigint; expected: bigint }>();
+      for (const d of await st.depositsFrom(chain, 0)) {
+        if (d.asset !== asset || d.droppedAt !== null) continue;
+        const at = byAddress.get(d.address) ?? { amount: 0n, expected: 0n };
+        byAddress.set(d.address, { amount: at.amount + d.amount, expected: at.expected + d.amount });
+      }
+      let hot = this.configuredLiquidity(chain, asset) - counters.get(spentKey)!;
+      for (const t of outside) {
+        if (t.address === null) {
+          hot += t.amount;
+          continue;
+        }
+        const at = byAddress.get(t.address) ?? { amount: 0n, expected: 0n };
+        byAddress.set(t.address, { ...at, amount: at.amount + t.amount });
+      }
+      const carried = request.unbooked.filter((id) => {
+        const outcome = sent.get(`${chain}\u0000${id}`);
+        return outcome !== undefined && "txHash" in outcome && outcome.failure === null;
+      });
+      return {
+        at: String(tip),
+        hotWallet: { address: this.hotWallet(chain), amount: hot },
+        depositAddresses: [...byAddress].map(([address, held]) => ({ address, amount: held.amount, expected: held.expected })),
+        feesPaid: 0n,
+        carried,
+        unknownTransfers: outside.map((t) => ({ txHash: t.txHash, address: t.address ?? this.hotWallet(chain), amount: t.amount, at: String(t.at) })),
+      };
+    });
+  }
+
+  /** The simulated hot wallet's address on `chain` (a derived one: the simulation keeps no keys). */
+  hotWallet(chain: string): string {
+    return this.address(this.family(chain), `hot:${chain}`);
+  }
+
+  /**
+   * Moves `amount` of `asset` into (positive) or out of (negative) the engine's addresses on
+   * `chain` by no one the engine knows: the hot wallet (default) or a deposit address, where it is
+   * a deposit the chain never reports (as a deposit an adapter failed to read). What
+   * reconciliation must find; the simulation and its tests inject drift with it.
+   */
+  async transferOutside(transfer: { chain: string; asset: string; amount: bigint; address?: string }): Promise<OutsideTransfer> {
+    this.chainConfig(transfer.chain);
+    if (transfer.amount === 0n) throw new RangeError("an outside transfer moves a non-zero amount");
+    return this.transaction(async (st) => {
+      const scope = `outside:${transfer.chain}`;
+      const counters = await st.addToCounters([
+        [scope, 1n],
+        [blocksScope(transfer.chain), 0n],
+      ]);
+      const n = counters.get(scope)!;
+      const at = this.tipOf(transfer.chain, Number(counters.get(blocksScope(transfer.chain))!)) + 1;
+      const t: OutsideTransfer = {
+        chain: transfer.chain,
+        asset: transfer.asset,
+        address: transfer.address ?? null,
+        amount: transfer.amount,
+        txHash: this.txHash(transfer.chain, at, `outside:${transfer.chain}:${n}`),
+        at,
+      };
+      await st.putOutside(t, n);
+      return t;
+    });
   }
 
   // ---- simulation control (test helpers) ----------------------------------------------------

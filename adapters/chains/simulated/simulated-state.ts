@@ -32,6 +32,21 @@ export interface SimulatedDepositRecord {
   ownerBlocks?: number;
 }
 
+/**
+ * Money moved into (positive) or out of (negative) the engine's addresses outside the engine: a
+ * top-up of the hot wallet, a payout sent with the keys elsewhere, a deposit the chain never
+ * reported (`address` a deposit address). What reconciliation must find.
+ */
+export interface OutsideTransfer {
+  chain: string;
+  asset: string;
+  /** The engine's address it moved money into or out of; null: the hot wallet. */
+  address: string | null;
+  amount: bigint;
+  txHash: string;
+  at: number;
+}
+
 /** What a sent transfer's status depends on beyond its hash (`statusByHash`). */
 export interface SentStatus {
   /** Its inclusion height before the reorganisations of the log (`ReorgEntry`). */
@@ -66,6 +81,8 @@ export interface ReorgEntry {
  *                                             reorganisation removed them at
  *   paid/<chain>/<owner>/<key>                → `{includedAt, transferId}`: the deposit a keyed `pay` made
  *                                             (a retry with the key finds it and pays nothing)
+ *   outside/<chain>/<n>                       `OutsideTransfer`: money moved into or out of the engine's
+ *                                             addresses by no one the engine knows (`transferOutside`)
  *
  * An owner's view adds the counter blocks:<chain>@<owner> (blocks mined in that view only).
  */
@@ -78,6 +95,7 @@ const depositPrefix = (chain: string) => `deposit/${chain}/`;
 const depositKey = (chain: string, includedAt: number, transferId: string) => `${depositPrefix(chain)}${height(includedAt)}/${transferId}`;
 const depositDroppedPrefix = (chain: string) => `deposit-dropped/${chain}/`;
 const paidKey = (chain: string, owner: string, key: string) => `paid/${chain}/${owner}/${key}`;
+const outsidePrefix = (chain: string) => `outside/${chain}/`;
 /** Heights as key parts (a bound below zero is zero: no height is negative). */
 const height = (n: number) => encodeSortableUint(Math.max(0, n));
 
@@ -240,6 +258,19 @@ export class SimulatedState {
       ...dropped.flatMap(depositEntries),
     ]);
     return Number(moved) + dropped.length;
+  }
+
+  /** Records an outside transfer as the `n`-th of its chain. */
+  async putOutside(t: OutsideTransfer, n: bigint): Promise<void> {
+    await this.state.put([[outsidePrefix(t.chain) + encodeSortableUint(n), { ...t, amount: t.amount.toString() }]]);
+  }
+
+  /** The outside transfers of `chain`, oldest first. */
+  async listOutside(chain: string): Promise<OutsideTransfer[]> {
+    return (await this.state.list({ prefix: outsidePrefix(chain) })).map((e) => {
+      const v = e.value as Omit<OutsideTransfer, "amount"> & { amount: string };
+      return { ...v, amount: BigInt(v.amount) };
+    });
   }
 
   /** Marks deposits dropped (a reorganisation of one owner's view: nothing else moves). */

@@ -7,8 +7,10 @@ import {
   ratioOfPrice,
   type ChainAdapter,
   type ChainInfo,
+  type ChainHoldings,
   type ChainObservation,
   type ConfigurationCheck,
+  type HoldingsRequest,
   type FeeSchedule,
   type FeeUnavailable,
   type InboundTransfer,
@@ -20,6 +22,7 @@ import { associatedTokenAccount } from "./solana-addresses";
 import { SOLANA_DEFAULTS, type SolanaChainOptions } from "./solana-config";
 import type { SolanaContext, SolanaToken } from "./solana-context";
 import { SolanaDeposits } from "./solana-deposits";
+import { SolanaHoldings } from "./solana-holdings";
 import { type SignatureStatus, SolanaRpc } from "./solana-rpc";
 import { type SolanaRequest, SolanaSender } from "./solana-sender";
 import { SOLANA_NAMESPACE, SolanaState, type SolanaTransactionRecord, type SolanaWatchRecord } from "./solana-state";
@@ -54,6 +57,7 @@ export class SolanaChain implements ChainAdapter {
   private readonly sender: SolanaSender;
   private readonly deposits: SolanaDeposits;
   private readonly sweeps: SolanaSweeps;
+  private readonly holdingsReader: SolanaHoldings;
   private readonly assets: AssetRegistry;
   private readonly commitment: "confirmed" | "finalized";
   private readonly reserveLamports: bigint;
@@ -117,6 +121,7 @@ export class SolanaChain implements ChainAdapter {
     this.sender = new SolanaSender(this.ctx);
     this.deposits = new SolanaDeposits(this.ctx);
     this.sweeps = new SolanaSweeps(this.ctx, this.sender);
+    this.holdingsReader = new SolanaHoldings(this.ctx);
   }
 
   observe(report: (observation: ChainObservation) => void): void {
@@ -235,6 +240,12 @@ export class SolanaChain implements ChainAdapter {
   async sweepDeposits(): Promise<{ pending: boolean }> {
     await this.gate.passed();
     return this.sweeps.run();
+  }
+
+  /** What the engine's accounts hold of an asset, read at one slot (`ChainAdapter.holdings`, `solana-holdings.ts`). */
+  async holdings(request: HoldingsRequest): Promise<ChainHoldings | null> {
+    await this.gate.passed();
+    return this.holdingsReader.read(request);
   }
 
   /**

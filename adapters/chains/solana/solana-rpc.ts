@@ -53,6 +53,39 @@ export class SolanaRpc {
     return data.readBigUInt64LE(64); // SPL Token account: mint (32), owner (32), amount (u64)
   }
 
+  /**
+   * Accounts as they stood at one slot (`context.slot`, at `commitment`), 100 a call, each with its
+   * lamports and, for an SPL token account, its amount; null for an account that does not exist.
+   * Later calls ask for that slot or a later one (`minContextSlot`), so the slot answered is the
+   * highest of them: equal answers in every call make one snapshot.
+   */
+  async accountsAt(
+    accounts: readonly string[],
+    commitment: Commitment,
+  ): Promise<{ slot: number; sameSlot: boolean; values: ({ lamports: bigint; tokenAmount: bigint | null } | null)[] }> {
+    const values: ({ lamports: bigint; tokenAmount: bigint | null } | null)[] = [];
+    let slot = 0;
+    let sameSlot = true;
+    for (let i = 0; i < Math.max(1, accounts.length); i += 100) {
+      const chunk = accounts.slice(i, i + 100).map((a) => address(a));
+      const answer = await this.rpc
+        .getMultipleAccounts(chunk, { commitment, encoding: "base64", ...(slot > 0 ? { minContextSlot: BigInt(slot) } : {}) })
+        .send();
+      const at = Number(answer.context.slot);
+      if (i > 0 && at !== slot) sameSlot = false;
+      slot = Math.max(slot, at);
+      for (const v of answer.value) {
+        if (!v) {
+          values.push(null);
+          continue;
+        }
+        const data = Buffer.from(v.data[0], "base64");
+        values.push({ lamports: BigInt(v.lamports), tokenAmount: data.length === 165 ? data.readBigUInt64LE(64) : null });
+      }
+    }
+    return { slot, sameSlot, values };
+  }
+
   /** A mint's owner program and decimals (SPL Mint layout: decimals at byte 44), or null when there is no such account. */
   async mint(account: string): Promise<{ program: string; decimals: number | null } | null> {
     const info = await this.rpc.getAccountInfo(address(account), { commitment: "confirmed", encoding: "base64" }).send();

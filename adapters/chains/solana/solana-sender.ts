@@ -1,7 +1,7 @@
 import type { Base64EncodedWireTransaction } from "@solana/kit";
 import type { TransferStatus } from "../../../src/ports/public";
 import type { SolanaContext } from "./solana-context";
-import { ProgramRefused, type SignatureStatus, describe } from "./solana-rpc";
+import { ProgramRefused, type SignatureStatus, type SolanaRpc, describe } from "./solana-rpc";
 import type { SolanaAttempt, SolanaPlan, SolanaTransactionRecord } from "./solana-state";
 import { MAX_COMPUTE_UNITS, buildTransaction } from "./solana-transactions";
 
@@ -189,19 +189,7 @@ export class SolanaSender {
     const ctx = this.ctx;
     if (record.status !== "signed") return record.feeLamports === null ? undefined : BigInt(record.feeLamports);
     const landed = await ctx.rpc.transaction(signature, "finalized");
-    let feeLamports: bigint | null = null;
-    if (landed) {
-      const hot = await ctx.hotWallet();
-      const at = landed.keys.indexOf(hot);
-      if (at >= 0) {
-        let spent = landed.pre[at]! - landed.post[at]!;
-        if (failure === null && record.plan.type === "sol") {
-          if (record.plan.from === hot) spent -= BigInt(record.plan.lamports);
-          if (record.plan.to === hot) spent += BigInt(record.plan.lamports);
-        }
-        feeLamports = spent;
-      }
-    }
+    const feeLamports = landed ? feePayerPaid(landed, record, await ctx.hotWallet(), failure) : null;
     await ctx.transaction(async (tx) => {
       const stored = await tx.getTransaction(record.transferId, true);
       if (!stored || stored.status !== "signed") return;
@@ -216,4 +204,23 @@ export class SolanaSender {
     });
     return feeLamports ?? undefined;
   }
+}
+
+/** A landed transaction as `SolanaRpc.transaction` reads it. */
+type LandedTransaction = NonNullable<Awaited<ReturnType<SolanaRpc["transaction"]>>>;
+
+/**
+ * What the fee payer (the hot wallet) paid for a landed transaction of the adapter's: the fall of
+ * its lamports, less the SOL the transfer itself moved out of it (plus what it moved into it):
+ * the fees, and the rent of accounts it created. Null when the hot wallet is not among its keys.
+ */
+export function feePayerPaid(landed: LandedTransaction, record: Pick<SolanaTransactionRecord, "plan">, hot: string, failure: string | null): bigint | null {
+  const at = landed.keys.indexOf(hot);
+  if (at < 0) return null;
+  let spent = landed.pre[at]! - landed.post[at]!;
+  if (failure === null && record.plan.type === "sol") {
+    if (record.plan.from === hot) spent -= BigInt(record.plan.lamports);
+    if (record.plan.to === hot) spent += BigInt(record.plan.lamports);
+  }
+  return spent;
 }

@@ -129,6 +129,16 @@ export class SolanaState {
     ]);
   }
 
+  /** Every transaction the adapter made (reconciliation reads them all: their fees, their sweeps). */
+  async listTransactions(): Promise<SolanaTransactionRecord[]> {
+    return (await this.tx.list({ prefix: "tx/" })).map((e) => e.value as unknown as SolanaTransactionRecord);
+  }
+
+  /** Every deposit the adapter read (reconciliation: what each deposit account should hold). */
+  async listDeposits(): Promise<SolanaDepositRecord[]> {
+    return (await this.tx.list({ prefix: "dep/" })).map((e) => e.value as unknown as SolanaDepositRecord);
+  }
+
   async findTransactionBySignature(signature: string): Promise<SolanaTransactionRecord | undefined> {
     const id = (await this.tx.get([`sig/${signature}`])).get(`sig/${signature}`) as string | undefined;
     return id === undefined ? undefined : this.getTransaction(id);

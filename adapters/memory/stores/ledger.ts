@@ -54,6 +54,21 @@ export function ledgerStore(m: MemoryTx): LedgerStore {
     async listBalances(accountId) {
       return [...t.balances.values()].filter((b) => b.accountId === accountId).sort(compareKeys);
     },
+    async listBalanceTotals({ livemode, chain }) {
+      const sums = new Map<string, { asset: string; book: BalanceRecord["book"]; amount: bigint }>();
+      for (const b of t.balances.values()) {
+        if (b.chain !== chain || t.accounts.get(b.accountId)?.livemode !== livemode) continue;
+        const k = `${b.asset}\u0000${b.book}`;
+        const sum = sums.get(k) ?? { asset: b.asset, book: b.book, amount: 0n };
+        sums.set(k, { ...sum, amount: sum.amount + b.amount });
+      }
+      return [...sums.values()].sort((a, b) => (a.asset < b.asset ? -1 : a.asset > b.asset ? 1 : a.book < b.book ? -1 : a.book > b.book ? 1 : 0));
+    },
+    async listActiveReservations({ livemode, chain }) {
+      return [...t.reservations.values()]
+        .filter((r) => r.status === "active" && r.chain === chain && t.accounts.get(r.accountId)?.livemode === livemode)
+        .sort((a, b) => (a.accountId < b.accountId ? -1 : a.accountId > b.accountId ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    },
     async listEntries(accountId, filter) {
       const ids = filter.ids ? new Set(filter.ids) : null;
       return t.entries.filter(

@@ -130,6 +130,23 @@ export function ledgerStore(tx: PgTxContext): LedgerStore {
       );
       return rows.map(BALANCES.fromRow);
     },
+    async listBalanceTotals({ livemode, chain }) {
+      const { rows } = await tx.read(
+        `SELECT b.asset, b.book, sum(b.amount) AS amount FROM ${s}.balances b JOIN ${s}.accounts a ON a.id = b.account_id
+         WHERE a.livemode = $1 AND b.chain = $2 GROUP BY b.asset, b.book ORDER BY b.asset, b.book`,
+        [livemode, chain],
+      );
+      return rows.map((r) => ({ asset: String(r.asset), book: String(r.book) as BalanceRecord["book"], amount: BigInt(String(r.amount)) }));
+    },
+    async listActiveReservations({ livemode, chain }) {
+      // the partial index of active reservations (migration 24): resolved ones are never read
+      const { rows } = await tx.read(
+        `SELECT r.* FROM ${s}.reservations r JOIN ${s}.accounts a ON a.id = r.account_id
+         WHERE r.status = 'active' AND r.chain = $2 AND a.livemode = $1 ORDER BY r.account_id, r.id`,
+        [livemode, chain],
+      );
+      return rows.map(RESERVATIONS.fromRow);
+    },
     async listEntries(accountId, filter) {
       const params: unknown[] = [accountId];
       let where = "account_id = $1";

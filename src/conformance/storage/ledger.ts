@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { LedgerEntryRecord, LedgerPageQuery, ReservationRecord } from "../../ports/storage";
-import { type SuiteContext, T0, entries, keysOf } from "./fixtures";
+import type { BalanceRecord, LedgerEntryRecord, LedgerPageQuery, ReservationRecord } from "../../ports/storage";
+import { type SuiteContext, T0, account, entries, keysOf } from "./fixtures";
 
 export function ledgerSuite(s: SuiteContext): void {
   describe("ledger", () => {
@@ -125,6 +125,54 @@ export function ledgerSuite(s: SuiteContext): void {
         );
       });
       expect(await s.inspect.entries("acct_b")).toHaveLength(2);
+    });
+
+    it("sums the books of every account of one mode on one chain, per asset and book, and lists their active reservations (reconciliation)", async () => {
+      await s.storage.transaction(async (tx) => {
+        await tx.accounts.insertAccount(account("acct_a"));
+        await tx.accounts.insertAccount(account("acct_b"));
+        await tx.accounts.insertAccount({ ...account("acct_l"), livemode: true });
+      });
+      const fund = (accountId: string, chain: string, asset: string, amount: bigint, seq: number) =>
+        s.storage.transaction(async (tx) => {
+          const lines: [BalanceRecord["book"], bigint][] = [
+            ["available", amount],
+            ["counter:inbound", -amount],
+          ];
+          await tx.ledger.lockBalances(lines.map(([book]) => ({ accountId, asset, chain, book })));
+          await tx.ledger.appendEntries(entries(accountId, lines, seq).map((e) => ({ ...e, asset, chain })));
+        });
+      await fund("acct_a", "base", "USDC", 70n, 0);
+      await fund("acct_b", "base", "USDC", 5n, 10);
+      await fund("acct_b", "base", "ETH", 9n, 20);
+      await fund("acct_a", "solana", "USDC", 1_000n, 30); // another chain
+      await fund("acct_l", "base", "USDC", 400n, 40); // another mode
+      const totals = await s.storage.transaction((tx) => tx.ledger.listBalanceTotals({ livemode: false, chain: "base" }));
+      expect(totals.map((t) => `${t.asset}/${t.book}=${t.amount}`)).toEqual([
+        "ETH/available=9",
+        "ETH/counter:inbound=-9",
+        "USDC/available=75",
+        "USDC/counter:inbound=-75",
+      ]);
+      expect(await s.storage.transaction((tx) => tx.ledger.listBalanceTotals({ livemode: true, chain: "base" }))).toEqual([
+        { asset: "USDC", book: "available", amount: 400n },
+        { asset: "USDC", book: "counter:inbound", amount: -400n },
+      ]);
+      expect(await s.storage.transaction((tx) => tx.ledger.listBalanceTotals({ livemode: true, chain: "polygon" }))).toEqual([]);
+      const active = { ...reservation("rsv_01aaaaaaaaaaaaaaaaaaaaaa01", 10n), resource: "po_a" };
+      const resolved = { ...reservation("rsv_01aaaaaaaaaaaaaaaaaaaaaa02", 10n), status: "resolved" as const, remaining: 0n, resolvedAt: T0 };
+      const elsewhere = { ...reservation("rsv_01aaaaaaaaaaaaaaaaaaaaaa03", 10n), chain: "solana" };
+      const live = { ...reservation("rsv_01aaaaaaaaaaaaaaaaaaaaaa04", 10n), accountId: "acct_l" };
+      const other = { ...reservation("rsv_01aaaaaaaaaaaaaaaaaaaaaa00", 3n), accountId: "acct_b", resource: "sw_b" };
+      await s.storage.transaction((tx) => tx.ledger.insertReservations([active, resolved, elsewhere, live, other]));
+      expect(await s.storage.transaction((tx) => tx.ledger.listActiveReservations({ livemode: false, chain: "base" }))).toEqual([active, other]);
+      expect(await s.storage.transaction((tx) => tx.ledger.listActiveReservations({ livemode: true, chain: "base" }))).toEqual([live]);
+      // a reservation resolved later is no longer listed
+      await s.storage.transaction(async (tx) => {
+        await tx.ledger.lockReservation("acct_a", active.id);
+        await tx.ledger.updateReservation({ ...active, remaining: 0n, status: "resolved", resolvedAt: T0 + 1 });
+      });
+      expect(await s.storage.transaction((tx) => tx.ledger.listActiveReservations({ livemode: false, chain: "base" }))).toEqual([other]);
     });
 
     it("stores, locks and updates reservations", async () => {

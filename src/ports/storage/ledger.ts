@@ -69,6 +69,18 @@ export interface LedgerStore {
   appendEntries(entries: LedgerEntryRecord[]): Promise<void>;
   /** Balance rows of an account (all books), for reads; no locks. */
   listBalances(accountId: string): Promise<BalanceRecord[]>;
+  /**
+   * What every account of one mode holds on `chain`, summed per asset and book (customer books
+   * and counter-accounts alike), as committed; no locks. Only (asset, book) pairs with a row are
+   * answered. Reconciliation compares it with the chain (docs/reconciliation.md).
+   */
+  listBalanceTotals(filter: { livemode: boolean; chain: string }): Promise<{ asset: string; book: Book; amount: bigint }[]>;
+  /**
+   * The active reservations on `chain` of every account of one mode (what the books still hold
+   * for legs and conversions under way), in (account, id) order; no locks. PostgreSQL reads
+   * them from a partial index of active reservations, so resolved ones cost nothing.
+   */
+  listActiveReservations(filter: { livemode: boolean; chain: string }): Promise<ReservationRecord[]>;
   /** Entries of an account by resource id or by entry ids, oldest first. */
   listEntries(accountId: string, filter: { resource?: string; ids?: string[] }): Promise<LedgerEntryRecord[]>;
   /**

@@ -159,6 +159,8 @@ export class DepositIngestion {
         settlement.shortfall = (await this.post(uow, doc, settlement, move)).toString();
         settlement.ledger = move.state;
       }
+    } else {
+      await this.hold(uow, doc, settlement, t.finality);
     }
     if (!existing) {
       const delayMs = Math.max(0, uow.now - t.seenAt);
@@ -169,6 +171,25 @@ export class DepositIngestion {
     else settlements.push(settlement);
     const unsupported = !existing && (settlement.reason === "unsupported_chain" || settlement.reason === "unsupported_asset");
     return { doc: { ...doc, settlements }, unsupported };
+  }
+
+  /**
+   * A deposit credited to no account is still money the engine's addresses hold: it is booked
+   * from `counter:inbound` into `counter:unallocated` (the operator's to return or to credit by
+   * hand) while the chain has it, and back when a reorganisation removes it, each once.
+   */
+  private async hold(uow: UnitOfWork, doc: PaymentIntentDoc, s: SettlementDoc, finality: Finality): Promise<void> {
+    const amount = BigInt(s.amount);
+    const accountId = uow.ctx.accountId;
+    if (s.held === undefined && finality !== "reverted") {
+      const lines = transfer(s.asset, s.chain, COUNTER.inbound, COUNTER.unallocated, amount);
+      expectOk(await uow.ledger.post({ accountId, resource: doc.id, transition: `${s.transferId}:unallocated`, lines }), "counters take any amount");
+      s.held = "held";
+    } else if (s.held === "held" && finality === "reverted") {
+      const lines = transfer(s.asset, s.chain, COUNTER.unallocated, COUNTER.inbound, amount);
+      expectOk(await uow.ledger.post({ accountId, resource: doc.id, transition: `${s.transferId}:released`, lines }), "counters take any amount");
+      s.held = "released";
+    }
   }
 
   /**

@@ -27,6 +27,12 @@ export interface SettlementDoc {
   /** Whether the deposit counts toward the intent (null reason) or is only recorded. */
   reason: NotCreditedReason | null;
   ledger: SettlementLedger;
+  /**
+   * For a deposit not credited (`reason`): whether the books hold it in the intent account's
+   * `counter:unallocated` (while the chain has it), or released it when a reorganisation removed
+   * it. Absent on settlements recorded before uncredited deposits were booked (none held).
+   */
+  held?: "held" | "released";
   /** Base units a reversal could not take back because the account had spent them. */
   shortfall: string;
   created: number;

@@ -4,6 +4,8 @@ import { type ListEnvelope, type PagedList, pagedList } from "../../lists/list-p
 import { startMachine, stepMachine } from "../../engine/machine-step";
 import { endpointStatus, webhookEndpointMachine, type WebhookEndpointEvent } from "./webhook-endpoint-machine";
 
+import { addEngineWideSubscriber } from "../../events/engine-wide";
+import type { UnitOfWork } from "../../engine/unit-of-work";
 import { systemContext, type ModuleDeps, type ReadTx, type RequestContext } from "../../engine/context";
 import type { Stored } from "../../engine/doc-store";
 import { applyMetadata, newMetadata } from "../../metadata/metadata";
@@ -47,7 +49,14 @@ export class WebhookEndpointsService {
   /** Changes this process made to endpoints, by id (see `revision`). */
   private readonly revisions = new Map<string, number>();
 
-  constructor(private readonly deps: Pick<ModuleDeps, "config" | "cursors" | "delivery" | "ids" | "parse" | "random" | "storage">) {}
+  constructor(private readonly deps: Pick<ModuleDeps, "catalogue" | "config" | "cursors" | "delivery" | "ids" | "parse" | "random" | "storage">) {}
+
+  /** An endpoint naming an engine-wide event type makes its account one that receives it (`src/events/engine-wide.ts`). */
+  private async subscribeEngineWide(uow: UnitOfWork, doc: WebhookEndpointDoc): Promise<void> {
+    for (const type of doc.enabledEvents) {
+      if (this.deps.catalogue.event(type)?.engineWide) await addEngineWideSubscriber(uow.tx, type, uow.ctx.livemode, uow.ctx.accountId);
+    }
+  }
 
   /**
    * How often this process has changed the endpoint since it started (update, rotation, delete,
@@ -101,6 +110,7 @@ export class WebhookEndpointsService {
           headers: headers.value,
         };
         await WEBHOOK_ENDPOINTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
+        await this.subscribeEngineWide(uow, doc);
         await audit(uow, "webhook_endpoint.created", null, doc);
         return ok(presentEndpoint(doc, secret));
       },
@@ -166,6 +176,7 @@ export class WebhookEndpointsService {
           doc = change.status === "enabled" ? { ...moved, failingSince: null } : moved;
         }
         await WEBHOOK_ENDPOINTS.update(uow.tx, stored, doc, uow.now);
+        if (events.value !== undefined) await this.subscribeEngineWide(uow, doc);
         const disabling = doc.state !== stored.doc.state && doc.state !== "enabled";
         await audit(uow, disabling ? "webhook_endpoint.disabled" : "webhook_endpoint.updated", stored.doc, doc);
         return ok(presentEndpoint(doc));

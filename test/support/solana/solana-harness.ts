@@ -1,5 +1,6 @@
 import {
   type Instruction,
+  type TransactionSigner,
   type KeyPairSigner,
   address,
   appendTransactionMessageInstructions,
@@ -57,7 +58,7 @@ export interface SolanaWorld {
    * withdrawal): USDC outputs create each owner's ATA once, then transfer; SOL outputs are system
    * transfers. The same owner may appear more than once, assets mixed.
    */
-  payMany(outputs: readonly { owner: string; amount: bigint; asset?: "USDC" | "SOL" }[]): Promise<string>;
+  payMany(outputs: readonly { owner: string; amount: bigint; asset?: "USDC" | "SOL" }[], options?: { from?: TransactionSigner }): Promise<string>;
   usdcOf(owner: string): Promise<bigint>;
   close(): Promise<void>;
 }
@@ -82,6 +83,7 @@ export async function solanaWorld(options: { finalityDepth?: number; blockhashVa
   const send = async (
     outputs: readonly { owner: string; amount: bigint; asset?: "USDC" | "SOL" }[],
     viaLookupTable: { owner: string; asset: "USDC" | "SOL" } | null,
+    from: TransactionSigner = payer,
   ): Promise<string> => {
     const n = world.node;
     const { blockhash, lastValidBlockHeight } = n.latestBlockhash("confirmed");
@@ -89,20 +91,20 @@ export async function solanaWorld(options: { finalityDepth?: number; blockhashVa
     const ixs: Instruction[] = [];
     for (const { owner, amount, asset = "USDC" } of outputs) {
       if (asset === "SOL") {
-        ixs.push(getTransferSolInstruction({ source: payer, destination: address(owner), amount }));
+        ixs.push(getTransferSolInstruction({ source: from, destination: address(owner), amount }));
         continue;
       }
       const ata = await associatedTokenAccount(owner, mint);
       if (!created.has(ata)) {
         created.add(ata);
-        ixs.push(getCreateAssociatedTokenIdempotentInstruction({ payer, ata: address(ata), owner: address(owner), mint: address(mint) }));
+        ixs.push(getCreateAssociatedTokenIdempotentInstruction({ payer: from, ata: address(ata), owner: address(owner), mint: address(mint) }));
       }
       ixs.push(
         getTransferCheckedInstruction({
-          source: address(await associatedTokenAccount(payer.address, mint)),
+          source: address(await associatedTokenAccount(from.address, mint)),
           mint: address(mint),
           destination: address(ata),
-          authority: payer,
+          authority: from,
           amount,
           decimals: USDC_DECIMALS,
         }),
@@ -110,7 +112,7 @@ export async function solanaWorld(options: { finalityDepth?: number; blockhashVa
     }
     let message = pipe(
       createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(payer, m),
+      (m) => setTransactionMessageFeePayerSigner(from, m),
       (m) => setTransactionMessageLifetimeUsingBlockhash({ blockhash: blockhash as never, lastValidBlockHeight: BigInt(lastValidBlockHeight) }, m),
       (m) => appendTransactionMessageInstructions(ixs, m),
     );
@@ -139,8 +141,8 @@ export async function solanaWorld(options: { finalityDepth?: number; blockhashVa
     pay(owner, amount, asset = "USDC", options = {}) {
       return send([{ owner, amount, asset }], options.viaLookupTable ? { owner, asset } : null);
     },
-    payMany(outputs) {
-      return send(outputs, null);
+    payMany(outputs, options = {}) {
+      return send(outputs, null, options.from);
     },
     async usdcOf(owner) {
       return world.node.tokenBalance(await associatedTokenAccount(owner, mint));

@@ -270,6 +270,34 @@ export class SvmNode {
     return getTokenDecoder().decode(account.data);
   }
 
+  /**
+   * An account as it stood at the end of block `slot` (what a node answers at a commitment whose
+   * slot that is): what it holds now, less what the transactions of later blocks of the chain
+   * changed, lamports and, for a token account, its amount. Null when it did not exist then.
+   * Accounts written directly (test setup) count as always having been so.
+   */
+  accountAt(at: string, slot: number): { lamports: bigint; tokenAmount: bigint | null; data: Uint8Array; owner: string; executable: boolean } | null {
+    const account = this.svm.getAccount(address(at));
+    if (!account.exists) return null;
+    let lamports: bigint = account.lamports;
+    let tokenAmount = this.tokenAccount(at)?.amount ?? null;
+    const units = (list: WireTokenBalance[], index: number) => BigInt(list.find((b) => b.accountIndex === index)?.uiTokenAmount.amount ?? "0");
+    for (const block of this.blocks) {
+      if (block.slot <= slot) continue;
+      for (const sig of block.signatures) {
+        const l = this.landed.get(sig)!;
+        const i = l.accountKeys.indexOf(at);
+        if (i < 0) continue;
+        lamports -= BigInt(l.postBalances[i]!) - BigInt(l.preBalances[i]!);
+        if (tokenAmount !== null) tokenAmount -= units(l.postTokenBalances, i) - units(l.preTokenBalances, i);
+      }
+    }
+    if (lamports === 0n) return null; // made by a later block
+    const data = new Uint8Array(account.data);
+    if (tokenAmount !== null) new DataView(data.buffer).setBigUint64(64, tokenAmount, true);
+    return { lamports, tokenAmount, data, owner: account.programAddress, executable: account.executable };
+  }
+
   mintDecimals(mint: string): number {
     const account = this.svm.getAccount(address(mint));
     if (!account.exists) throw new Error(`no mint ${mint}`);

@@ -111,6 +111,29 @@ function answer(node: SvmNode, method: string, params: Params): unknown {
         },
       };
     }
+    case "getMultipleAccounts": {
+      // accounts as they stood at the commitment's slot (the one method here that answers state at
+      // a commitment: the others answer the tip's), so context.slot says what the values are of
+      const c = commitmentOf(params, 1);
+      const encoding = config(params, 1).encoding ?? "base64";
+      if (encoding !== "base64") throw new RpcError(-32602, `Invalid params: encoding ${String(encoding)} is not served here`);
+      const slot = node.slotAt(c ?? "finalized");
+      return {
+        context: { slot, apiVersion: "2.2.0" },
+        value: (params[0] as string[]).map((a) => {
+          const account = node.accountAt(a, slot);
+          if (!account) return null;
+          return {
+            data: [Buffer.from(account.data).toString("base64"), "base64"],
+            executable: account.executable,
+            lamports: Number(account.lamports),
+            owner: account.owner,
+            rentEpoch: 0,
+            space: account.data.length,
+          };
+        }),
+      };
+    }
     case "getTokenAccountBalance": {
       const c = commitmentOf(params, 1);
       const token = node.tokenAccount(String(params[0]));

@@ -319,4 +319,15 @@ async function run(w: EvmWorld, steps: Step[]): Promise<void> {
   let custody = await node.tokenBalance(token, w.hot);
   for (const i of intents) custody += await node.tokenBalance(token, i.address);
   expect(custody).toBe(HOT_TOKENS + deposited - paidOut);
+
+  // reconciliation: what the chain holds agrees with the books to the base unit, for the token and
+  // for ETH (the gas of every payout, top-up and sweep), now and at every reading while it ran
+  const reading = (await engine.reconciliations.run(ctx, { chain: "base" }))._unsafeUnwrap();
+  expect(reading.deferred).toEqual([]);
+  expect(reading.data.map((r) => [r.asset, r.status, r.difference]).sort()).toEqual([
+    ["ETH", "balanced", "0"],
+    ["USDC", "balanced", "0"],
+  ]);
+  const drifts = (await engine.reconciliations.list(ctx, { status: "drift" }))._unsafeUnwrap();
+  expect(drifts.data.map((r) => `${r.chain} ${r.asset} ${r.difference}`)).toEqual([]);
 }

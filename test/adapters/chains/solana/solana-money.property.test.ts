@@ -355,4 +355,16 @@ async function run(w: SolanaWorld, steps: Step[]): Promise<void> {
   let custody = await w.usdcOf(w.hot);
   for (const i of intents) custody += await w.usdcOf(i.address);
   expect(custody).toBe(HOT_USDC + deposited - paidOut.USDC);
+
+  // reconciliation: what the chain holds agrees with the books to the base unit, for USDC and for
+  // SOL (every fee and every recipient account's rent the hot wallet paid), now and at every
+  // reading while it ran
+  const reading = (await engine.reconciliations.run(ctx, { chain: "solana" }))._unsafeUnwrap();
+  expect(reading.deferred).toEqual([]);
+  expect(reading.data.map((r) => [r.asset, r.status, r.difference]).sort()).toEqual([
+    ["SOL", "balanced", "0"],
+    ["USDC", "balanced", "0"],
+  ]);
+  const drifts = (await engine.reconciliations.list(ctx, { status: "drift" }))._unsafeUnwrap();
+  expect(drifts.data.map((r) => `${r.chain} ${r.asset} ${r.difference}`)).toEqual([]);
 }

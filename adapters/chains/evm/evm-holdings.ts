@@ -1,0 +1,150 @@
+import type { ChainHoldings, HoldingsRequest } from "../../../src/ports/public";
+import type { EvmContext } from "./evm-context";
+import { TRANSFER_TOPIC } from "./evm-deposits";
+import type { EvmTransactionRecord } from "./evm-state";
+
+/** How far back explanations look when nothing balanced yet (blocks). */
+const FIRST_SEARCH_BLOCKS = 5_000;
+/** Blocks per `eth_getLogs` call of the search for unknown transfers. */
+const LOG_RANGE = 2_000;
+
+/** A transaction of the adapter's as the chain has it at the reading's block. */
+interface Carried {
+  record: EvmTransactionRecord;
+  /** The chain carried it (mined at or below the block): its gas was paid. */
+  mined: boolean;
+  /** Mined without reverting: its value moved. */
+  succeeded: boolean;
+  gasCost: bigint;
+  txHash: string | null;
+}
+
+/**
+ * What the wallet's addresses hold of one asset on one chain, read from the node at one block
+ * (`ChainAdapter.holdings`, docs/reconciliation.md): the scan tip of the deposit reader, so every
+ * deposit up to it was read (the engine polls first). Balances are asked at that block; what the
+ * adapter's own transactions paid for gas, and whether the engine's unbooked legs were carried,
+ * are read from their receipts, counting only those mined at or below it. Each deposit address's
+ * `expected` is the token deposits read on it less the sweeps moved out of it (null for the
+ * native asset: gas top-ups and sweeps' gas leave dust the adapter does not follow). Unknown
+ * transfers are the token's `Transfer` logs into the hot wallet or an address holding more than
+ * expected, and out of the hot wallet, that no transaction or deposit of the adapter accounts for
+ * (the native asset moves without logs: an outside transfer of ETH shows as a difference only).
+ *
+ * A reading costs a balance call per derived address and a scan of the adapter's records of the
+ * chain: fine to many thousands of intents (docs/reconciliation.md says what scales it further).
+ */
+export class EvmHoldings {
+  constructor(private readonly ctx: EvmContext) {}
+
+  async read(request: HoldingsRequest): Promise<ChainHoldings | null> {
+    const ctx = this.ctx;
+    const native = request.asset === ctx.nativeAsset;
+    const token = ctx.tokens.get(request.asset);
+    if (!native && !token) return null;
+    const hot = await ctx.hotWallet();
+    const { tip, addresses, records, deposits } = await ctx.transaction(async (tx) => ({
+      tip: await tx.getScanTip(ctx.chain),
+      addresses: await tx.listAddresses(hot),
+      records: await tx.listTransactions(ctx.chain),
+      deposits: (await tx.listDeposits(ctx.chain, { minBlock: 0 })).filter((d) => d.asset === request.asset),
+    }));
+    const at = tip?.number ?? (await ctx.rpc.blockNumber());
+    const balanceOf = (address: string) =>
+      native
+        ? ctx.rpc.balance(address, at)
+        : ctx.rpc.call({ to: token!, data: `0x70a08231${address.slice(2).toLowerCase().padStart(64, "0")}` }, at).then((r) => BigInt(r));
+    const carried = await Promise.all(records.map((r) => this.carried(r, at)));
+    const feesPaid = native ? carried.reduce((sum, c) => sum + (c.mined ? c.gasCost : 0n), 0n) : 0n;
+    const unbooked = new Set(request.unbooked);
+    const depositAddresses: ChainHoldings["depositAddresses"] = [];
+    for (const a of addresses) {
+      const amount = await balanceOf(a.address);
+      if (amount === 0n) continue;
+      let expected: bigint | null = null;
+      if (!native) {
+        const key = a.address.toLowerCase();
+        const read = deposits
+          .filter((d) => d.address.toLowerCase() === key && d.revertedAt === null && d.blockNumber <= at)
+          .reduce((sum, d) => sum + d.amount, 0n);
+        const swept = carried
+          .filter((c) => c.succeeded && c.record.kind === "sweep" && c.record.asset === request.asset && c.record.from.toLowerCase() === key)
+          .reduce((sum, c) => sum + c.record.amount, 0n);
+        expected = read - swept;
+      }
+      depositAddresses.push({ address: a.address, amount, expected });
+    }
+    const hotAmount = await balanceOf(hot);
+    const excess = depositAddresses.filter((d) => d.expected !== null && d.amount > d.expected).map((d) => d.address);
+    const unknownTransfers = token ? await this.unknownTransfers(token, hot, excess, request.since, at, carried, deposits) : [];
+    return {
+      at: String(at),
+      hotWallet: { address: hot, amount: hotAmount },
+      depositAddresses,
+      feesPaid,
+      carried: carried.filter((c) => c.succeeded && unbooked.has(c.record.transferId)).map((c) => c.record.transferId),
+      unknownTransfers,
+    };
+  }
+
+  /** Whether the chain carried a transaction of the adapter's at or below block `at`, and its gas. */
+  private async carried(record: EvmTransactionRecord, at: number): Promise<Carried> {
+    const none: Carried = { record, mined: false, succeeded: false, gasCost: 0n, txHash: null };
+    if (record.status === "rejected" || record.attempts.length === 0) return none;
+    if (record.status === "final" || (record.status === "failed" && record.gasCost !== null)) {
+      // settled at finality: mined well below any block read since
+      return { record, mined: true, succeeded: record.status === "final", gasCost: record.gasCost ?? 0n, txHash: record.minedHash };
+    }
+    if (record.status === "failed") return none; // dropped: its nonce went to another transaction
+    for (const attempt of [...record.attempts].reverse()) {
+      const receipt = await this.ctx.rpc.receipt(attempt.txHash);
+      if (!receipt || receipt.blockNumber > at) continue;
+      return {
+        record,
+        mined: true,
+        succeeded: receipt.status === "success",
+        gasCost: receipt.gasUsed * receipt.effectiveGasPrice,
+        txHash: attempt.txHash,
+      };
+    }
+    return none;
+  }
+
+  /** `Transfer` logs of `token` into the hot wallet or `watched`, or out of the hot wallet, in (since, at], that the adapter does not account for. */
+  private async unknownTransfers(
+    token: string,
+    hot: string,
+    watched: readonly string[],
+    since: string | null,
+    at: number,
+    carried: readonly Carried[],
+    deposits: readonly { transferId: string }[],
+  ): Promise<ChainHoldings["unknownTransfers"]> {
+    const ctx = this.ctx;
+    const from = Math.max(0, since === null ? at - FIRST_SEARCH_BLOCKS : Number(since) + 1);
+    const ours = new Set(carried.flatMap((c) => c.record.attempts.map((a) => a.txHash.toLowerCase())));
+    const read = new Set(deposits.map((d) => d.transferId));
+    const topic = (address: string) => `0x${address.slice(2).toLowerCase().padStart(64, "0")}`;
+    const found: ChainHoldings["unknownTransfers"] = [];
+    for (let start = from; start <= at; start += LOG_RANGE) {
+      const end = Math.min(at, start + LOG_RANGE - 1);
+      const range = { fromBlock: start, toBlock: end, address: [token] };
+      const into = await ctx.rpc.logs({ ...range, topics: [TRANSFER_TOPIC, null, [hot, ...watched].map(topic)] });
+      const out = await ctx.rpc.logs({ ...range, topics: [TRANSFER_TOPIC, topic(hot)] });
+      for (const log of [...into, ...out]) {
+        if (log.removed || ours.has(log.transactionHash.toLowerCase()) || read.has(`${ctx.chain}:${log.blockHash}:${log.logIndex}`)) continue;
+        const to = `0x${log.topics[2]!.slice(-40)}`.toLowerCase();
+        const fromHot = `0x${log.topics[1]!.slice(-40)}`.toLowerCase() === hot.toLowerCase();
+        const amount = BigInt(log.data);
+        if (fromHot && to === hot.toLowerCase()) continue; // to itself: nothing moved
+        found.push({
+          txHash: log.transactionHash,
+          address: fromHot ? hot : (watched.find((w) => w.toLowerCase() === to) ?? hot),
+          amount: fromHot ? -amount : amount,
+          at: String(log.blockNumber),
+        });
+      }
+    }
+    return found;
+  }
+}
