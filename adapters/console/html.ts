@@ -66,8 +66,8 @@ export function badge(status: string | null | undefined): Markup {
   const tone = GOOD.has(s) ? "good" : BAD.has(s) ? "bad" : "wait";
   return html`<span class="badge ${tone}">${s}</span>`;
 }
-const GOOD = new Set(["settled", "completed", "confirmed", "succeeded", "filled", "enabled", "available", "paid", "final", "active", "ready"]);
-const BAD = new Set(["failed", "canceled", "rejected", "reversed", "disabled", "expired", "blocked", "revoked", "completed_with_errors"]);
+const GOOD = new Set(["settled", "completed", "confirmed", "succeeded", "filled", "enabled", "available", "paid", "final", "active", "ready", "balanced"]);
+const BAD = new Set(["failed", "canceled", "rejected", "reversed", "disabled", "expired", "blocked", "revoked", "completed_with_errors", "drift"]);
 
 export function link(base: string, path: string, text: string): Markup {
   return html`<a href="${base}${path}">${text}</a>`;

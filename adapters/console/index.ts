@@ -12,6 +12,7 @@ import { intentPages } from "./pages/intents";
 import { keyPages } from "./pages/keys";
 import { overviewPages } from "./pages/overview";
 import { payoutPages } from "./pages/payouts";
+import { reconciliationPages } from "./pages/reconciliations";
 import { reportPages } from "./pages/reports";
 import { tradingPages } from "./pages/trading";
 
@@ -29,14 +30,15 @@ const CONSOLE_NAV = [
   { href: "/webhook_endpoints", label: "Webhooks" },
   { href: "/api_keys", label: "API keys" },
   { href: "/reports", label: "Reports" },
+  { href: "/reconciliations", label: "Reconciliation" },
 ] as const;
 
-/** The operator console: balances, payouts and batches (live), intents, trading, events, webhooks, keys, reports. Mount it at `basePath` (default `/console`). */
+/** The operator console: balances, payouts and batches (live), intents, trading, events, webhooks, keys, reports, reconciliation. Mount it at `basePath` (default `/console`). */
 export function createConsole(engine: ConsoleEngine, options: ConsoleOptions): Hono<any> {
   return consoleSurface(engine, options, {
     defaultBase: "/console",
     nav: CONSOLE_NAV,
-    pages: [overviewPages, payoutPages, intentPages, tradingPages, eventPages, endpointPages, keyPages, reportPages],
+    pages: [overviewPages, payoutPages, intentPages, tradingPages, eventPages, endpointPages, keyPages, reportPages, reconciliationPages],
   });
 }
 

@@ -34,6 +34,8 @@ const DERIVED_VIEWS: Record<string, string> = {
   Settlement: "the deposit's ledger state and finality (payment-intent-doc.ts settlementStatus)",
   ApiKey: "revocation and expiry at the time of reading (api-keys-service.ts)",
   WebhookDelivery: "the outcome of one attempt, which never changes once logged",
+  Reconciliation: "one reading of a chain against the books, which never changes once kept (reconciler.ts)",
+  ReconciliationSummary: "the same reading as lists show it",
 };
 
 function statusEnums(): Map<string, readonly string[]> {

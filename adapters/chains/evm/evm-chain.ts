@@ -246,12 +246,12 @@ export class EvmChain implements ChainAdapter {
   }
 
   async depositAddress(_chain: string, _asset: string, intentId: string): Promise<string> {
-    await this.verified();
     const ctx = this.ctx;
     const wallet = await this.hotWallet();
     const key = `${ctx.chain}:${intentId}`;
     const known = await ctx.transaction((tx) => tx.getAddress(wallet, key));
     if (known) return known.address;
+    await this.verified(); // a new address only on the chain the settings name
     const head = await ctx.rpc.blockNumber();
     return ctx.transaction(async (tx) => {
       const again = await tx.getAddress(wallet, key);

@@ -208,10 +208,10 @@ export class SolanaChain implements ChainAdapter {
   }
 
   async depositAddress(_chain: string, _asset: string, intentId: string): Promise<string> {
-    await this.gate.passed();
     const ctx = this.ctx;
     const known = await ctx.transaction((tx) => tx.getAddress(intentId));
     if (known) return known.address;
+    await this.gate.passed(); // a new address only when the mints checked out
     return ctx
       .transaction(async (tx) => {
         const index = await tx.takeAddressIndex(); // locks the counter: a concurrent call for the intent waits here

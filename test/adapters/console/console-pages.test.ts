@@ -66,6 +66,23 @@ describe("the operator console (memory)", () => {
     }
   });
 
+  it("shows reconciliations: runs them from a form, lists each chain and asset, and a reading's parts and explanation", async () => {
+    const ran = await post("/reconciliations/run", { idempotency_key: "rec-run-1" });
+    expect(ran.status).toBe(303);
+    const list = await page("/reconciliations");
+    expect(list.status).toBe(200);
+    expect(list.text).toContain("Reconcile every chain now");
+    const id = /href="\/console\/reconciliations\/(rec_[0-9a-z]+)"/.exec(list.text)?.[1];
+    expect(id).toBeDefined();
+    const one = await page(`/reconciliations/${id}`);
+    expect(one.status).toBe(200);
+    for (const part of ["On chain", "In the books", "Network fees paid", "What explains the difference", "Transfers the engine neither made nor read"]) {
+      expect(one.text).toContain(part);
+    }
+    expect(one.text).not.toContain("Accept the difference"); // balanced: nothing to accept
+    expect((await page("/reconciliations?status=drift")).text).toContain("No reading yet.");
+  });
+
   it("answers 401 without a grant, and refuses a form from another site", async () => {
     const saved = grant;
     grant = null;

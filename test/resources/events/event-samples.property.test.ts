@@ -126,6 +126,17 @@ function problems(type: EventType, o: any): string[] {
     case "account":
       check(o.object === "account" && typeof o.policy === "object", "an account with its policy");
       break;
+    case "reconciliation": {
+      check(o.object === "reconciliation" && o.status === "drift", "a drift");
+      const base = (v: string) => {
+        const negative = v.startsWith("-");
+        const [i, f = ""] = (negative ? v.slice(1) : v).split(".");
+        return (negative ? -1n : 1n) * BigInt(i! + f.padEnd(18, "0"));
+      };
+      check(base(o.difference) === base(o.on_chain) - base(o.in_books), "difference = on_chain − in_books");
+      check(base(o.difference) !== 0n || o.explanation.addresses.length > 0, "something differs");
+      break;
+    }
     default:
       out.push(`no rule for ${type}`);
   }

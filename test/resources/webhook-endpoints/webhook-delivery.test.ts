@@ -23,7 +23,9 @@ for (const kind of storageKinds()) {
       receiver = await TestReceiver.start();
       w = await testWorld(kind, {
         delivery: createHttpDelivery({ allowPrivateNetworks: true }),
-        config: { webhookTimeoutMs: TIMEOUT_MS },
+        // the tests step the clock to the next due item (`runNext`): each chain's reconciliation,
+        // every 10 minutes by default, would be most of those steps
+        config: { webhookTimeoutMs: TIMEOUT_MS, reconcileEveryMs: 365 * 24 * 3_600_000 },
       });
     });
     afterEach(async () => {
