@@ -83,10 +83,12 @@ export interface EngineConfig {
    */
   platformFeeBps: number;
   /**
-   * How often each chain's holdings are compared with the books (docs/reconciliation.md; default
-   * 10 min). The first comparison of a chain comes this long after the engine starts.
+   * How often each live chain's holdings are compared with the books (docs/reconciliation.md;
+   * default 10 min). The first comparison of a chain comes this long after the engine starts.
    */
   reconcileEveryMs: number;
+  /** The same for the test mode's (simulated) chains: default an hour (nobody's money is at stake). */
+  reconcileTestEveryMs: number;
   /** How often a working limit order looks at the venues again (default 10 s). */
   limitOrderMatchIntervalMs: number;
   /**
@@ -137,6 +139,7 @@ export const DEFAULT_CONFIG: EngineConfig = {
   reportPageSize: 2_000,
   reportBuildLeaseMs: 15 * 60_000,
   reconcileEveryMs: 10 * 60_000,
+  reconcileTestEveryMs: 60 * 60_000,
 };
 
 /** What every service is built from; assembled once by `createEngine`. */

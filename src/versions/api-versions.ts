@@ -33,6 +33,21 @@ export const INITIAL_VERSION = "2026-01-01";
 
 const withoutApiVersion = ({ api_version: _, ...rest }: JsonObject): JsonObject => rest;
 
+/** A swap before its legs' executions were answered. */
+const swapWithoutExecutions = ({ executions: _, ...rest }: JsonObject): JsonObject => rest;
+
+/** A limit order before its fills named their transactions. */
+const fillsWithoutTransactions = (order: JsonObject): JsonObject => ({
+  ...order,
+  fills: ((order.fills as JsonObject[] | undefined) ?? []).map(({ tx_hash: _t, block: _b, executions: _e, ...fill }) => fill),
+});
+
+/** A quote before its venues carried amounts: as then, only venues of a positive weight. */
+const venuesWithoutAmounts = (quote: JsonObject): JsonObject => ({
+  ...quote,
+  venues: ((quote.venues as JsonObject[] | undefined) ?? []).filter((v) => v.weight !== "0").map(({ from_amount: _f, to_amount: _t, ...venue }) => venue),
+});
+
 /** Every dated change, oldest first. */
 export const API_CHANGES: readonly VersionChange[] = [
   {
@@ -42,6 +57,15 @@ export const API_CHANGES: readonly VersionChange[] = [
       "`data.object` is rendered in (a webhook's: its account's default version), `account.api_version` the " +
       "account's default version. Older versions answer both without the field.",
     responses: { event: withoutApiVersion, account: withoutApiVersion },
+  },
+  {
+    version: "2026-12-07",
+    description:
+      "Conversions are traceable on chain: a swap lists its `executions` (each leg's venue, chain, `tx_hash`, " +
+      "block, amounts and path), each limit-order fill carries `tx_hash`, `block` and its `executions`, and a " +
+      "quote's `venues` carry `from_amount` and `to_amount` beside `weight`, every venue the split uses (a sliver " +
+      "shows weight 0). Older versions answer without these fields, and without the venues of weight 0.",
+    responses: { swap: swapWithoutExecutions, limit_order: fillsWithoutTransactions, quote: venuesWithoutAmounts },
   },
 ];
 

@@ -1,6 +1,6 @@
 import { getAddress } from "viem";
 import { SystemClock } from "../../clock/system-clock";
-import { ConfigurationGate, ConfigurationMismatch } from "../configuration-gate";
+import { ConfigurationGate, ConfigurationMismatch, gasPriceChecks, noGasPrice } from "../configuration-checks";
 import {
   AssetRegistry,
   divCeil,
@@ -181,7 +181,7 @@ export class EvmChain implements ChainAdapter {
       return { unavailable: `no ${asset} token is configured (tokens.${asset} of ${this.ctx.chain} in PAYRAIL_CHAINS)` };
     }
     const rate = await this.gasRate(asset);
-    if (!rate) return { unavailable: this.noGasPrice(asset) };
+    if (!rate) return { unavailable: noGasPrice(this.ctx.chain, this.defaults.gasAsset.code, asset) };
     const gas = await this.transferGas(asset);
     const block = await this.ctx.rpc.block("latest");
     const tip = await this.ctx.rpc.maxPriorityFeePerGas();
@@ -286,15 +286,8 @@ export class EvmChain implements ChainAdapter {
    */
   async checkConfiguration(): Promise<ConfigurationCheck[]> {
     const checks = await this.checkNode();
-    for (const asset of [...(this.ctx.nativeAsset ? [this.ctx.nativeAsset] : []), ...this.ctx.tokens.keys()]) {
-      const subject = `${this.ctx.chain}.fee_rates.${asset}`;
-      const rate = await this.gasRate(asset).catch(() => null);
-      checks.push(
-        rate
-          ? { subject, outcome: "ok", message: `${this.ctx.chain}: gas is priced in ${asset}` }
-          : { subject, outcome: "warning", message: `${this.noGasPrice(asset)}; live ${asset} payouts on ${this.ctx.chain} are refused until then` },
-      );
-    }
+    const assets = [...(this.ctx.nativeAsset ? [this.ctx.nativeAsset] : []), ...this.ctx.tokens.keys()];
+    checks.push(...(await gasPriceChecks(this.ctx.chain, this.defaults.gasAsset.code, assets, (asset) => this.gasRate(asset))));
     return checks;
   }
 
@@ -436,12 +429,6 @@ export class EvmChain implements ChainAdapter {
   /** Resolves once the node's chain id and the tokens checked out (`checkNode`, once per process; `ConfigurationGate`). */
   private verified(): Promise<void> {
     return this.gate.passed();
-  }
-
-  /** Why gas cannot be priced in `asset`, naming the settings that would price it. */
-  private noGasPrice(asset: string): string {
-    const gas = this.defaults.gasAsset.code;
-    return `no price for ${this.ctx.chain}'s gas (${gas}) in ${asset}: set fee_rates.${asset} of ${this.ctx.chain} in PAYRAIL_CHAINS, or a live venue trading ${gas}/${asset} (PAYRAIL_VENUES)`;
   }
 
   /** Base units of `asset` per wei of gas: 1 for the native asset, else a configured rate or the venues'. */

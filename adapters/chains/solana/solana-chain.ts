@@ -1,6 +1,6 @@
 import { address as toAddress } from "@solana/kit";
 import { SystemClock } from "../../clock/system-clock";
-import { ConfigurationGate } from "../configuration-gate";
+import { ConfigurationGate, gasPriceChecks, noGasPrice } from "../configuration-checks";
 import {
   AssetRegistry,
   divCeil,
@@ -140,7 +140,7 @@ export class SolanaChain implements ChainAdapter {
       return { unavailable: `no ${asset} mint is configured (tokens.${asset} of ${this.ctx.chain} in PAYRAIL_CHAINS)` };
     }
     const rate = await this.gasRate(asset);
-    if (!rate) return { unavailable: this.noGasPrice(asset) };
+    if (!rate) return { unavailable: noGasPrice(this.ctx.chain, SOLANA_DEFAULTS.gasAsset.code, asset) };
     const price = await this.priorityPrice();
     const units = token ? TOKEN_UNITS : SOL_UNITS;
     let lamports = SIGNATURE_LAMPORTS + divCeil(price * units, 1_000_000n);
@@ -255,15 +255,8 @@ export class SolanaChain implements ChainAdapter {
    */
   async checkConfiguration(): Promise<ConfigurationCheck[]> {
     const checks = await this.checkMints();
-    for (const asset of [...(this.ctx.nativeAsset ? [this.ctx.nativeAsset] : []), ...this.ctx.tokens.keys()]) {
-      const subject = `${this.ctx.chain}.fee_rates.${asset}`;
-      const rate = await this.gasRate(asset).catch(() => null);
-      checks.push(
-        rate
-          ? { subject, outcome: "ok", message: `${this.ctx.chain}: gas is priced in ${asset}` }
-          : { subject, outcome: "warning", message: `${this.noGasPrice(asset)}; live ${asset} payouts on ${this.ctx.chain} are refused until then` },
-      );
-    }
+    const assets = [...(this.ctx.nativeAsset ? [this.ctx.nativeAsset] : []), ...this.ctx.tokens.keys()];
+    checks.push(...(await gasPriceChecks(this.ctx.chain, SOLANA_DEFAULTS.gasAsset.code, assets, (asset) => this.gasRate(asset))));
     return checks;
   }
 
@@ -328,12 +321,6 @@ export class SolanaChain implements ChainAdapter {
       } else checks.push({ subject, outcome: "ok", message: `${subject}: the mint has ${mint.decimals} decimals` });
     }
     return checks;
-  }
-
-  /** Why gas cannot be priced in `asset`, naming the settings that would price it. */
-  private noGasPrice(asset: string): string {
-    const gas = SOLANA_DEFAULTS.gasAsset.code;
-    return `no price for ${this.ctx.chain}'s gas (${gas}) in ${asset}: set fee_rates.${asset} of ${this.ctx.chain} in PAYRAIL_CHAINS, or a live venue trading ${gas}/${asset} (PAYRAIL_VENUES)`;
   }
 
   /** Base units of `asset` per lamport: 1 for SOL, else a configured rate or the venues'. */

@@ -13,9 +13,16 @@ export const LimitOrderFill = o.named(
     price_impact: o.decimal(),
     network_fee: o.decimal(),
     platform_fee: o.decimal(),
-    tx_hash: o.nullable(txHash, { description: "The transaction that carried the fill (its first leg's, when it had several); null for venues off chain" }),
-    block: o.nullable(o.integer({ description: "The block of `tx_hash`", minimum: 0 })),
-    executions: o.array(ConversionExecution, { description: "Each leg of the fill as its venue executed it" }),
+    tx_hash: o.optional(
+      o.nullable(txHash, {
+        description:
+          "The transaction that carried the fill (its first leg's, when it had several); null for venues off chain. Answered from version 2026-12-07 on; absent before",
+      }),
+    ),
+    block: o.optional(o.nullable(o.integer({ description: "The block of `tx_hash`. Answered from version 2026-12-07 on; absent before", minimum: 0 }))),
+    executions: o.optional(
+      o.array(ConversionExecution, { description: "Each leg of the fill as its venue executed it. Answered from version 2026-12-07 on; absent before" }),
+    ),
     created: o.time(),
   }),
 );

@@ -18,8 +18,18 @@ export const Quote = o.named(
         o.object({
           name: o.string({ example: "pool_a" }),
           weight: o.decimal({ description: "Share of the input, 6 decimals; weights sum to 1 (0 for a sliver under half a millionth)" }),
-          from_amount: o.decimal({ description: "What this venue sells of `from.asset`; the venues' amounts sum to `from.amount`" }),
-          to_amount: o.decimal({ description: "What this venue delivers of `to.asset` for it, before the quote's network and platform fees" }),
+          from_amount: o.optional(
+            o.decimal({
+              description:
+                "What this venue sells of `from.asset`; the venues' amounts sum to `from.amount`. Answered from version 2026-12-07 on; absent before",
+            }),
+          ),
+          to_amount: o.optional(
+            o.decimal({
+              description:
+                "What this venue delivers of `to.asset` for it, before the quote's network and platform fees. Answered from version 2026-12-07 on; absent before",
+            }),
+          ),
         }),
         { description: "The split: every venue the conversion uses, by weight" },
       ),

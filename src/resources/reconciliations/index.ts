@@ -12,7 +12,7 @@ export type { ReconciliationsApi } from "./routes";
 /**
  * Reconciliation (docs/reconciliation.md): each chain's holdings, read from the chain, against
  * what the books say the engine's addresses hold, per asset, every `config.reconcileEveryMs`
- * and on demand; a difference is a `drift` record, an engine-wide event and a gauge.
+ * (live; `reconcileTestEveryMs` for the simulated chains) and on demand; a difference is a `drift` record, an engine-wide event and a gauge.
  */
 export const reconciliationsModule = defineModule({
   name: "reconciliations",
@@ -33,7 +33,7 @@ export const reconciliationsModule = defineModule({
           def: RECONCILE,
           payload: { chain, livemode },
           dedupeKey: `${RECONCILE.kind}:${livemode ? "live" : "test"}:${chain}`,
-          firstRunInMs: deps.config.reconcileEveryMs,
+          firstRunInMs: reconciliations.everyMs(livemode),
         })),
       ),
     };

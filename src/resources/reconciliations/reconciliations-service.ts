@@ -23,7 +23,7 @@ import {
   runReconciliationSchema,
 } from "./reconciliation-schemas";
 
-/** One chain's reconciliation in one mode, rescheduled every `config.reconcileEveryMs`. */
+/** One chain's reconciliation in one mode, rescheduled every `config.reconcileEveryMs` (live) or `reconcileTestEveryMs` (test). */
 export const RECONCILE = defineEngineWork("reconciliations.run", s.object({ chain: s.string({ min: 1 }), livemode: s.boolean() }));
 
 /** What `POST /v1/reconciliations/run` answers: the records made, as a list (DECISIONS.md §12), and the chains it could not compare now. */
@@ -129,11 +129,16 @@ export class ReconciliationsService {
     }
   }
 
-  /** `reconciliations.run`: one chain of one mode, then again in `reconcileEveryMs` (a chain that cannot be read is tried again sooner). */
+  /** How often a mode's chains are read (`config.reconcileEveryMs`, `reconcileTestEveryMs`). */
+  everyMs(livemode: boolean): number {
+    return livemode ? this.deps.config.reconcileEveryMs : this.deps.config.reconcileTestEveryMs;
+  }
+
+  /** `reconciliations.run`: one chain of one mode, then again after its mode's interval (a chain that cannot be read is tried again sooner). */
   handler(): JobHandler<{ chain: string; livemode: boolean }, "engine"> {
     return async (job) => {
       const { chain, livemode } = job.payload;
-      const every = this.deps.config.reconcileEveryMs;
+      const every = this.everyMs(livemode);
       try {
         await this.reconciler.run(chain, livemode, false);
       } catch (e) {

@@ -22,9 +22,11 @@ export const Swap = o.named(
         }),
       ),
       refreshed: o.boolean(),
-      executions: o.array(ConversionExecution, {
-        description: "Each leg as its venue executed it, once settled (empty before, and when it failed): venue, chain, `tx_hash` and block, amounts, path",
-      }),
+      executions: o.optional(
+        o.array(ConversionExecution, {
+          description: `Each leg as its venue executed it, once settled (empty before, and when it failed): venue, chain, \`tx_hash\` and block, amounts, path. ${"Answered from version 2026-12-07 on; absent before"}`,
+        }),
+      ),
       failure_code: o.nullable(o.string({ description: "`venue_rejected` when failed", example: "venue_rejected" })),
       metadata: metadataObject,
       created: o.time(),

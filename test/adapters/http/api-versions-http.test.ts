@@ -119,6 +119,20 @@ for (const kind of storageKinds()) {
       expect(old).not.toHaveProperty("api_version");
     });
 
+    it("shows a swap's executions, a fill's transactions and a quote's venue amounts from 2026-12-07 on, and not before", async () => {
+      await call("POST", "/v1/test_helpers/balances/fund", null, { asset: "USDC", chain: "base", amount: "1000" });
+      const quote = await json(await call("POST", "/v1/quotes", null, { from: { asset: "USDC", amount: "100" }, to: { asset: "ETH" } }));
+      expect(quote.venues[0]).toHaveProperty("from_amount");
+      const swap = await json(await call("POST", "/v1/swaps", null, { quote: quote.id, destination_chain: "base" }));
+      await w.engine.worker.runDue();
+      const latest = await json(await call("GET", `/v1/swaps/${swap.id}`, "2026-12-07"));
+      expect(latest.executions).toHaveLength(quote.venues.length);
+      const before = await json(await call("GET", `/v1/swaps/${swap.id}`, "2026-11-27"));
+      expect(before).toEqual(Object.fromEntries(Object.entries(latest).filter(([k]) => k !== "executions")));
+      const oldQuote = await json(await call("GET", `/v1/quotes/${quote.id}`, "2026-11-27"));
+      for (const v of oldQuote.venues) expect(Object.keys(v)).toEqual(["name", "weight"]);
+    });
+
     it("treats an account made before versions existed as on the initial version; a host may pin one at creation", async () => {
       await w.harness.storage.transaction((tx) => tx.accounts.updateAccountSettings(w.accountId, {}));
       const res = await w.request("GET", "/v1/account");

@@ -24,8 +24,8 @@ for (const kind of storageKinds()) {
       w = await testWorld(kind, {
         delivery: createHttpDelivery({ allowPrivateNetworks: true }),
         // the tests step the clock to the next due item (`runNext`): each chain's reconciliation,
-        // every 10 minutes by default, would be most of those steps
-        config: { webhookTimeoutMs: TIMEOUT_MS, reconcileEveryMs: 365 * 24 * 3_600_000 },
+        // every hour by default, would be most of those steps
+        config: { webhookTimeoutMs: TIMEOUT_MS, reconcileTestEveryMs: 365 * 24 * 3_600_000 },
       });
     });
     afterEach(async () => {

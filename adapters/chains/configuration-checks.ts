@@ -34,3 +34,32 @@ export class ConfigurationGate {
     return this.verifying;
   }
 }
+
+/** Why gas cannot be priced in `asset` on `chain`, naming the settings that would price it (a check's warning, a payout's `no_route`). */
+export function noGasPrice(chain: string, gas: string, asset: string): string {
+  return `no price for ${chain}'s gas (${gas}) in ${asset}: set fee_rates.${asset} of ${chain} in PAYRAIL_CHAINS, or a live venue trading ${gas}/${asset} (PAYRAIL_VENUES)`;
+}
+
+/**
+ * A line per payout asset of a chain: whether its gas has a price in the asset (`rate` answers
+ * one, from `fee_rates` or the venues), a warning naming the settings when not: live payouts of
+ * that asset are refused until one is set.
+ */
+export async function gasPriceChecks(
+  chain: string,
+  gas: string,
+  assets: readonly string[],
+  rate: (asset: string) => Promise<unknown>,
+): Promise<ConfigurationCheck[]> {
+  const checks: ConfigurationCheck[] = [];
+  for (const asset of assets) {
+    const subject = `${chain}.fee_rates.${asset}`;
+    const priced = await rate(asset).catch(() => null);
+    checks.push(
+      priced
+        ? { subject, outcome: "ok", message: `${chain}: gas is priced in ${asset}` }
+        : { subject, outcome: "warning", message: `${noGasPrice(chain, gas, asset)}; live ${asset} payouts on ${chain} are refused until then` },
+    );
+  }
+  return checks;
+}
