@@ -63,3 +63,19 @@ export async function gasPriceChecks(
   }
   return checks;
 }
+
+/**
+ * The signer's hot wallet against the one the adapter's state was made with (recorded at the first
+ * check): another mnemonic, or a typo that is still a valid one, would be a new, empty wallet
+ * beside the funds and deposit addresses of the old. A fail: the adapter refuses to work.
+ */
+export function hotWalletCheck(chain: string, signer: string, recorded: string): ConfigurationCheck {
+  const subject = `${chain}: hot wallet`;
+  return signer.toLowerCase() === recorded.toLowerCase()
+    ? { subject, outcome: "ok", message: `${chain}: hot wallet ${signer}` }
+    : {
+        subject,
+        outcome: "fail",
+        message: `${chain}: the signer's hot wallet is ${signer}, but this storage's is ${recorded} (another mnemonic, or a mistyped one that is still valid?)`,
+      };
+}

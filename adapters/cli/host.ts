@@ -21,8 +21,8 @@ import { connectPostgres, openPGlite } from "../postgres";
 import { SystemClock } from "../clock";
 import { devPorts } from "../dev";
 import type { VenueAdapter } from "../../src/ports/venue";
-import { checkLiveConfiguration, ensureLiveAccount, liveChainAdapters, type LiveChainsOptions } from "./live-chains";
-import { refuseFailures } from "./live-checks";
+import { ensureLiveAccount, liveChainAdapters, type LiveChainsOptions } from "./live-chains";
+import { checkLiveAdapters, refuseFailures } from "./live-checks";
 
 export interface HostOptions {
   /** TCP port; 0 picks a free one (default 4000). */
@@ -158,12 +158,6 @@ export const DEMO_FUNDING: Record<string, string> = {
  */
 export async function startHost(options: HostOptions = {}): Promise<RunningHost> {
   const logger = options.logger ?? pino({ level: "silent" });
-  // Live settings are checked against the chains first (decimals, chain ids, the mnemonic): a
-  // mismatch refuses to start before anything is opened; a warning is logged.
-  if (options.live) {
-    const { checks } = await checkLiveConfiguration(options.live, options.clock ?? new SystemClock());
-    for (const check of refuseFailures(checks)) if (check.outcome === "warning") logger.warn({ check: check.subject }, check.message);
-  }
   const storage =
     options.storage ??
     (options.databaseUrl
@@ -178,10 +172,19 @@ export async function startHost(options: HostOptions = {}): Promise<RunningHost>
   // The simulated chains keep their world in the engine's storage: a restart loses no deposit.
   const ports = devPorts({ clock, allowPrivateWebhooks: options.allowPrivateWebhooks ?? false, storage });
   const venues = options.venues ?? ports.venues ?? [];
-  // Test mode keeps the simulated chains; live chains serve live accounts beside them (each
-  // adapter checks its chain again before it first moves anything).
+  // Test mode keeps the simulated chains; live chains serve live accounts beside them, once what
+  // their settings say checked out against the chains themselves (decimals, chain ids, the hot
+  // wallet this storage was used with): a mismatch refuses to start, a warning is logged. Each
+  // adapter checks again before it first moves anything.
   const live = options.live
-    ? await liveChainAdapters(options.live, { storage, clock }).catch(async (e: unknown) => {
+    ? await (async () => {
+        await storage.init(); // the adapters' checks keep what they check against (the hot wallet) in storage
+        const made = await liveChainAdapters(options.live!, { storage, clock });
+        for (const check of refuseFailures(await checkLiveAdapters([...made.adapters, ...made.venues]))) {
+          if (check.outcome === "warning") logger.warn({ check: check.subject }, check.message);
+        }
+        return made;
+      })().catch(async (e: unknown) => {
         await storage.close();
         throw e;
       })

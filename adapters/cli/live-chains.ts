@@ -46,10 +46,10 @@ export async function liveChainAdapters(options: LiveChainsOptions, deps: { stor
 }
 
 /**
- * The live configuration checked against the chains themselves, as the host does before it opens
- * its storage and `payrail doctor` prints it: the adapters are made on a memory storage of their
- * own and nothing is signed or sent. Every check in order (`checkLiveAdapters`); a setting that
- * cannot even be read is a `LiveConfigurationError`.
+ * The live configuration checked against the chains themselves, as `payrail doctor` prints it
+ * (the host runs the same checks on its own storage): the adapters are made on a memory storage
+ * of their own and nothing is signed or sent. Every check in order (`checkLiveAdapters`); a
+ * setting that cannot even be read is a `LiveConfigurationError`.
  */
 export async function checkLiveConfiguration(
   options: LiveChainsOptions,

@@ -62,6 +62,18 @@ export function domainMetrics(registry: Registry, p: string): (o: DomainObservat
     labelNames: ["chain", "asset", "mode"] as const,
     registers,
   });
+  const reconciliationDrift = new Gauge({
+    name: `${p}reconciliation_drift`,
+    help: "1 when the last reconciliation of a chain and asset found drift (a difference, or a deposit address holding money never read), else 0",
+    labelNames: ["chain", "asset", "mode"] as const,
+    registers,
+  });
+  const reconciledAt = new Gauge({
+    name: `${p}reconciliation_read_timestamp_seconds`,
+    help: "When a chain and asset were last reconciled (Unix seconds): a stale one means the runs are deferred or failing",
+    labelNames: ["chain", "asset", "mode"] as const,
+    registers,
+  });
   const head = new Gauge({
     name: `${p}chain_head_block`,
     help: "The chain's head as the chain adapter last read it from its node",
@@ -119,6 +131,8 @@ export function domainMetrics(registry: Registry, p: string): (o: DomainObservat
         break;
       case "reconciliation":
         reconciliation.set({ chain: o.chain, asset: o.asset, mode }, o.difference);
+        reconciliationDrift.set({ chain: o.chain, asset: o.asset, mode }, o.drift ? 1 : 0);
+        reconciledAt.set({ chain: o.chain, asset: o.asset, mode }, Date.now() / 1000);
         break;
       case "chain_head":
         head.set({ chain: o.chain, mode }, o.head);

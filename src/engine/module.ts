@@ -90,9 +90,10 @@ export interface EventDefinition<Type extends string = string> {
   /**
    * About the engine as a whole, not one account's resources (reconciliation of a chain's
    * holdings): emitted in every account of the mode with a webhook endpoint that names it
-   * (`src/events/engine-wide.ts`), as well as in the mode's house account.
+   * (`src/events/engine-wide.ts`), as well as in the mode's house account. `readScope` is what a
+   * key must be allowed to read to name it in an endpoint's `enabled_events` (the data it carries).
    */
-  readonly engineWide?: true;
+  readonly engineWide?: { readonly readScope: `${string}:read` };
 }
 
 /** An OpenAPI tag a module's routes are grouped under. */

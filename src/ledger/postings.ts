@@ -29,8 +29,13 @@ export const COUNTER = {
   unallocated: "counter:unallocated",
   /** Network fees paid to chains. */
   networkFees: "counter:network_fees",
-  /** Value exchanged with venues (swaps and fills). */
+  /** Value exchanged with venues off the chains (swaps and fills at the simulated venues, a market's books). */
   venues: "counter:venues",
+  /**
+   * Value exchanged with venues on a chain (Uniswap pools): the input left the hot wallet and the
+   * output arrived in it, so reconciliation finds these on chain, unlike `counter:venues`'.
+   */
+  venuesOnChain: "counter:venues_on_chain",
 } as const satisfies Record<string, Book>;
 
 /** Customer books are owned by the account and never go below zero. */

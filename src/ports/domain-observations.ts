@@ -59,6 +59,8 @@ export interface ReconciliationObserved {
   livemode: boolean;
   /** `on_chain − in_books` in whole units of the asset (a float, for a gauge: 0 when balanced). */
   difference: number;
+  /** The reading is a drift (a difference, or money on a deposit address never read). */
+  drift: boolean;
 }
 
 /**

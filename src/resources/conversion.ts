@@ -127,6 +127,11 @@ export async function venueChain(
   return ok(chains[0]!);
 }
 
+/** Whether an executed result's venues trade on a chain (`VenueAdapter.chain`): their legs moved the hot wallet. */
+export function executedOnChain(result: Extract<PlacedExecution, { status: "executed" }>): boolean {
+  return result.legs.some((leg) => leg.chain !== null);
+}
+
 /** What the venues delivered in all, from an executed result. */
 export function delivered(result: Extract<PlacedExecution, { status: "executed" }>): bigint {
   return result.legs.reduce((sum, leg) => sum + leg.amountOut, 0n);
@@ -189,6 +194,8 @@ export async function stillReserved(uow: UnitOfWork, accountId: string, held: re
 
 export interface Settlement {
   accountId: string;
+  /** The venues that executed it trade on a chain (their transactions moved the hot wallet): `counter:venues_on_chain`, else `counter:venues`. */
+  onChain: boolean;
   resource: string;
   /** Names this settlement among the resource's postings (`settle` for a swap, the fill id for a fill). */
   step: string;
@@ -208,19 +215,20 @@ export interface Settlement {
 
 /**
  * The ledger side of a conversion, balanced per asset through the counter-accounts: the input
- * leaves the reservations for `counter:venues`; of the output the venues delivered, the
+ * leaves the reservations for `counter:venues` (`counter:venues_on_chain` for venues on a chain); of the output the venues delivered, the
  * customer's `available` on `chain` gets `netOut`, `counter:network_fees` the network fee and
  * the house account's `available` the rest (the platform fee, plus any price improvement on a
  * committed quote).
  */
 export async function settleConversion(uow: UnitOfWork, s: Settlement): Promise<Result<void, ApiError>> {
+  const venues = s.onChain ? COUNTER.venuesOnChain : COUNTER.venues;
   let left = s.amountIn;
   for (const h of s.held) {
     const r = await uow.tx.ledger.lockReservation(s.accountId, h.id);
     if (!r || r.status !== "active") continue;
     const take = r.remaining < left ? r.remaining : left;
     if (take === 0n && !s.final) continue;
-    await uow.ledger.capture(s.accountId, h.id, take, COUNTER.venues, {
+    await uow.ledger.capture(s.accountId, h.id, take, venues, {
       transition: `${s.step}:in:${h.id}`,
       final: s.final,
       resource: s.resource,
@@ -231,7 +239,7 @@ export async function settleConversion(uow: UnitOfWork, s: Settlement): Promise<
   const platform = s.delivered - s.netOut - s.networkFee;
   if (platform < 0n) throw new LedgerInvariantError(`${s.resource}: the venues delivered less than was paid out`);
   const lines: PostingLine[] = [
-    { asset: s.to.code, chain: s.chain, book: COUNTER.venues, amount: -s.delivered },
+    { asset: s.to.code, chain: s.chain, book: venues, amount: -s.delivered },
     { asset: s.to.code, chain: s.chain, book: "available", amount: s.netOut },
     { asset: s.to.code, chain: s.chain, book: COUNTER.networkFees, amount: s.networkFee },
     { accountId: uow.deps.house[uow.ctx.livemode ? "live" : "test"], asset: s.to.code, chain: s.chain, book: "available", amount: platform },

@@ -59,13 +59,13 @@ describe("the host checks its live configuration against the chains", () => {
     const lines = run.stdout.trim().split("\n");
     expect(lines).toEqual([
       "ok    PAYRAIL_SIGNER_MNEMONIC: 12 words of the BIP-39 list, checksum valid",
-      expect.stringMatching(/^ok {4}base: hot wallet 0x[0-9a-fA-F]{40}$/),
-      expect.stringMatching(/^ok {4}solana: hot wallet [1-9A-HJ-NP-Za-km-z]{32,44}$/),
       "ok    base: chain id 31337",
       "ok    base.tokens.USDC: decimals() is 6",
       "ok    base.tokens.USDC: symbol() is USDC",
+      expect.stringMatching(/^ok {4}base: hot wallet 0x[0-9a-fA-F]{40}$/),
       "ok    base: gas is priced in ETH",
       "ok    base: gas is priced in USDC",
+      expect.stringMatching(/^ok {4}solana: hot wallet [1-9A-HJ-NP-Za-km-z]{32,44}$/),
       "ok    solana.tokens.USDC: the mint has 6 decimals",
       "ok    solana: gas is priced in SOL",
       "ok    solana: gas is priced in USDC",

@@ -1,6 +1,6 @@
 import { getAddress } from "viem";
 import { SystemClock } from "../../clock/system-clock";
-import { ConfigurationGate, ConfigurationMismatch, gasPriceChecks, noGasPrice } from "../configuration-checks";
+import { ConfigurationGate, ConfigurationMismatch, gasPriceChecks, hotWalletCheck, noGasPrice } from "../configuration-checks";
 import {
   AssetRegistry,
   divCeil,
@@ -22,7 +22,7 @@ import { DEFAULT_REPLACE_AFTER_MS, EVM_CHAIN_DEFAULTS, type EvmChainDefaults, ty
 import type { EvmContext } from "./evm-context";
 import { EvmDeposits } from "./evm-deposits";
 import { EvmHoldings } from "./evm-holdings";
-import { EvmRpc } from "./evm-rpc";
+import { EvmRpc, ExecutionReverted } from "./evm-rpc";
 import { EvmSender } from "./evm-sender";
 import { EVM_NAMESPACE, EvmState } from "./evm-state";
 import { EvmSweeps, transferData } from "./evm-sweeps";
@@ -164,7 +164,7 @@ export class EvmChain implements ChainAdapter {
     this.sender = new EvmSender(this.ctx);
     this.deposits = new EvmDeposits(this.ctx, options.maxBlocksPerRead ?? 500, options.startBlock ?? null);
     this.sweeps = new EvmSweeps(this.ctx, this.sender, this.deposits);
-    this.holdingsReader = new EvmHoldings(this.ctx);
+    this.holdingsReader = new EvmHoldings(this.ctx, this.deposits);
   }
 
   observe(report: (observation: ChainObservation) => void): void {
@@ -302,10 +302,14 @@ export class EvmChain implements ChainAdapter {
     const definition = this.assets.get(asset);
     if (!definition) return [{ subject, outcome: "fail", message: `${subject}: ${asset} is not an asset of the registry` }];
     if ((await rpc.code(token)) === "0x") return [{ subject, outcome: "fail", message: `${subject}: no contract at ${token} on ${this.ctx.chain}` }];
-    const decimals = await rpc.call({ to: token, data: DECIMALS_CALL }).then(
-      (answer) => (answer.length >= 66 ? Number(BigInt(answer.slice(0, 66))) : null),
-      () => null,
-    );
+    // a revert or an empty answer is a contract without decimals(); a node that did not answer is no verdict (thrown)
+    const reverted = (e: unknown) => {
+      if (e instanceof ExecutionReverted) return null;
+      throw e;
+    };
+    const decimals = await rpc
+      .call({ to: token, data: DECIMALS_CALL })
+      .then((answer) => (answer.length >= 66 ? Number(BigInt(answer.slice(0, 66))) : null), reverted);
     const checks: ConfigurationCheck[] = [
       decimals === null
         ? { subject: `${subject}: decimals()`, outcome: "fail", message: `${subject}: ${token} answers no decimals() (not an ERC-20 token?)` }
@@ -317,7 +321,7 @@ export class EvmChain implements ChainAdapter {
             }
           : { subject: `${subject}: decimals()`, outcome: "ok", message: `${subject}: decimals() is ${decimals}` },
     ];
-    const symbol = await rpc.call({ to: token, data: SYMBOL_CALL }).then(decodeSymbol, () => null);
+    const symbol = await rpc.call({ to: token, data: SYMBOL_CALL }).then(decodeSymbol, reverted);
     if (symbol !== null) {
       checks.push(
         symbolNames(symbol, asset)
@@ -378,7 +382,7 @@ export class EvmChain implements ChainAdapter {
       success: receipt.status === "success",
       confirmations: status.confirmations,
       logs: receipt.logs,
-      gasCost: receipt.gasUsed * receipt.effectiveGasPrice,
+      gasCost: receipt.fee,
     };
   }
 
@@ -409,7 +413,7 @@ export class EvmChain implements ChainAdapter {
       : `${this.ctx.chain}: the node serves chain id ${id}, ${this.ctx.chain} is ${expected} (set chain_id to use another network)`;
   }
 
-  /** The node's chain id and the tokens: what the adapter refuses to work without (`verified`). */
+  /** The node's chain id, the tokens and the hot wallet: what the adapter refuses to work without (`verified`). */
   private async checkNode(): Promise<ConfigurationCheck[]> {
     const chain = this.ctx.chain;
     const subject = `${chain}: chain id`;
@@ -423,6 +427,8 @@ export class EvmChain implements ChainAdapter {
           : { subject, outcome: "ok", message: `${chain}: chain id ${id}` },
     ];
     for (const [asset, token] of this.ctx.tokens) checks.push(...(await this.checkToken(`${chain}.tokens.${asset}`, asset, token)));
+    const hot = await this.hotWallet();
+    checks.push(hotWalletCheck(chain, hot, await this.ctx.transaction((tx) => tx.claimHotWallet(chain, hot))));
     return checks;
   }
 

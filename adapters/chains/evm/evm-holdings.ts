@@ -1,12 +1,14 @@
 import type { ChainHoldings, HoldingsRequest } from "../../../src/ports/public";
 import type { EvmContext } from "./evm-context";
-import { TRANSFER_TOPIC } from "./evm-deposits";
+import { TRANSFER_TOPIC, type EvmDeposits } from "./evm-deposits";
 import type { EvmTransactionRecord } from "./evm-state";
 
 /** How far back explanations look when nothing balanced yet (blocks). */
 const FIRST_SEARCH_BLOCKS = 5_000;
 /** Blocks per `eth_getLogs` call of the search for unknown transfers. */
 const LOG_RANGE = 2_000;
+/** Reads of the deposit reader a reading makes at most to catch it up with the head (500 blocks each). */
+const CATCH_UP_READS = 20;
 
 /** A transaction of the adapter's as the chain has it at the reading's block. */
 interface Carried {
@@ -35,7 +37,10 @@ interface Carried {
  * chain: fine to many thousands of intents (docs/reconciliation.md says what scales it further).
  */
 export class EvmHoldings {
-  constructor(private readonly ctx: EvmContext) {}
+  constructor(
+    private readonly ctx: EvmContext,
+    private readonly deposits: EvmDeposits,
+  ) {}
 
   async read(request: HoldingsRequest): Promise<ChainHoldings | null> {
     const ctx = this.ctx;
@@ -43,13 +48,12 @@ export class EvmHoldings {
     const token = ctx.tokens.get(request.asset);
     if (!native && !token) return null;
     const hot = await ctx.hotWallet();
-    const { tip, addresses, records, deposits } = await ctx.transaction(async (tx) => ({
-      tip: await tx.getScanTip(ctx.chain),
+    const at = await this.readerNearHead();
+    const { addresses, records, deposits } = await ctx.transaction(async (tx) => ({
       addresses: await tx.listAddresses(hot),
       records: await tx.listTransactions(ctx.chain),
       deposits: (await tx.listDeposits(ctx.chain, { minBlock: 0 })).filter((d) => d.asset === request.asset),
     }));
-    const at = tip?.number ?? (await ctx.rpc.blockNumber());
     const balanceOf = (address: string) =>
       native
         ? ctx.rpc.balance(address, at)
@@ -87,6 +91,24 @@ export class EvmHoldings {
     };
   }
 
+  /**
+   * The deposit reader's block, caught up to within the finality depth of the head (the reader
+   * stops while no intent waits, and reads 500 blocks a call): the reading is at a block every
+   * deposit to which was read, whose settled transactions are all at or below it, and whose state
+   * a full node still answers. Throws when the reader cannot catch up now (the next run tries).
+   */
+  private async readerNearHead(): Promise<number> {
+    const ctx = this.ctx;
+    for (let i = 0; ; i++) {
+      const [tip, head] = await Promise.all([ctx.transaction((tx) => tx.getScanTip(ctx.chain)), ctx.rpc.blockNumber()]);
+      if (tip !== null && head - tip.number <= ctx.finalityConfirmations) return tip.number;
+      if (tip === null && i > 0) return head; // no address to read deposits of: nothing to catch up
+      if (i >= CATCH_UP_READS)
+        throw new Error(`${ctx.chain}: the deposit reader is ${head - (tip?.number ?? 0)} blocks behind the head; reading when it has caught up`);
+      await this.deposits.read(tip === null ? null : String(tip.number));
+    }
+  }
+
   /** Whether the chain carried a transaction of the adapter's at or below block `at`, and its gas. */
   private async carried(record: EvmTransactionRecord, at: number): Promise<Carried> {
     const none: Carried = { record, mined: false, succeeded: false, gasCost: 0n, txHash: null };
@@ -103,7 +125,7 @@ export class EvmHoldings {
         record,
         mined: true,
         succeeded: receipt.status === "success",
-        gasCost: receipt.gasUsed * receipt.effectiveGasPrice,
+        gasCost: receipt.fee,
         txHash: attempt.txHash,
       };
     }

@@ -27,6 +27,11 @@ export interface RpcReceipt {
   blockHash: string;
   gasUsed: bigint;
   effectiveGasPrice: bigint;
+  /**
+   * What the sender paid for it in all, wei: its gas at its price, plus the L1 data fee an
+   * OP-stack chain (Base) charges beside it (`l1Fee` of the receipt), plus its blob gas.
+   */
+  fee: bigint;
   /** What the transaction logged, in order. */
   logs: { address: string; topics: string[]; data: string }[];
 }
@@ -140,6 +145,10 @@ export class EvmRpc {
       blockHash: raw.blockHash,
       gasUsed: big(raw.gasUsed),
       effectiveGasPrice: big(raw.effectiveGasPrice),
+      fee:
+        big(raw.gasUsed) * big(raw.effectiveGasPrice) +
+        (raw.l1Fee ? big(raw.l1Fee) : 0n) +
+        (raw.blobGasUsed && raw.blobGasPrice ? big(raw.blobGasUsed) * big(raw.blobGasPrice) : 0n),
       logs: ((raw.logs ?? []) as Raw[]).map((l) => ({ address: l.address, topics: l.topics, data: l.data })),
     };
   }

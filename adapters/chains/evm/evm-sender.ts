@@ -108,7 +108,7 @@ export class EvmSender {
       const final = confirmations >= ctx.finalityConfirmations;
       const failure = mined.receipt.status === "reverted" ? "transaction reverted" : null;
       if (final && record.status === "signed") {
-        await this.settle(record, failure ? "failed" : "final", failure, mined.txHash, mined.receipt.gasUsed * mined.receipt.effectiveGasPrice);
+        await this.settle(record, failure ? "failed" : "final", failure, mined.txHash, mined.receipt.fee);
       }
       return {
         confirmations,
@@ -116,7 +116,7 @@ export class EvmSender {
         // a revert counts once final: a reorganisation could still mine it again, succeeding
         failure: final ? failure : null,
         ...(mined.txHash !== first ? { txHash: mined.txHash } : {}),
-        ...(final ? { gasCost: mined.receipt.gasUsed * mined.receipt.effectiveGasPrice } : {}),
+        ...(final ? { gasCost: mined.receipt.fee } : {}),
       };
     }
     if (record.status !== "signed") {

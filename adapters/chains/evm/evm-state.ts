@@ -118,6 +118,7 @@ export interface EvmSweepRecord {
  *   depunswept/<chain>/<n>/<transferId>          → transferId, deposits neither reverted nor swept, by block
  *   sweep/<chain>/<id>                           a sweep
  *   sweepopen/<chain>/<n>/<id>                   → id, sweeps not done or abandoned, by creation time
+ *   hotwallet/<chain>                            → the hot wallet's address the chain's state was made with
  */
 const n = (value: number | bigint) => encodeSortableUint(value);
 const K = {
@@ -210,6 +211,12 @@ export class EvmState {
       const value = records.get(K.tx(chain, id));
       return value === undefined ? [] : [decodeTransaction(value)];
     });
+  }
+
+  /** Records `address` as the chain's hot wallet unless one is; answers the one recorded (the first). */
+  async claimHotWallet(chain: string, address: string): Promise<string> {
+    const key = `hotwallet/${chain}`;
+    return (await this.state.insert([[key, address]])).get(key)!.value as string;
   }
 
   /** Every transaction the adapter made on `chain` (reconciliation reads them all: their gas, their sweeps). */

@@ -1,6 +1,6 @@
 import { address as toAddress } from "@solana/kit";
 import { SystemClock } from "../../clock/system-clock";
-import { ConfigurationGate, gasPriceChecks, noGasPrice } from "../configuration-checks";
+import { ConfigurationGate, gasPriceChecks, hotWalletCheck, noGasPrice } from "../configuration-checks";
 import {
   AssetRegistry,
   divCeil,
@@ -306,9 +306,10 @@ export class SolanaChain implements ChainAdapter {
     });
   }
 
-  /** Each mint against its asset: what the adapter refuses to work without (`ConfigurationGate`). */
+  /** Each mint against its asset, and the hot wallet: what the adapter refuses to work without (`ConfigurationGate`). */
   private async checkMints(): Promise<ConfigurationCheck[]> {
-    const checks: ConfigurationCheck[] = [];
+    const hot = await this.hotWallet();
+    const checks: ConfigurationCheck[] = [hotWalletCheck(this.ctx.chain, hot, await this.ctx.transaction((tx) => tx.claimHotWallet(hot)))];
     for (const [asset, token] of this.ctx.tokens) {
       const subject = `${this.ctx.chain}.tokens.${asset}`;
       const mint = await this.ctx.rpc.mint(token.mint);

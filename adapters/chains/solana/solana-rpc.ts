@@ -54,25 +54,25 @@ export class SolanaRpc {
   }
 
   /**
-   * Accounts as they stood at one slot (`context.slot`, at `commitment`), 100 a call, each with its
-   * lamports and, for an SPL token account, its amount; null for an account that does not exist.
-   * Later calls ask for that slot or a later one (`minContextSlot`), so the slot answered is the
-   * highest of them: equal answers in every call make one snapshot.
+   * Accounts at `commitment`, 100 a call, each with its lamports and, for an SPL token account, its
+   * amount; null for an account that does not exist. Each call answers the slot it read at
+   * (`context.slot`); later calls ask for that slot or a later one (`minContextSlot`): the lowest
+   * and the highest slot of the calls are answered (equal: one snapshot).
    */
   async accountsAt(
     accounts: readonly string[],
     commitment: Commitment,
-  ): Promise<{ slot: number; sameSlot: boolean; values: ({ lamports: bigint; tokenAmount: bigint | null } | null)[] }> {
+  ): Promise<{ slot: number; lowest: number; values: ({ lamports: bigint; tokenAmount: bigint | null } | null)[] }> {
     const values: ({ lamports: bigint; tokenAmount: bigint | null } | null)[] = [];
     let slot = 0;
-    let sameSlot = true;
+    let lowest = Number.POSITIVE_INFINITY;
     for (let i = 0; i < Math.max(1, accounts.length); i += 100) {
       const chunk = accounts.slice(i, i + 100).map((a) => address(a));
       const answer = await this.rpc
         .getMultipleAccounts(chunk, { commitment, encoding: "base64", ...(slot > 0 ? { minContextSlot: BigInt(slot) } : {}) })
         .send();
       const at = Number(answer.context.slot);
-      if (i > 0 && at !== slot) sameSlot = false;
+      lowest = Math.min(lowest, at);
       slot = Math.max(slot, at);
       for (const v of answer.value) {
         if (!v) {
@@ -83,7 +83,7 @@ export class SolanaRpc {
         values.push({ lamports: BigInt(v.lamports), tokenAmount: data.length === 165 ? data.readBigUInt64LE(64) : null });
       }
     }
-    return { slot, sameSlot, values };
+    return { slot, lowest, values };
   }
 
   /** A mint's owner program and decimals (SPL Mint layout: decimals at byte 44), or null when there is no such account. */

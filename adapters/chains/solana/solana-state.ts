@@ -17,6 +17,7 @@ import { type AdapterStateTx, type Json, decodeCounter, encodeSortableUint } fro
  * chg/<n>                      → depositId: the change log a cursor points into (counter chg-seq)
  * sweep-due/<depositId>        → depositId: final, not yet swept
  * sweep-flight/<depositId>     → depositId: its sweep was made and is followed to finality
+ * hot-wallet                   → the hot wallet's address the state was made with
  * ```
  */
 export const SOLANA_NAMESPACE = "solana";
@@ -115,6 +116,11 @@ export class SolanaState {
   }
 
   /** Inserts a record unless one exists; true when this call inserted it. */
+  /** Records `address` as the hot wallet unless one is; answers the one recorded (the first). */
+  async claimHotWallet(address: string): Promise<string> {
+    return (await this.tx.insert([["hot-wallet", address]])).get("hot-wallet")!.value as string;
+  }
+
   async insertTransaction(record: SolanaTransactionRecord): Promise<boolean> {
     const answer = (await this.tx.insert([[`tx/${record.transferId}`, record as unknown as Json]])).get(`tx/${record.transferId}`)!;
     if (!answer.inserted) return false;

@@ -11,7 +11,7 @@ import { baseUnitRate, formatFraction, parseFraction } from "../../quoting/quote
 import type { Ratio } from "../../quoting/venue-curves";
 import type { Job } from "../../workers/due-work";
 import type { WorkOutcome } from "../../workers/runner";
-import { delivered, executePricing, executionDocs, platformFeeBps, pricerNow, settleConversion, stillReserved } from "../conversion";
+import { delivered, executePricing, executedOnChain, executionDocs, platformFeeBps, pricerNow, settleConversion, stillReserved } from "../conversion";
 import { haltedVenues } from "../test-helpers/venue-halts";
 import { type FillDoc, LIMIT_ORDERS, type LimitOrderDoc, type PendingFill } from "./limit-order-doc";
 import { limitOrderMachine, type LimitOrderEvent } from "./limit-order-machine";
@@ -112,6 +112,7 @@ export class LimitOrderMatching {
       }
       const settled = await settleConversion(uow, {
         accountId,
+        onChain: executedOnChain(result),
         resource: doc.id,
         step: pending.id,
         held: doc.reservations,

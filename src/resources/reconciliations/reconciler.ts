@@ -32,6 +32,13 @@ interface Latest {
   id: string;
   status: string;
   created: number;
+  /** Where the chain was read (absent on the first records kept). */
+  at?: string;
+}
+
+/** Whether chain position `a` is past `b` (block numbers, slots, heights: digits); other texts are never. */
+function isLater(a: string, b: string): boolean {
+  return /^[0-9]+$/.test(a) && /^[0-9]+$/.test(b) && BigInt(a) > BigInt(b);
 }
 
 /**
@@ -87,7 +94,7 @@ export class Reconciler {
     }
     if (!reading) return { records: [], deferred: `the books of ${chain} kept moving while the chain was read: the next run compares` };
     const ours = await this.knownAddresses([...reading.held.values()]);
-    return this.keep(chain, livemode, venuesOnChain, assets, reading.books, reading.held, ours, keepAll);
+    return this.keep(chain, livemode, assets, reading.books, reading.held, ours, keepAll);
   }
 
   /** The deposit addresses among those the adapters report that the engine issued (a simulation cannot tell its own). */
@@ -104,7 +111,6 @@ export class Reconciler {
   private async keep(
     chain: string,
     livemode: boolean,
-    venuesOnChain: boolean,
     assets: readonly AssetDefinition[],
     books: BooksReading,
     held: Map<string, ChainHoldings>,
@@ -117,19 +123,27 @@ export class Reconciler {
       for (const asset of assets) {
         const holdings = held.get(asset.code);
         if (!holdings) continue;
-        const floatText = await uow.tx.meta.get(floatKey(livemode, chain, asset.code), { lock: true });
-        const doc = this.reading(chain, livemode, asset, books, holdings, ours, venuesOnChain, floatText === null ? null : BigInt(floatText), uow.now);
+        // the float's key exists before it is locked, so two first readings at once take turns
+        // (the second finds the first's float) instead of both taking one
+        const key = floatKey(livemode, chain, asset.code);
+        await uow.tx.meta.setIfAbsent(key, "");
+        const floatText = await uow.tx.meta.get(key, { lock: true });
+        const doc = this.reading(chain, livemode, asset, books, holdings, ours, floatText ? BigInt(floatText) : null, uow.now);
+        const difference = BigInt(doc.difference);
         this.deps.observer.domainObserved?.({
           type: "reconciliation",
           chain,
           asset: asset.code,
           livemode,
-          difference: Number(formatAmount(abs(BigInt(doc.difference)), asset)) * Math.sign(Number(BigInt(doc.difference))),
+          difference: Number(formatAmount(abs(difference), asset)) * (difference < 0n ? -1 : 1),
+          drift: doc.status === "drift",
         });
-        if (doc.opening) await uow.tx.meta.set(floatKey(livemode, chain, asset.code), doc.parts.float);
-        if (doc.status === "balanced") await uow.tx.meta.set(balancedAtKey(livemode, chain, asset.code), doc.at);
-        const latestText = await uow.tx.meta.get(latestKey(livemode, chain, asset.code));
+        if (doc.opening) await uow.tx.meta.set(key, doc.parts.float);
+        const latestText = await uow.tx.meta.get(latestKey(livemode, chain, asset.code), { lock: true });
         const latest = latestText ? (JSON.parse(latestText) as Latest) : null;
+        // a run that read the chain before another's but commits after it is not the latest reading
+        if (latest?.at !== undefined && isLater(latest.at, doc.at)) continue;
+        if (doc.status === "balanced") await uow.tx.meta.set(balancedAtKey(livemode, chain, asset.code), doc.at);
         const worthKeeping =
           keepAll ||
           doc.status === "drift" ||
@@ -141,7 +155,7 @@ export class Reconciler {
         await RECONCILIATIONS.insert(uow.tx, house, uow.now, [doc]);
         await uow.tx.meta.set(
           latestKey(livemode, chain, asset.code),
-          JSON.stringify({ id: doc.id, status: doc.status, created: doc.created } satisfies Latest),
+          JSON.stringify({ id: doc.id, status: doc.status, created: doc.created, at: doc.at } satisfies Latest),
         );
         if (doc.status === "drift") {
           const object = presentReconciliation(asset, doc);
@@ -166,14 +180,13 @@ export class Reconciler {
     books: BooksReading,
     holdings: ChainHoldings,
     ours: Set<string>,
-    venuesOnChain: boolean,
     float: bigint | null,
     now: number,
   ): ReconciliationDoc {
     const deposits = holdings.depositAddresses.filter((d) => ours.has(d.address));
     const onDeposits = deposits.reduce((sum, d) => sum + d.amount, 0n);
     const onChain = holdings.hotWallet.amount + onDeposits;
-    const side = booksSide(books, asset.code, venuesOnChain, new Set(holdings.carried));
+    const side = booksSide(books, asset.code, new Set(holdings.carried));
     const withoutFloat = side.balances + side.operatorFees + side.unallocated + side.offChain - holdings.feesPaid + side.inFlight;
     const excess = deposits.filter((d) => d.expected !== null && d.amount > d.expected!);
     const unread = excess.reduce((sum, d) => sum + d.amount - d.expected!, 0n);
@@ -205,6 +218,7 @@ export class Reconciler {
         float: theFloat.toString(),
       },
       addresses: excess.map((d) => ({ address: d.address, amount: d.amount.toString(), expected: d.expected!.toString() })),
+      unread: unread.toString(),
       unknownTransfers: holdings.unknownTransfers.map((t) => ({ txHash: t.txHash, address: t.address, amount: t.amount.toString(), at: t.at })),
       opening,
       accepted: null,
@@ -216,7 +230,8 @@ export class Reconciler {
   /**
    * The operator accepts a drift as their own (a top-up of the hot wallet, an outside payout they
    * made): its difference joins the float, so the next reading balances. Only the latest reading
-   * of its chain and asset, and only once.
+   * of its chain and asset, and only once. What deposit addresses hold beyond the deposits read on
+   * them is the payers' and never joins the float: it stays a drift until the deposit is handled.
    */
   async accept(livemode: boolean, id: string, reason: string): Promise<"accepted" | "missing" | "not_drift" | "accepted_already" | "superseded"> {
     const house = this.deps.house[livemode ? "live" : "test"];
@@ -229,8 +244,8 @@ export class Reconciler {
       const latest = await uow.tx.meta.get(latestKey(livemode, doc.chain, doc.asset));
       if (!latest || (JSON.parse(latest) as Latest).id !== doc.id) return ok("superseded" as const);
       const key = floatKey(livemode, doc.chain, doc.asset);
-      const float = BigInt((await uow.tx.meta.get(key, { lock: true })) ?? "0");
-      await uow.tx.meta.set(key, (float + BigInt(doc.difference)).toString());
+      const float = BigInt((await uow.tx.meta.get(key, { lock: true })) || "0");
+      await uow.tx.meta.set(key, (float + BigInt(doc.difference) - BigInt(doc.unread ?? "0")).toString());
       await RECONCILIATIONS.update(uow.tx, stored, { ...doc, accepted: { at: uow.now, reason } }, uow.now);
       return ok("accepted" as const);
     });

@@ -102,11 +102,12 @@ export interface BooksSide {
 /**
  * The parts of `in_books` the ledger gives for one asset: the accounts' own books; what the
  * operator holds for the network (fees customers paid) and for payers (deposits credited to no
- * one); what was booked without touching the chain, taken back out (test funding, and venues off
- * the chain: `venuesOnChain` false); and the legs the chain carried (`carried`) that the books
- * still hold reserved.
+ * one); what was booked without touching the chain, taken back out (test funding, and
+ * conversions at venues off the chains, `counter:venues`: those on a chain post to
+ * `counter:venues_on_chain`, which the chain shows); and the legs the chain carried (`carried`)
+ * that the books still hold reserved.
  */
-export function booksSide(reading: BooksReading, asset: string, venuesOnChain: boolean, carried: ReadonlySet<string>): BooksSide {
+export function booksSide(reading: BooksReading, asset: string, carried: ReadonlySet<string>): BooksSide {
   const books = reading.totals.get(asset) ?? new Map<Book, bigint>();
   let balances = 0n;
   let operatorFees = 0n;
@@ -114,7 +115,7 @@ export function booksSide(reading: BooksReading, asset: string, venuesOnChain: b
     if (isCustomerBook(book)) balances += amount;
     else if (OPERATOR_FEES.includes(book)) operatorFees += amount;
   }
-  const offChain = (books.get(COUNTER.external) ?? 0n) + (venuesOnChain ? 0n : (books.get(COUNTER.venues) ?? 0n));
+  const offChain = (books.get(COUNTER.external) ?? 0n) + (books.get(COUNTER.venues) ?? 0n);
   const inFlight = reading.unbooked.filter((l) => l.asset === asset && carried.has(l.transferId)).reduce((sum, l) => sum - l.amount, 0n);
   return { balances, operatorFees, unallocated: books.get(COUNTER.unallocated) ?? 0n, offChain, inFlight };
 }

@@ -62,6 +62,8 @@ export interface ReconciliationDoc {
   depositAddresses: string;
   parts: BooksParts;
   addresses: AddressExcess[];
+  /** What the deposit addresses hold beyond the deposits read on them, in all (part of `difference`, never of the float). */
+  unread?: string;
   unknownTransfers: UnknownTransfer[];
   /** The first reading of this chain and asset: it took the float. */
   opening: boolean;

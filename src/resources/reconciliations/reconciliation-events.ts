@@ -44,7 +44,7 @@ export const RECONCILIATION_EVENTS = [
       "A chain's addresses and the books disagree about an asset: the reconciliation record, with what explains the difference (delivered only to endpoints that name it, in every account of the mode)",
     object: Reconciliation,
     namedOnly: true,
-    engineWide: true,
+    engineWide: { readScope: "reconciliations:read" },
     sample: sampleDrift,
   }),
 ] as const;

@@ -110,8 +110,17 @@ export class ReconciliationsService {
     return ok({ object: "list", data: records, has_more: false, next_cursor: null, previous_cursor: null, deferred });
   }
 
-  /** The operator accepts a drift as their own: its difference joins the float (docs/reconciliation.md). */
+  /**
+   * The operator accepts a drift as their own: its difference joins the float
+   * (docs/reconciliation.md). Only the house account's keys (the operator's, made by the host) or
+   * the host itself: a tenant's key could otherwise hide money gone from the hot wallet.
+   */
   async accept(ctx: RequestContext, id: string, input: AcceptReconciliationInput): Promise<Result<ReconciliationObject, ApiError>> {
+    if (ctx.accountId !== this.houseOf(ctx)) {
+      return fail("permission_denied", "Only the operator accepts a drift: use a key of the house account (engine.accounts.house), or the host's engine", {
+        param: "id",
+      });
+    }
     const parsed = acceptReconciliationSchema.parse(input, "", this.deps.parse);
     if (parsed.isErr()) return err(parsed.error);
     const outcome = await this.reconciler.accept(ctx.livemode, id, parsed.value.reason);

@@ -59,7 +59,8 @@ export const reconciliationRoutes: RouteDefinition<ReconciliationsApi>[] = [
   {
     method: "post",
     path: "/v1/reconciliations/:id/accept",
-    summary: "Accept a drift as the operator's own (a top-up of the hot wallet): its difference joins the float, and later readings balance",
+    summary:
+      "Accept a drift as the operator's own (a top-up of the hot wallet): its difference joins the float, and later readings balance. A key of the house account only",
     tag: "Reconciliations",
     scope: "reconciliations:write",
     body: acceptReconciliationSchema,

@@ -41,6 +41,12 @@ export interface SwapDoc {
   delivered?: string;
   /** Each leg as executed, once settled (where on chain, how much); absent before, and on swaps stored before they were kept. */
   executions?: ExecutionDoc[];
+  /**
+   * What the ledger credited the customer, base units of `to`, once settled. Absent before, and on
+   * swaps settled before it was kept: those credited the quote's amount, or (settled while a
+   * pool's improvement went to the customer) `delivered` less the quoted fees.
+   */
+  credited?: string;
 }
 
 /** Shape 1 stored the swap object with an `internal` part. */
@@ -87,15 +93,23 @@ export const SWAPS = new DocStore<SwapDoc>({
 export type SwapObject = Out<typeof Swap>;
 
 /**
- * The swap's input and what the customer receives (the seed's `executed_rate`): exactly the
- * quote's `to.amount`, a firm price (what the venues delivered beyond it, a pool that moved the
- * swap's way before it was mined, is the house's); for a swap whose expired quote was refreshed,
- * the rate actually achieved: what the venues delivered less the quoted fees, once settled.
+ * What a settling swap credits the customer (the seed's `executed_rate`): exactly the quote's
+ * `to.amount`, a firm price (what the venues delivered beyond it, a pool that moved the swap's
+ * way before it was mined, is the house's); for a swap whose expired quote was refreshed, the rate
+ * actually achieved: what the venues delivered less the quoted fees.
  */
+export function toCredit(s: Pick<SwapDoc, "pricing" | "refreshed">, delivered: bigint): bigint {
+  const pricing = fromPricingRecord(s.pricing);
+  return s.refreshed ? delivered - pricing.networkFee - pricing.platformFee : pricing.netOut;
+}
+
+/** The swap's input and what the customer receives: what the ledger credited once settled, the quote's amount before. */
 export function customerSide(s: SwapDoc): { amountIn: bigint; netOut: bigint } {
   const pricing = fromPricingRecord(s.pricing);
-  if (!s.refreshed || s.delivered === undefined) return { amountIn: pricing.amountIn, netOut: pricing.netOut };
-  return { amountIn: pricing.amountIn, netOut: BigInt(s.delivered) - pricing.networkFee - pricing.platformFee };
+  if (s.credited !== undefined) return { amountIn: pricing.amountIn, netOut: BigInt(s.credited) };
+  // settled before `credited` was kept, while the customer got what the venues delivered
+  if (s.delivered !== undefined) return { amountIn: pricing.amountIn, netOut: BigInt(s.delivered) - pricing.networkFee - pricing.platformFee };
+  return { amountIn: pricing.amountIn, netOut: pricing.netOut };
 }
 
 export function presentSwap(assets: AssetRegistry, s: SwapDoc): SwapObject {

@@ -12,10 +12,10 @@ import type { Ratio } from "../../quoting/venue-curves";
 import { s } from "../../validation/schema";
 import { type ModuleDeps, type RequestContext, jobContext } from "../../engine/context";
 import { haltedVenues } from "../test-helpers/venue-halts";
-import { delivered, executePricing, executionDocs, priceNow, releaseReservations, settleConversion, venueChain } from "../conversion";
+import { delivered, executePricing, executedOnChain, executionDocs, priceNow, releaseReservations, settleConversion, venueChain } from "../conversion";
 import type { UnitOfWork } from "../../engine/unit-of-work";
 import { type CreateSwapInput, type ListSwapsParams, type RetrieveSwapParams, createSwapSchema, listSwapsSchema, retrieveSwapSchema } from "./swap-schemas";
-import { SWAPS, type SwapDoc, type SwapObject, customerSide, presentSwap } from "./swap-doc";
+import { SWAPS, type SwapDoc, type SwapObject, presentSwap, toCredit } from "./swap-doc";
 import { QUOTES, presentQuote } from "../quotes/quote-doc";
 import { docField, expandObjects, itemPaths, type Expandable } from "../../lists/expansion";
 import { newMetadata } from "../../metadata/metadata";
@@ -213,9 +213,11 @@ export class SwapsService {
           doc.settledAt = uow.now;
           doc.delivered = delivered(result).toString();
           doc.executions = executionDocs(result);
+          doc.credited = toCredit(doc, delivered(result)).toString();
           const pricing = fromPricingRecord(doc.pricing);
           const posted = await settleConversion(uow, {
             accountId,
+            onChain: executedOnChain(result),
             resource: doc.id,
             step: "settle",
             held: doc.reservations,
@@ -226,7 +228,7 @@ export class SwapsService {
             delivered: delivered(result),
             // the quote's amount (a firm price: what a pool gave beyond it is the house's); a refreshed
             // quote's customer gets what the venues delivered less the quoted fees (the seed's executed_rate)
-            netOut: customerSide(doc).netOut,
+            netOut: BigInt(doc.credited),
             networkFee: pricing.networkFee,
           });
           if (posted.isErr()) return posted;

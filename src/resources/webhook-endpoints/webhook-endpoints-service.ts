@@ -6,6 +6,7 @@ import { endpointStatus, webhookEndpointMachine, type WebhookEndpointEvent } fro
 
 import { addEngineWideSubscriber } from "../../events/engine-wide";
 import type { UnitOfWork } from "../../engine/unit-of-work";
+import { scopesAllow } from "../../engine/scopes";
 import { systemContext, type ModuleDeps, type ReadTx, type RequestContext } from "../../engine/context";
 import type { Stored } from "../../engine/doc-store";
 import { applyMetadata, newMetadata } from "../../metadata/metadata";
@@ -51,11 +52,27 @@ export class WebhookEndpointsService {
 
   constructor(private readonly deps: Pick<ModuleDeps, "catalogue" | "config" | "cursors" | "delivery" | "ids" | "parse" | "random" | "storage">) {}
 
-  /** An endpoint naming an engine-wide event type makes its account one that receives it (`src/events/engine-wide.ts`). */
-  private async subscribeEngineWide(uow: UnitOfWork, doc: WebhookEndpointDoc): Promise<void> {
-    for (const type of doc.enabledEvents) {
-      if (this.deps.catalogue.event(type)?.engineWide) await addEngineWideSubscriber(uow.tx, type, uow.ctx.livemode, uow.ctx.accountId);
+  /**
+   * An endpoint naming an engine-wide event type makes its account one that receives it
+   * (`src/events/engine-wide.ts`), when the key making the change may read what it carries (its
+   * `readScope`): 403 `permission_denied` otherwise, and nothing changes.
+   */
+  private async subscribeEngineWide(uow: UnitOfWork, doc: WebhookEndpointDoc): Promise<Result<void, ApiError>> {
+    const actor = uow.ctx.actor;
+    for (const [i, type] of doc.enabledEvents.entries()) {
+      const engineWide = this.deps.catalogue.event(type)?.engineWide;
+      if (!engineWide) continue;
+      if (actor?.type === "api_key") {
+        const key = await uow.tx.accounts.getApiKey(uow.ctx.accountId, actor.apiKey);
+        if (key && !scopesAllow(key.scopes, engineWide.readScope)) {
+          return fail("permission_denied", `${type} carries what the scope ${engineWide.readScope} reads, which this key lacks`, {
+            param: `enabled_events[${i}]`,
+          });
+        }
+      }
+      await addEngineWideSubscriber(uow.tx, type, uow.ctx.livemode, uow.ctx.accountId);
     }
+    return ok(undefined);
   }
 
   /**
@@ -110,7 +127,8 @@ export class WebhookEndpointsService {
           headers: headers.value,
         };
         await WEBHOOK_ENDPOINTS.insert(uow.tx, ctx.accountId, uow.now, [doc]);
-        await this.subscribeEngineWide(uow, doc);
+        const subscribed = await this.subscribeEngineWide(uow, doc);
+        if (subscribed.isErr()) return err(subscribed.error);
         await audit(uow, "webhook_endpoint.created", null, doc);
         return ok(presentEndpoint(doc, secret));
       },
@@ -176,7 +194,10 @@ export class WebhookEndpointsService {
           doc = change.status === "enabled" ? { ...moved, failingSince: null } : moved;
         }
         await WEBHOOK_ENDPOINTS.update(uow.tx, stored, doc, uow.now);
-        if (events.value !== undefined) await this.subscribeEngineWide(uow, doc);
+        if (events.value !== undefined) {
+          const subscribed = await this.subscribeEngineWide(uow, doc);
+          if (subscribed.isErr()) return err(subscribed.error);
+        }
         const disabling = doc.state !== stored.doc.state && doc.state !== "enabled";
         await audit(uow, disabling ? "webhook_endpoint.disabled" : "webhook_endpoint.updated", stored.doc, doc);
         return ok(presentEndpoint(doc));

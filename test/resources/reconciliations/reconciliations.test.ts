@@ -21,7 +21,10 @@ for (const kind of storageKinds()) {
     let w: TestWorld;
     let sim: SimulatedChains;
     let n = 0;
-    const post = async (path: string, body: unknown = {}) => w.request("POST", path, { body, headers: { "Idempotency-Key": `k-${n++}` } });
+    const post = async (path: string, body: unknown = {}, key?: string) =>
+      w.request("POST", path, { body, headers: { "Idempotency-Key": `k-${n++}` }, ...(key ? { key } : {}) });
+    /** A key of the mode's house account: the operator's, who alone accepts a drift. */
+    const houseKey = async () => (await w.engine.accounts.createApiKey(w.engine.accounts.house(false)))._unsafeUnwrap().key;
     const get = async (path: string) => json(await w.request("GET", path));
     const run = async (chain?: string) => {
       const res = await post("/v1/reconciliations/run", chain ? { chain } : {});
@@ -90,10 +93,15 @@ for (const kind of storageKinds()) {
       expect((await get("/v1/reconciliations?asset=USDC&status=drift")).data.map((r: any) => r.id)).toEqual([drift.id]);
       expect((await get("/v1/reconciliations?chain=base&asset=USDC")).data.every((r: any) => r.chain === "base" && r.asset === "USDC")).toBe(true);
       expect((await get("/v1/reconciliations?chain=polygon&status=drift")).data).toEqual([]);
+      // a tenant's key cannot make it the operator's
+      const tenant = await post(`/v1/reconciliations/${drift.id}/accept`, { reason: "nothing to see" });
+      expect(tenant.status).toBe(403);
+      expect((await json(tenant)).error).toMatchObject({ code: "permission_denied" });
       // the operator says it was their own top-up: it joins the float
-      const accepted = await json(await post(`/v1/reconciliations/${drift.id}/accept`, { reason: "hot wallet top-up" }));
+      const operator = await houseKey();
+      const accepted = await json(await post(`/v1/reconciliations/${drift.id}/accept`, { reason: "hot wallet top-up" }, operator));
       expect(accepted.explanation.accepted).toMatchObject({ reason: "hot wallet top-up" });
-      expect((await post(`/v1/reconciliations/${drift.id}/accept`, { reason: "again" })).status).toBe(400);
+      expect((await post(`/v1/reconciliations/${drift.id}/accept`, { reason: "again" }, operator)).status).toBe(400);
       expect((await run("base")).data.find((r: any) => r.asset === "USDC")).toMatchObject({ status: "balanced", difference: "0" });
 
       // a payout sent outside the engine with its keys
@@ -110,6 +118,10 @@ for (const kind of storageKinds()) {
       expect(drift).toMatchObject({ status: "drift", difference: "3" });
       expect(drift.explanation.addresses).toEqual([{ address, holds: "3", deposits_read: "0" }]);
       expect((await get(`/v1/payment_intents/${pi.id}`)).status).toBe("requires_payment");
+      // the payer's money never becomes the operator's: accepted, the reading stays a drift
+      const operator = await houseKey();
+      expect((await post(`/v1/reconciliations/${drift.id}/accept`, { reason: "try" }, operator)).status).toBe(200);
+      expect((await run("solana")).data.find((r: any) => r.asset === "USDC")).toMatchObject({ status: "drift", difference: "3" });
     });
 
     it("refuses what it cannot do, from the catalogue", async () => {
@@ -118,8 +130,15 @@ for (const kind of storageKinds()) {
       const limited = (await w.engine.accounts.createApiKey(w.accountId, { scopes: ["payouts:read"] }))._unsafeUnwrap().key;
       expect((await w.request("GET", "/v1/reconciliations", { key: limited })).status).toBe(403);
       const balanced = (await run("base")).data[0];
-      expect((await post(`/v1/reconciliations/${balanced.id}/accept`, { reason: "nothing to accept" })).status).toBe(400);
-      expect((await post(`/v1/reconciliations/${balanced.id}/accept`, {})).status).toBe(400);
+      const operator = await houseKey();
+      expect((await post(`/v1/reconciliations/${balanced.id}/accept`, { reason: "nothing to accept" }, operator)).status).toBe(400);
+      expect((await post(`/v1/reconciliations/${balanced.id}/accept`, {}, operator)).status).toBe(400);
+      // a key that may not read reconciliations cannot have their event delivered either
+      const webhooksOnly = (await w.engine.accounts.createApiKey(w.accountId, { scopes: ["webhook_endpoints:write"] }))._unsafeUnwrap().key;
+      const refused = await post("/v1/webhook_endpoints", { url: "https://example.com/h", enabled_events: ["reconciliation.drift_detected"] }, webhooksOnly);
+      expect(refused.status).toBe(403);
+      expect((await json(refused)).error).toMatchObject({ code: "permission_denied", param: "enabled_events[0]" });
+      expect((await get("/v1/webhook_endpoints")).data).toEqual([]);
     });
   });
 }

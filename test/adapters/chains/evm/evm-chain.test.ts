@@ -243,6 +243,7 @@ describe("the EVM adapter checks its configuration against the node", () => {
       ["ok", "base: chain id 31337"],
       ["ok", "base.tokens.USDC: decimals() is 6"],
       ["ok", "base.tokens.USDC: symbol() is USDC"],
+      ["ok", `base: hot wallet ${w.hot}`],
       ["ok", "base: gas is priced in ETH"],
       [
         "warning",
@@ -282,6 +283,20 @@ describe("the EVM adapter checks its configuration against the node", () => {
       expect.arrayContaining(["warning"]),
     ]);
     expect((await on({ tokens: {}, chainId: 1 }).checkConfiguration())[0]!.message).toBe("base: the node serves chain id 31337, chain_id is 1");
+  });
+
+  it("fails a signer whose hot wallet is not the one its storage was used with (another mnemonic, valid but not the one)", async () => {
+    const storage = new MemoryStorage();
+    const first = new EvmChain({ chain: "base", transport: w.node.transport, storage, signer: w.signer, tokens: {}, chainId: 31337 });
+    expect((await first.checkConfiguration()).find((c) => c.subject === "base: hot wallet")).toMatchObject({ outcome: "ok" });
+    const other = new MnemonicSigner("legal winner thank year wave sausage worth useful legal winner thank yellow");
+    const second = new EvmChain({ chain: "base", transport: w.node.transport, storage, signer: other, tokens: {}, chainId: 31337 });
+    const wallet = (await second.checkConfiguration()).find((c) => c.subject === "base: hot wallet");
+    expect(wallet).toMatchObject({ outcome: "fail" });
+    expect(wallet!.message).toBe(
+      `base: the signer's hot wallet is ${await other.address(0)}, but this storage's is ${w.hot} (another mnemonic, or a mistyped one that is still valid?)`,
+    );
+    await expect(second.depositAddress("base", "USDC", "pi_other_wallet")).rejects.toThrow("the signer's hot wallet is");
   });
 });
 

@@ -89,7 +89,13 @@ for (const kind of storageKinds()) {
       expect(drift.ETH).toMatchObject({ status: "balanced" });
       const explained = await get(`/v1/reconciliations/${drift.USDC.id}`);
       expect(explained.explanation.transactions).toEqual([{ tx_hash: topUp, address: chain.hot, amount: "7.5", read_at: expect.any(String) }]);
-      await post(`/v1/reconciliations/${drift.USDC.id}/accept`, { reason: "the operator's top-up" });
+      const house = w.engine.accounts.house(true);
+      const operator = (await w.engine.accounts.createApiKey(house))._unsafeUnwrap().key;
+      const accepted = await w.request("POST", `/v1/reconciliations/${drift.USDC.id}/accept`, {
+        body: { reason: "the operator's top-up" },
+        key: operator,
+      });
+      expect(accepted.status).toBe(200);
       expect((await reading()).USDC).toMatchObject({ status: "balanced", difference: "0" });
 
       // the hot wallet's key used elsewhere: 2 USDC paid out without the engine

@@ -328,6 +328,7 @@ describe("the Solana chain adapter", () => {
 
   it("checks its mints against the node: a mint of other decimals, or no mint at all, and nothing moves", async () => {
     expect((await solanaChainOn(w).adapter.checkConfiguration()).map((c) => [c.outcome, c.message])).toEqual([
+      ["ok", `solana: hot wallet ${w.hot}`],
       ["ok", "solana.tokens.USDC: the mint has 6 decimals"],
       ["ok", "solana: gas is priced in SOL"],
       ["ok", "solana: gas is priced in USDC"],
@@ -344,6 +345,7 @@ describe("the Solana chain adapter", () => {
     const nowhere = await randomSolanaAddress();
     const missing = new SolanaChain({ rpcUrl: w.rpc.url, storage: new MemoryStorage(), signer: solanaSigner, tokens: { USDC: nowhere } });
     expect((await missing.checkConfiguration()).map((c) => [c.outcome, c.message])).toEqual([
+      ["ok", `solana: hot wallet ${w.hot}`],
       ["fail", `solana.tokens.USDC: no account at ${nowhere} on solana`],
       ["ok", "solana: gas is priced in SOL"],
       [
