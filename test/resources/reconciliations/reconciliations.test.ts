@@ -140,5 +140,48 @@ for (const kind of storageKinds()) {
       expect((await json(refused)).error).toMatchObject({ code: "permission_denied", param: "enabled_events[0]" });
       expect((await get("/v1/webhook_endpoints")).data).toEqual([]);
     });
+
+    it("takes the float once when two first runs race: the second waits for the first's", async () => {
+      // the first run to read base's ETH float (its first asset) holds its transaction open for a
+      // while after the read; a second that read it too before the first committed would take a
+      // float of its own
+      const floatKey = "reconciliation.float:test:base:ETH";
+      let waiting: (() => void) | null = null;
+      let arrivals = 0;
+      const held = (): Promise<void> =>
+        ++arrivals === 1
+          ? new Promise((resolve) => {
+              waiting = resolve;
+              setTimeout(resolve, 1_500);
+            })
+          : Promise.resolve(waiting?.());
+      const storage = w.harness.storage;
+      const original = storage.transaction.bind(storage);
+      storage.transaction = ((fn: (tx: any) => Promise<unknown>, options?: unknown) =>
+        original(async (tx: any) => {
+          const meta = new Proxy(tx.meta, {
+            get: (target, prop) =>
+              prop === "get"
+                ? async (key: string, opts?: unknown) => {
+                    const value = await target.get(key, opts);
+                    if (key === floatKey) await held();
+                    return value;
+                  }
+                : Reflect.get(target, prop),
+          });
+          return fn(new Proxy(tx, { get: (target, prop) => (prop === "meta" ? meta : Reflect.get(target, prop)) }));
+        }, options as never)) as typeof storage.transaction;
+      try {
+        const [a, b] = await Promise.all([run("base"), run("base")]);
+        const readings = [...a.data, ...b.data].filter((r: any) => r.asset === "ETH");
+        expect(readings).toHaveLength(2);
+        for (const r of readings) expect(r).toMatchObject({ status: "balanced", difference: "0" });
+        const explained = await Promise.all(readings.map((r: any) => get(`/v1/reconciliations/${r.id}`)));
+        expect(explained.filter((r: any) => r.explanation.opening)).toHaveLength(1);
+        expect(arrivals).toBeGreaterThanOrEqual(2);
+      } finally {
+        storage.transaction = original;
+      }
+    });
   });
 }

@@ -22,7 +22,8 @@ afterAll(closeSharedStorage);
  * Uniswap v2 pools of the hardhat node (the published contracts), its chain the EVM adapter on
  * the same node. The account is funded by a real deposit; quotes are the contracts' own answer,
  * swaps move the hot wallet's tokens as the ledger says, a limit order fills when a third party
- * moves the pool past its target.
+ * moves the pool past its target; after each, the chain's holdings reconcile with the books (the
+ * pools' movements are on chain: `counter:venues_on_chain` is not taken back out).
  */
 for (const kind of storageKinds()) {
   describe(`live swaps on Uniswap v2 through the engine (${kind.name})`, () => {
@@ -44,6 +45,15 @@ for (const kind of storageKinds()) {
       }
     };
     const ledgerConsistent = () => expectLedgerConsistent(w.harness.inspect, liveId, w.engine.accounts.house(true));
+    /** Reads the pools' chain against the books: every asset balanced (the first reading takes the float). */
+    const reconciled = async () => {
+      const res = await post("/v1/reconciliations/run", { chain: UNI_CHAIN });
+      expect(res.status).toBe(200);
+      const run = await json(res);
+      expect(run.deferred).toEqual([]);
+      expect(run.data.map((r: any) => r.asset).sort()).toEqual(["ETH", "EURC", "USDC", "USDT"]);
+      for (const r of run.data) expect(r).toMatchObject({ status: "balanced", difference: "0" });
+    };
     /** What an account's `available` holds of an asset on the pools' chain, base units. */
     const availableOf = async (accountId: string, asset: string) =>
       (await w.harness.inspect.balances(accountId)).find((b) => b.asset === asset && b.chain === UNI_CHAIN && b.book === "available")?.amount ?? 0n;
@@ -68,6 +78,7 @@ for (const kind of storageKinds()) {
       await uni.node.pay(uni.tokens.USDC!, 1, pi.deposit_addresses[UNI_CHAIN], 50_000n * E6);
       await settle(FINALITY + 3);
       expect(await balance("USDC")).toMatchObject({ available: "50000" });
+      await reconciled();
     });
     afterEach(() => w.close());
 
@@ -120,6 +131,8 @@ for (const kind of storageKinds()) {
       expect(await balance("USDC")).toMatchObject({ available: "30000", reserved: "0" });
       expect(await balance("USDT")).toMatchObject({ available: q.to.amount });
       await ledgerConsistent();
+      // the chain agrees: the pools' movements are the hot wallet's, the gas is the network fee
+      await reconciled();
     });
 
     it("a quote is firm: a third party moving the pool the swap's way before it is mined gives the customer the quote, the house the rest", async () => {
@@ -145,6 +158,7 @@ for (const kind of storageKinds()) {
       // what the executions say is what the chain carried
       expect(done.executions.reduce((sum: bigint, e: any) => sum + units(e.to_amount), 0n)).toBe(received);
       await ledgerConsistent();
+      await reconciled();
     });
 
     it("a refreshed quote's swap gets the rate actually achieved, which the ledger reflects", async () => {
@@ -166,6 +180,7 @@ for (const kind of storageKinds()) {
       expect(units(done.to.amount)).toBe(received - pricing.networkFee - pricing.platformFee);
       expect(await balance("USDT")).toMatchObject({ available: done.to.amount });
       await ledgerConsistent();
+      await reconciled();
     });
 
     it("refuses a swap or a limit order into another chain than the pools' until a bridge exists", async () => {
@@ -226,6 +241,7 @@ for (const kind of storageKinds()) {
       expect(executed).toBe(gained);
       expect(await balance("USDC")).toMatchObject({ available: "45000", reserved: "0" });
       await ledgerConsistent();
+      await reconciled();
     });
   });
 }
