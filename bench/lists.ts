@@ -8,7 +8,7 @@ import type { Figure } from "./table";
 import { dropSchema } from "./schemas";
 
 /**
- * The list contract's promise (DECISIONS.md §5: keyset, never offset): a page costs the same at
+ * The list contract's promise (docs/decisions.md §5: keyset, never offset): a page costs the same at
  * row 10 and at row 1,000,000. `GET /v1/payouts` through the HTTP app in process, page 1 against
  * the page after a cursor that an earlier walk minted, with a million newer payouts written in
  * front of it since (by SQL, from a real payout's document), so it points a million rows deep.

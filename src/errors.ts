@@ -1,7 +1,7 @@
 import { err, type Result } from "neverthrow";
 
 /**
- * The error catalogue of DECISIONS.md §2, as one table: every code has exactly one HTTP status
+ * The error catalogue of docs/decisions.md §2, as one table: every code has exactly one HTTP status
  * and one type. Nothing else in the code base decides a status.
  */
 export const ERROR_CATALOGUE = {
@@ -43,7 +43,7 @@ export const ERROR_CATALOGUE = {
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
 export type ErrorType = (typeof ERROR_CATALOGUE)[ErrorCode]["type"];
 
-/** One row of a batch validation failure (DECISIONS.md §2). */
+/** One row of a batch validation failure (docs/decisions.md §2). */
 export interface RowError {
   row: number;
   param: string;
@@ -104,7 +104,7 @@ export function fail<T = never>(code: ErrorCode, message: string, options?: { pa
 
 /**
  * An injected adapter threw. The core wraps every adapter call so the cause keeps the adapter's
- * name; at the HTTP edge it becomes a 500 `internal_error` (DECISIONS.md §2: never for bad input).
+ * name; at the HTTP edge it becomes a 500 `internal_error` (docs/decisions.md §2: never for bad input).
  */
 export class AdapterError extends Error {
   readonly adapter: string;

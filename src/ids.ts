@@ -17,7 +17,7 @@ const TIME_CHARS = 10; // 50 bits: milliseconds until the year 10889
 const RANDOM_CHARS = 16; // 80 bits
 
 /**
- * Makes prefixed, time-ordered ids (DECISIONS.md §1): `<prefix>_` + 10 base32 characters of the
+ * Makes prefixed, time-ordered ids (docs/decisions.md §1): `<prefix>_` + 10 base32 characters of the
  * clock's milliseconds + 16 of randomness. Within one millisecond the random part is incremented,
  * so ids from one generator are strictly increasing and `(created, id)` is a total order.
  */

@@ -64,3 +64,31 @@ describe("optional peers", () => {
     expect(importing.filter((file) => !file.startsWith("adapters/otel/"))).toEqual([]);
   });
 });
+
+describe("citations", () => {
+  /** The repository's own text files (what `git ls-files` would list, less dependencies and builds). */
+  const texts = (dir: string): string[] =>
+    readdirSync(resolve(ROOT, dir), { withFileTypes: true }).flatMap((e) => {
+      if (e.name.startsWith(".") && e.name !== ".ci") return [];
+      if (["node_modules", "dist", "coverage"].includes(e.name)) return [];
+      const path = dir === "." ? e.name : `${dir}/${e.name}`;
+      return e.isDirectory() ? texts(path) : /\.(ts|md|cjs|mjs|js|json|yaml|sh)$|^run$/.test(e.name) ? [path] : [];
+    });
+
+  it("cite the repository's own pages: docs/decisions.md, never a file outside it that a user never sees", () => {
+    const outside = texts(".").filter((file) => /DECISIONS\.md|\.\.\/shared\b/.test(readFileSync(resolve(ROOT, file), "utf8")));
+    expect(outside).toEqual([]);
+  });
+
+  it("every section of the contract cited (docs/decisions.md §N) is one the page has", () => {
+    const page = readFileSync(resolve(ROOT, "docs/decisions.md"), "utf8");
+    const sections = new Set([...page.matchAll(/^## (\d+)\. /gm)].map((m) => m[1]));
+    expect([...sections].sort((a, b) => Number(a) - Number(b))).toEqual(Array.from({ length: 12 }, (_, i) => String(i + 1)));
+    const cited = new Set<string>();
+    for (const file of texts(".")) {
+      for (const m of readFileSync(resolve(ROOT, file), "utf8").matchAll(/decisions\.md §(\d+)|decisions\.md#(\d+)-/g)) cited.add(m[1] ?? m[2]!);
+    }
+    expect(cited.size).toBeGreaterThan(10);
+    expect([...cited].filter((n) => !sections.has(n))).toEqual([]);
+  });
+});

@@ -1,6 +1,6 @@
 import { CliError } from "./io";
 
-/** An error answer of the API (DECISIONS.md §2), as the CLI reports it. */
+/** An error answer of the API (docs/decisions.md §2), as the CLI reports it. */
 export class ApiCallError extends CliError {
   constructor(
     readonly status: number,
@@ -97,7 +97,7 @@ export class PayrailClient {
   }
 }
 
-/** A list envelope (DECISIONS.md §5), as the API answers it. */
+/** A list envelope (docs/decisions.md §5), as the API answers it. */
 export type { ListEnvelope as ListOf } from "../../src/lists/list-page";
 export type { EventEnvelope } from "../../src/events/envelope";
 export type { WebhookDeliveryObject } from "../../src/resources/webhook-endpoints/webhook-deliveries-service";

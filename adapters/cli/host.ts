@@ -91,7 +91,7 @@ export interface HostOptions {
    */
   console?: boolean;
   /**
-   * Live chains (DECISIONS.md §9), EVM and Solana: `PAYRAIL_CHAINS` and `PAYRAIL_SIGNER_MNEMONIC`
+   * Live chains (docs/decisions.md §9), EVM and Solana: `PAYRAIL_CHAINS` and `PAYRAIL_SIGNER_MNEMONIC`
    * (or signers). Without them every chain is simulated and serves test mode only, as before.
    */
   live?: LiveChainsOptions;
@@ -153,7 +153,7 @@ export const DEMO_FUNDING: Record<string, string> = {
 };
 
 /**
- * The runnable host of DECISIONS.md §8: the whole /v1 API on embedded storage that survives a
+ * The runnable host of docs/decisions.md §8: the whole /v1 API on embedded storage that survives a
  * restart, a funded test-mode demo account, and the background workers.
  */
 export async function startHost(options: HostOptions = {}): Promise<RunningHost> {

@@ -14,7 +14,7 @@ import { LiveConfigurationError, checkLiveAdapters } from "./live-checks";
 import type { ConfigurationCheck } from "../../src/ports/chain";
 import { MemoryStorage } from "../memory/memory-storage";
 
-/** What the host needs to go live (DECISIONS.md §9): `PAYRAIL_CHAINS` and the keys. */
+/** What the host needs to go live (docs/decisions.md §9): `PAYRAIL_CHAINS` and the keys. */
 export interface LiveChainsOptions {
   /** `PAYRAIL_CHAINS`: a JSON object, or `@path` to a JSON file. */
   chains: string;

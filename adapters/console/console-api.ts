@@ -6,7 +6,7 @@ import type { Scope } from "../../src/engine/scopes";
 
 /**
  * Who the host's `authorize` hook lets in: one account, and what they may do there. `scopes` are
- * the API keys' scopes (DECISIONS.md §3; none: full access); a grant of read scopes only gives a
+ * the API keys' scopes (docs/decisions.md §3; none: full access); a grant of read scopes only gives a
  * console without a button. `user` names the operator in the console's header.
  */
 export interface ConsoleGrant {
@@ -20,7 +20,7 @@ export interface ConsoleGrant {
   apiKey?: string;
 }
 
-/** What a console page gets from the API: the object, or the error of the catalogue (DECISIONS.md §2). */
+/** What a console page gets from the API: the object, or the error of the catalogue (docs/decisions.md §2). */
 export type ApiAnswer<T = any> =
   | { ok: true; status: number; body: T }
   | { ok: false; status: number; error: { code: string; message: string; param?: string } };

@@ -1,7 +1,7 @@
 import { BlockList, isIP } from "node:net";
 
 /**
- * Address ranges a webhook may not reach unless the host opts in (DECISIONS.md §6): every entry
+ * Address ranges a webhook may not reach unless the host opts in (docs/decisions.md §6): every entry
  * of IANA's IPv4 and IPv6 Special-Purpose Address Registries (private, loopback, link-local,
  * CGNAT, documentation, benchmarking, protocol assignments, translation and tunnel prefixes),
  * plus multicast and the deprecated site-local and IPv4-compatible ranges. Prefixes that can

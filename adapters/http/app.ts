@@ -52,7 +52,7 @@ export function defaultRouteStack(engine: HttpEngine, route: EngineRoute): HttpM
 
 /**
  * The /v1 REST binding on web-standard Request/Response (Hono). Every response carries
- * `Request-Id`; every error has the shape of DECISIONS.md §2; every POST honours
+ * `Request-Id`; every error has the shape of docs/decisions.md §2; every POST honours
  * `Idempotency-Key`. Mount `app.fetch` in any server (Node, Bun, Deno, workers).
  */
 export function createHttpApp<E extends HttpEngine>(engine: E, options: HttpOptions<E> = {}): Hono<HttpEnv> {

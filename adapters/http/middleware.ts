@@ -15,7 +15,7 @@ import { parseApiVersion, renderForVersion, upgradeRequest, VERSION_HEADER } fro
 /** An engine the binding can serve: any modules, the accounts' among them (keys authenticate through it). */
 export type HttpEngine = Engine & Pick<AccountsApi, "auth">;
 
-/** DECISIONS.md §3: 32 MB request bodies. */
+/** docs/decisions.md §3: 32 MB request bodies. */
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
 
 /** What the middleware of one request leave for the ones after them. */
@@ -59,7 +59,7 @@ function rendered(c: HttpContext, body: unknown): unknown {
   return version ? renderForVersion(body, version) : body;
 }
 
-/** Answers an error of the catalogue in its shape (DECISIONS.md §2), with `Retry-After` when it has one. */
+/** Answers an error of the catalogue in its shape (docs/decisions.md §2), with `Retry-After` when it has one. */
 export function errorResponse(c: HttpContext, error: ApiError): Response {
   const headers: Record<string, string> = {};
   if (error.retryAfter !== undefined) headers["Retry-After"] = String(error.retryAfter);
@@ -83,7 +83,7 @@ export function isCorrelationId(value: string | undefined): value is string {
 }
 
 /**
- * Mints the request's `req_…` id and sets it as `Request-Id` on whatever goes back (DECISIONS.md
+ * Mints the request's `req_…` id and sets it as `Request-Id` on whatever goes back (docs/decisions.md
  * §2: the id errors, events and due work carry). The client's `X-Request-Id`, when well-formed
  * (`isCorrelationId`), is the request's correlation id, else the request id is: it goes back as
  * `X-Request-Id` and is on the request's log line (`correlation_id`).
@@ -278,7 +278,7 @@ export function parseRequest(route: EngineRoute): HttpMiddleware {
 }
 
 /**
- * `Idempotency-Key` on POST (DECISIONS.md §3): required where the route says so; a completed key
+ * `Idempotency-Key` on POST (docs/decisions.md §3): required where the route says so; a completed key
  * with the same request replays its stored answer (`Idempotent-Replayed: true`); otherwise the
  * request holds the key while it runs. Afterwards a completed answer (2xx, 402, or 5xx after the
  * request committed something: `completesKey`) is saved (the command saved a success with its

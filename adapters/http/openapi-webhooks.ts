@@ -5,7 +5,7 @@ import { typedEventName, typedEventSchema } from "../../src/events/event-types";
 /** The tag of the document's webhook entries. */
 export const WEBHOOKS_TAG = { name: "Webhook events", description: "What a webhook endpoint receives: one signed POST per event" };
 
-/** The headers of every delivery (DECISIONS.md §6, §11), as parameters of the webhook entries. */
+/** The headers of every delivery (docs/decisions.md §6, §11), as parameters of the webhook entries. */
 const HEADERS: Record<string, { name: string; required: boolean; description: string; pattern: string }> = {
   WebhookServiceEvent: { name: "Service-Event", required: true, description: "The event's type", pattern: "^[a-z_]+(\\.[a-z_]+)+$" },
   WebhookServiceDelivery: {

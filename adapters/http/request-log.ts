@@ -19,7 +19,7 @@ export interface RequestLogEntry {
   /** The path asked, without the query string. */
   path: string;
   status: number;
-  /** The error code of a 4xx or 5xx answer (DECISIONS.md §2). */
+  /** The error code of a 4xx or 5xx answer (docs/decisions.md §2). */
   error_code: string | null;
   /** The key the request authenticated with (its id, never the key). */
   api_key: string;
@@ -66,7 +66,7 @@ export const listRequestLogsSchema = s.object({
 /**
  * The request log of one host process: the newest `capacity` authenticated `/v1` requests of
  * each account, in memory (lost on restart, not shared between processes), for `payrail logs
- * tail`. Read through `GET /v1/request_logs`, a list of the usual contract (DECISIONS.md §5).
+ * tail`. Read through `GET /v1/request_logs`, a list of the usual contract (docs/decisions.md §5).
  */
 export class RequestLog {
   private readonly rows = new Map<string, Row[]>();

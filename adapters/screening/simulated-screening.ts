@@ -1,6 +1,6 @@
 import type { Clock, ScreeningAdapter, ScreeningRequest, ScreeningVerdict } from "../../src/ports/public";
 
-/** DECISIONS.md §10: a recipient whose name contains this (any case) is screened `flagged`. */
+/** docs/decisions.md §10: a recipient whose name contains this (any case) is screened `flagged`. */
 export const FLAGGED_NAME = "flagged";
 
 export interface SimulatedScreeningOptions {
@@ -14,7 +14,7 @@ export interface SimulatedScreeningOptions {
 /**
  * A screening provider that decides after a delay on the engine's clock: flagged when a name or
  * an address is on the denylist, or when the name contains `flagged` (the magic value of
- * DECISIONS.md §10), cleared otherwise. Deterministic; serves test mode and `npm start`.
+ * docs/decisions.md §10), cleared otherwise. Deterministic; serves test mode and `npm start`.
  */
 export class SimulatedScreening implements ScreeningAdapter {
   readonly name = "simulated-screening";

@@ -12,12 +12,12 @@ import { ASSET_CODE, CHAIN_NAME, EVENT_TYPE, SCOPE } from "./common-objects";
 export function catalogueComponents(catalogue: EngineCatalogue, assets?: AssetRegistry): Record<string, JsonSchema> {
   return {
     [ASSET_CODE]: assets
-      ? { type: "string", enum: assets.list().map((a) => a.code), description: "An asset code of the registry (DECISIONS.md §1)" }
+      ? { type: "string", enum: assets.list().map((a) => a.code), description: "An asset code of the registry (docs/decisions.md §1)" }
       : { type: "string", pattern: "^[A-Z][A-Z0-9]{1,11}$", description: "An asset code of the registry" },
     [CHAIN_NAME]: assets
-      ? { type: "string", enum: assets.chains().map((c) => c.name), description: "A chain name of the registry (DECISIONS.md §1)" }
+      ? { type: "string", enum: assets.chains().map((c) => c.name), description: "A chain name of the registry (docs/decisions.md §1)" }
       : { type: "string", pattern: "^[a-z][a-z0-9_]*$", description: "A chain name of the registry" },
-    [EVENT_TYPE]: { type: "string", enum: [...catalogue.eventTypes], description: "An event type of the catalogue (DECISIONS.md §4)" },
+    [EVENT_TYPE]: { type: "string", enum: [...catalogue.eventTypes], description: "An event type of the catalogue (docs/decisions.md §4)" },
     [SCOPE]: {
       type: "string",
       enum: [...catalogue.scopes],

@@ -2,7 +2,7 @@ import { ERROR_CATALOGUE, type ErrorCode } from "../errors";
 import { o, type NamedSchema, type ResponseSchema } from "./response-schema";
 
 /**
- * What the API's objects are made of (DECISIONS.md §1–§5): references to the registry's asset
+ * What the API's objects are made of (docs/decisions.md §1–§5): references to the registry's asset
  * codes and chain names and to the engine's event types and scopes (components the OpenAPI
  * document lists from the running engine), amounts, the list envelope and the error object.
  * Each resource's objects are in its folder (`*-objects.ts`); the presenters' return types are
@@ -20,8 +20,8 @@ export const SCOPE = "Scope";
 const ref = <T extends string>(name: string, description: string): ResponseSchema<T> => ({
   json: { $ref: `#/components/schemas/${name}`, description },
 });
-export const asset = (description = "Asset code of the registry (DECISIONS.md §1)") => ref<string>(ASSET_CODE, description);
-export const chain = (description = "Chain name of the registry (DECISIONS.md §1)") => ref<string>(CHAIN_NAME, description);
+export const asset = (description = "Asset code of the registry (docs/decisions.md §1)") => ref<string>(ASSET_CODE, description);
+export const chain = (description = "Chain name of the registry (docs/decisions.md §1)") => ref<string>(CHAIN_NAME, description);
 export const eventType = (description = "An event type of the catalogue") => ref<string>(EVENT_TYPE, description);
 export const scope = (description = "A scope: `<resource>:read` or `<resource>:write`") => ref<string>(SCOPE, description);
 
@@ -70,11 +70,11 @@ export const ApiErrorObject = o.named(
         request_id: o.nullable(o.string({ pattern: "^req_[0-9a-z]+$", example: "req_01jd5x3kq8b7m2c9v4n6p0r1s2" })),
       }),
     },
-    { description: "An error of the catalogue (DECISIONS.md §2)" },
+    { description: "An error of the catalogue (docs/decisions.md §2)" },
   ),
 );
 
-/** The list envelope of DECISIONS.md §5 around `item`. */
+/** The list envelope of docs/decisions.md §5 around `item`. */
 export function listOf<T>(name: string, item: NamedSchema<T>) {
   return o.named(
     `${name}List`,

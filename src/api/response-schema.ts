@@ -69,7 +69,7 @@ export const o = {
     if (minLength !== undefined) json.minLength = minLength;
     return schema<string>(json, rest);
   },
-  /** An id with its prefix (DECISIONS.md §1): `po_` + 26 lowercase base32 characters. */
+  /** An id with its prefix (docs/decisions.md §1): `po_` + 26 lowercase base32 characters. */
   id: (prefix: string, doc: Doc = {}) =>
     schema<string>({ type: "string", pattern: `^${prefix}_${ID_CHARS}$` }, { example: `${prefix}_01jd5x3kq8b7m2c9v4n6p0r1s2`, ...doc }),
   literal: <T extends string>(value: T, doc: Doc = {}) => schema<T>({ type: "string", enum: [value] }, doc),
@@ -81,7 +81,7 @@ export const o = {
   boolean: (doc: Doc = {}) => schema<boolean>({ type: "boolean" }, doc),
   /** Always `true` (`deleted`, `valid`). */
   true: (doc: Doc = {}) => schema<true>({ type: "boolean", enum: [true] }, doc),
-  /** A decimal string in its shortest exact form (DECISIONS.md §1). */
+  /** A decimal string in its shortest exact form (docs/decisions.md §1). */
   decimal: (doc: Doc = {}) => schema<string>({ type: "string", pattern: DECIMAL }, { example: "10.25", ...doc }),
   /** A signed decimal string (ledger entry amounts). */
   signedDecimal: (doc: Doc = {}) => schema<string>({ type: "string", pattern: SIGNED_DECIMAL }, { example: "-10.25", ...doc }),

@@ -4,7 +4,7 @@ import { base58, bech32, bech32m } from "@scure/base";
 import type { ChainFamily } from "../money/assets";
 
 /**
- * Address formats per chain family (DECISIONS.md §4: "validated per chain format"):
+ * Address formats per chain family (docs/decisions.md §4: "validated per chain format"):
  * - evm: `0x` + 40 hex digits; all-lowercase or all-uppercase is accepted as written, mixed case
  *   must carry a valid EIP-55 checksum (a mistyped checksummed address is refused).
  * - solana: base58 of exactly 32 bytes.

@@ -4,7 +4,7 @@ import { guardMethods, type CallTiming } from "../ports/guard";
 import { PermanentWorkError } from "../workers/due-work";
 
 /**
- * Which chain adapter serves which chain, for which mode (DECISIONS.md §9). A `testModeOnly`
+ * Which chain adapter serves which chain, for which mode (docs/decisions.md §9). A `testModeOnly`
  * adapter (a simulator) serves test-mode accounts; any other adapter moves real value and serves
  * live accounts only. So a chain may have one of each (the host's simulated chains beside its
  * EVM adapters), a test account never reaches a real chain (its balances are made by test

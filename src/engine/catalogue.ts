@@ -2,7 +2,7 @@ import { CORE_EVENTS } from "../ledger/balance-events";
 import type { AnyModule, EventDefinition, TagDefinition } from "./module";
 import { scopesOf, type Scope } from "./scopes";
 
-/** Id prefixes the engine itself mints, whatever its modules (DECISIONS.md §1). */
+/** Id prefixes the engine itself mints, whatever its modules (docs/decisions.md §1). */
 export const CORE_ID_PREFIXES: Readonly<Record<string, string>> = {
   acct: "account",
   evt: "event",

@@ -56,13 +56,13 @@ export interface IdempotencyClaim {
 }
 
 export interface EngineConfig {
-  /** How long a completed response is replayed (DECISIONS.md §3: 24 hours). */
+  /** How long a completed response is replayed (docs/decisions.md §3: 24 hours). */
   idempotencyTtlMs: number;
   /** A key locked longer than this is taken over by the next request (its holder crashed). */
   idempotencyLockMs: number;
-  /** Events older than this are pruned (DECISIONS.md §4: 30 days). */
+  /** Events older than this are pruned (docs/decisions.md §4: 30 days). */
   eventRetentionMs: number;
-  /** A webhook attempt is cut after this (DECISIONS.md §6: 10 s). */
+  /** A webhook attempt is cut after this (docs/decisions.md §6: 10 s). */
   webhookTimeoutMs: number;
   /** Webhook attempts in flight per engine process, across endpoints. */
   webhookConcurrency: number;
@@ -70,7 +70,7 @@ export interface EngineConfig {
   webhookEndpointConcurrency: number;
   /** The delivery log is kept this long, and replay reaches this far back (seed: 7 days). */
   deliveryLogRetentionMs: number;
-  /** After a rotation the old secret keeps signing this long (DECISIONS.md §4: 24 hours). */
+  /** After a rotation the old secret keeps signing this long (docs/decisions.md §4: 24 hours). */
   secretRotationOverlapMs: number;
   /**
    * A webhook endpoint whose every delivery failed for this long (from its first failure since

@@ -149,7 +149,7 @@ export class DocStore<T extends { id: string }> {
     await tx.resources.delete(stored.record.accountId, stored.record.id);
   }
 
-  /** A page of the list contract (DECISIONS.md §5) over this kind. */
+  /** A page of the list contract (docs/decisions.md §5) over this kind. */
   list<O>(
     deps: Pick<ModuleDeps, "cursors" | "storage">,
     ctx: RequestContext,

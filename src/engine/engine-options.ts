@@ -47,7 +47,7 @@ export interface EngineOptions {
    * the engine signs (blob stores without URLs of their own). Default: the origin of each request.
    */
   publicUrl?: string;
-  /** Assets added to (or replacing) the defaults of DECISIONS.md §1. */
+  /** Assets added to (or replacing) the defaults of docs/decisions.md §1. */
   assets?: AssetDefinition[];
   /** Chains added to (or replacing) the defaults. */
   chains?: ChainDefinition[];

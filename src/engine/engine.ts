@@ -73,7 +73,7 @@ export type EngineOf<M extends readonly AnyModule[]> = Engine & ApisOf<M>;
 export class Engine {
   /** The due-work runner: `start()` it to run background work, `runDue()` in tests. */
   readonly worker: WorkerRunner;
-  /** Idempotency keys (DECISIONS.md §3), for a binding that honours `Idempotency-Key`. */
+  /** Idempotency keys (docs/decisions.md §3), for a binding that honours `Idempotency-Key`. */
   readonly idempotency: IdempotencyService;
   /** Rate limits counted in storage, for a binding that limits requests. */
   readonly rateLimits: RateLimitService;

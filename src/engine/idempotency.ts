@@ -17,7 +17,7 @@ export type BeginOutcome = { kind: "proceed"; claim: IdempotencyClaim } | { kind
 
 const KEY_MAX = 255;
 
-/** Validates an Idempotency-Key header value (DECISIONS.md §3: 1 to 255 characters). */
+/** Validates an Idempotency-Key header value (docs/decisions.md §3: 1 to 255 characters). */
 export function checkIdempotencyKey(key: string): Result<string, ApiError> {
   if (key.length < 1 || key.length > KEY_MAX) {
     return fail("parameter_invalid", "Idempotency-Key must have 1 to 255 characters", { param: "Idempotency-Key" });
@@ -81,7 +81,7 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * Idempotency keys (DECISIONS.md §3; Brandur Leach's design). `begin` locks the key for the
+ * Idempotency keys (docs/decisions.md §3; Brandur Leach's design). `begin` locks the key for the
  * request; the request's command saves its response in the same transaction as its effect
  * (`saveResponseWithin`); afterwards `finish` saves what is a completed answer and gives the key
  * back otherwise (`completesKey`), so the client may try again.
@@ -228,8 +228,8 @@ export class IdempotencyService {
 const RELEASE_RETRY_MS = 500;
 
 /**
- * Whether an answer completes its key (saved and replayed) or gives the key back (DECISIONS.md
- * §3, docs/decisions.md): a success (2xx) and a refusal the engine decided (402) complete it; a
+ * Whether an answer completes its key (saved and replayed) or gives the key back (docs/decisions.md
+ * §3): a success (2xx) and a refusal the engine decided (402) complete it; a
  * server error (5xx) completes it only when the request committed something (`committed`): a
  * failure where nothing committed (a rolled-back transaction, storage unavailable) is not a
  * completed request, so the same key runs it again. Other 4xx come before any effect.

@@ -56,7 +56,7 @@ export function finalStatesOf<M extends AnyStateMachine>(machine: M): readonly S
 }
 
 /**
- * The only way services start machines (DESIGN.md: machines are pure). No actor is created and
+ * The only way services start machines (docs/architecture.md: machines are pure). No actor is created and
  * no action is executed: xstate's `initialTransition` computes the first snapshot and names the
  * actions, and the caller persists the state and carries the actions out in the same storage
  * transaction.
@@ -64,7 +64,7 @@ export function finalStatesOf<M extends AnyStateMachine>(machine: M): readonly S
 export function startMachine<M extends AnyStateMachine>(
   machine: M,
   // Optional always: xstate's InputFrom drops `undefined`, and payrail's context factories
-  // tolerate a missing input by rule (DESIGN.md).
+  // tolerate a missing input by rule (docs/architecture.md).
   input?: InputFrom<M>,
 ): MachineStep<M> {
   const [snapshot, actions] = (initialTransition as (m: M, i?: unknown) => [any, any[]])(machine, input);

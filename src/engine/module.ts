@@ -73,7 +73,7 @@ export interface SampleContext {
 }
 
 /**
- * One event type a module emits (DECISIONS.md §4): its description, the schema of its
+ * One event type a module emits (docs/decisions.md §4): its description, the schema of its
  * `data.object`, and a sample object of that schema for `POST /v1/test_helpers/events/trigger`
  * (built with the resource's own presenter, so it has the shape real events have).
  */

@@ -10,7 +10,7 @@ export interface RateLimit {
   windowMs: number;
 }
 
-/** DECISIONS.md §3: 20 batch submissions per minute per API key (any rolling minute). */
+/** docs/decisions.md §3: 20 batch submissions per minute per API key (any rolling minute). */
 export const BATCH_SUBMISSIONS: RateLimit = { name: "payout_batches", limit: 20, windowMs: 60_000 };
 
 /**

@@ -45,9 +45,9 @@ export interface RouteDefinition<Api = unknown> {
   body?: ObjectSchema<any>;
   /** Schema of the query string, likewise. */
   query?: ObjectSchema<any>;
-  /** DECISIONS.md §3: payout, batch, swap and limit order create. */
+  /** docs/decisions.md §3: payout, batch, swap and limit order create. */
   idempotencyRequired?: boolean;
-  /** Test-helper routes answer 404 to live keys (DECISIONS.md §7). */
+  /** Test-helper routes answer 404 to live keys (docs/decisions.md §7). */
   testModeOnly?: boolean;
   /** Counted per API key before anything else happens; over it: 429 `rate_limited`. */
   rateLimit?: RateLimit;

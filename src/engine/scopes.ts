@@ -1,5 +1,5 @@
 /**
- * API-key scopes (DECISIONS.md §3): `<resource>:read` or `<resource>:write`, the resources
+ * API-key scopes (docs/decisions.md §3): `<resource>:read` or `<resource>:write`, the resources
  * being those the engine's modules declare (`ResourceModule.scopes`); write implies read, and a
  * key without scopes has full access.
  */

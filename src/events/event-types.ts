@@ -7,7 +7,7 @@ import type { JsonSchema } from "../validation/schema";
 import { Event } from "./event-object";
 
 /**
- * The event-type catalogue as clients read it (DECISIONS.md §11), from the one source the engine
+ * The event-type catalogue as clients read it (docs/decisions.md §11), from the one source the engine
  * has, its modules' event definitions (type, description, the schema of `data.object`):
  * `GET /v1/event_types` answers each type with a self-contained JSON Schema of its `data.object`,
  * and the OpenAPI document's `webhooks` section has one entry per type whose body is the event

@@ -1,5 +1,5 @@
 /**
- * The delivery schedule of DECISIONS.md §6 (Svix's, cut to the seed's 24 hours): after failed
+ * The delivery schedule of docs/decisions.md §6 (Svix's, cut to the seed's 24 hours): after failed
  * attempt n (1 to 6) the next comes 5 s, 5 min, 30 min, 2 h, 5 h, 10 h later, each ±10 %; the
  * eighth and last attempt comes 24 hours after the first (up to 10 % of the remaining wait
  * earlier, never later). A `Retry-After` (429 and 503 only) may push a retry later than its
@@ -39,7 +39,7 @@ export function nextAttemptAt(input: RetryInput): number | null {
   return Math.ceil(Math.max(next, now));
 }
 
-/** Whether a response's `Retry-After` counts (DECISIONS.md §6: on 429 and 503). */
+/** Whether a response's `Retry-After` counts (docs/decisions.md §6: on 429 and 503). */
 export function honoursRetryAfter(status: number): boolean {
   return status === 429 || status === 503;
 }

@@ -3,7 +3,7 @@ import type { RandomSource } from "../ids";
 import { signatureHeader } from "./signing";
 
 /**
- * The two ways an endpoint's deliveries are signed (DECISIONS.md §11), chosen per endpoint:
+ * The two ways an endpoint's deliveries are signed (docs/decisions.md §11), chosen per endpoint:
  *
  * - `stripe` (default): `Service-Signature: t=…,v1=<hex>` (§6), the whole secret string is the
  *   HMAC key, so the `stripe` package's `webhooks.constructEvent` verifies it;

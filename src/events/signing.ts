@@ -12,7 +12,7 @@ function digest(secret: string, timestamp: number, body: string | Uint8Array): B
 }
 
 /**
- * The `Service-Signature` header of DECISIONS.md §6, Stripe's scheme byte for byte:
+ * The `Service-Signature` header of docs/decisions.md §6, Stripe's scheme byte for byte:
  * `t=<unix seconds>,v1=<lowercase hex>` with one `v1` per secret (newest first during a
  * rotation), no spaces, so `Stripe.webhooks.constructEvent` verifies it with either secret.
  */

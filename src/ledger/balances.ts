@@ -11,7 +11,7 @@ export interface BalanceAmounts {
   pending: string;
 }
 
-/** The balance object of DECISIONS.md §4. */
+/** The balance object of docs/decisions.md §4. */
 export type BalanceObject = Out<typeof Balance>;
 
 /**

@@ -6,7 +6,7 @@ import type { LedgerEntryRecord } from "../ports/storage";
 import { isoTime } from "../validation/timestamp";
 import { isCustomerBook } from "./postings";
 
-/** The ledger entry object of DECISIONS.md §4. */
+/** The ledger entry object of docs/decisions.md §4. */
 export type LedgerEntryObject = Out<typeof LedgerEntry>;
 
 /** The account's entries only: counter-account entries stay inside the engine. */

@@ -40,7 +40,7 @@ export const Balance = o.named(
       chains: o.record(o.object(balanceAmounts), { description: "The same per chain the asset exists on (zeros included)" }),
       as_of: o.time(),
     },
-    { description: "An asset's balance across its chains (DECISIONS.md §4)" },
+    { description: "An asset's balance across its chains (docs/decisions.md §4)" },
   ),
 );
 

@@ -12,7 +12,7 @@ export interface PostingLine {
 
 /**
  * The engine's counter-accounts. A posting that moves value across the system's edge balances
- * against one of them, so every posting nets to zero per asset (DECISIONS.md §4).
+ * against one of them, so every posting nets to zero per asset (docs/decisions.md §4).
  */
 export const COUNTER = {
   /** Value entering from or leaving to the outside world (test funding, withdrawals). */

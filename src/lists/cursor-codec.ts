@@ -22,7 +22,7 @@ const ID = /^[A-Za-z0-9_.]{1,64}$/;
 
 /**
  * `cur_` + base64url(JSON [created, id]) + "." + base64url(HMAC-SHA256 over the binding and the
- * payload), DECISIONS.md §5: opaque to clients, and a tampered, foreign or re-filtered cursor is
+ * payload), docs/decisions.md §5: opaque to clients, and a tampered, foreign or re-filtered cursor is
  * `cursor_invalid`.
  */
 export class CursorCodec {

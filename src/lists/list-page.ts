@@ -5,7 +5,7 @@ import type { CursorBinding, CursorCodec, CursorPosition } from "./cursor-codec"
 import { DEFAULT_LIMIT, type ListParams } from "./list-params";
 import { metadataSearch } from "../metadata/metadata";
 
-/** The list envelope of DECISIONS.md §5, with `previous_cursor` (§11). */
+/** The list envelope of docs/decisions.md §5, with `previous_cursor` (§11). */
 export interface ListEnvelope<T> {
   object: "list";
   data: T[];

@@ -4,7 +4,7 @@ export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 200;
 
 /**
- * The list parameters every list endpoint shares (DECISIONS.md §5). A list adds its own filters
+ * The list parameters every list endpoint shares (docs/decisions.md §5). A list adds its own filters
  * (`status`, `type`, `search`, `expand[]`) next to these.
  */
 export const listParamsShape = {

@@ -5,7 +5,7 @@ import { Schema, invalid, type JsonSchema } from "../validation/base-schema";
 import { badTextReason } from "../validation/scalar-schemas";
 
 /**
- * `metadata` (DECISIONS.md §11, Stripe's rules): a client's own key-value pairs on every object
+ * `metadata` (docs/decisions.md §11, Stripe's rules): a client's own key-value pairs on every object
  * it creates, returned on the object and in its events, searchable (`metadata[key]:value`), kept
  * in reports. Up to 50 keys of up to 40 characters, string values of up to 500.
  */

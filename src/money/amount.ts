@@ -7,7 +7,7 @@ import { isDecimalString } from "./decimal";
 const MAX_UNITS = 10n ** 38n;
 
 /**
- * Parses an API amount into integer base units of `asset` (DECISIONS.md §1). Refuses anything
+ * Parses an API amount into integer base units of `asset` (docs/decisions.md §1). Refuses anything
  * that is not a decimal string, carries a sign, exponent or spaces, has more fractional digits
  * than the asset's precision (never rounds silently), or is zero unless `allowZero`.
  */

@@ -21,7 +21,7 @@ export interface AssetDefinition {
   readonly chains: readonly string[];
 }
 
-/** DECISIONS.md §1. */
+/** docs/decisions.md §1. */
 export const DEFAULT_CHAINS: readonly ChainDefinition[] = [
   { name: "ethereum", family: "evm" },
   { name: "polygon", family: "evm" },
@@ -31,7 +31,7 @@ export const DEFAULT_CHAINS: readonly ChainDefinition[] = [
   { name: "bitcoin", family: "bitcoin" },
 ];
 
-/** DECISIONS.md §1; which chains each asset lives on follows where it is natively issued. */
+/** docs/decisions.md §1; which chains each asset lives on follows where it is natively issued. */
 export const DEFAULT_ASSETS: readonly AssetDefinition[] = [
   { code: "USDC", decimals: 6, stablecoin: true, chains: ["ethereum", "polygon", "arbitrum", "base", "solana"] },
   { code: "USDT", decimals: 6, stablecoin: true, chains: ["ethereum", "polygon", "arbitrum", "solana"] },

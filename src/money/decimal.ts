@@ -16,7 +16,7 @@ export type Decimal = BigJs.Big;
 
 const DECIMAL_PATTERN = /^(0|[1-9][0-9]*)(\.[0-9]+)?$/;
 
-/** True when `value` is a decimal string of DECISIONS.md §1: no sign, exponent or spaces. */
+/** True when `value` is a decimal string of docs/decisions.md §1: no sign, exponent or spaces. */
 export function isDecimalString(value: unknown): value is string {
   return typeof value === "string" && DECIMAL_PATTERN.test(value);
 }
@@ -27,7 +27,7 @@ export function decimal(value: string): Decimal {
 }
 
 /**
- * The shortest exact decimal form (DECISIONS.md §1): "10.25", "10", "0.000001"; never trailing
+ * The shortest exact decimal form (docs/decisions.md §1): "10.25", "10", "0.000001"; never trailing
  * zeros, an exponent or "-0".
  */
 export function formatDecimal(value: Decimal): string {
@@ -38,7 +38,7 @@ export function formatDecimal(value: Decimal): string {
 }
 
 /**
- * Rounds toward zero at `dp` decimals (rates and impacts, DECISIONS.md §1) and formats in the
+ * Rounds toward zero at `dp` decimals (rates and impacts, docs/decisions.md §1) and formats in the
  * shortest form. For non-negative values that is rounding down.
  */
 export function formatRoundedDown(value: Decimal, dp: number): string {

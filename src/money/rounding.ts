@@ -1,6 +1,6 @@
 /**
  * Integer division with an explicit direction. What the user receives rounds down, what the user
- * pays rounds up (DECISIONS.md §1); these are the only two ways money is divided.
+ * pays rounds up (docs/decisions.md §1); these are the only two ways money is divided.
  */
 export function divFloor(numerator: bigint, denominator: bigint): bigint {
   if (denominator === 0n) throw new RangeError("division by zero");

@@ -230,7 +230,7 @@ export interface InboundTransfer {
 }
 
 /**
- * What a simulated chain lets test helpers do (DECISIONS.md §7): mine blocks now, reorganise the
+ * What a simulated chain lets test helpers do (docs/decisions.md §7): mine blocks now, reorganise the
  * tip, and pay a deposit address. Real adapters do not implement it; the test-helper routes
  * answer 404 without it.
  */

@@ -31,7 +31,7 @@ export interface DeliveryRequest {
   url: string;
   headers: Record<string, string>;
   body: string;
-  /** Cut the attempt (connection, request and response) after this many ms (DECISIONS.md §6: 10 s). */
+  /** Cut the attempt (connection, request and response) after this many ms (docs/decisions.md §6: 10 s). */
   timeoutMs: number;
 }
 

@@ -24,7 +24,7 @@ export interface CallTiming {
 }
 
 /**
- * Core-owned wrappers around injected adapters (DESIGN.md, after kysely's runtime driver): init
+ * Core-owned wrappers around injected adapters (docs/architecture.md; after kysely's runtime driver): init
  * runs once, nothing runs after close, and whatever an adapter throws reaches the core as an
  * `AdapterError` carrying the adapter's name and the original error as `cause`.
  */

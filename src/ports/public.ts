@@ -60,7 +60,7 @@ export { decodeCounter } from "./state-keys";
 
 // ---- money and assets ------------------------------------------------------------------------
 
-/** The assets and chains an engine knows (the defaults of DECISIONS.md §1, extended by the host). */
+/** The assets and chains an engine knows (the defaults of docs/decisions.md §1, extended by the host). */
 export { AssetRegistry, DEFAULT_ASSETS, DEFAULT_CHAINS, type AssetDefinition, type ChainDefinition, type ChainFamily } from "../money/assets";
 /** Decimal strings to base units, exactly (never rounding), and back in the shortest exact form. */
 export { parseAmount, formatAmount, formatUnits } from "../money/amount";

@@ -6,7 +6,7 @@ import { VenueSet } from "./venue-set";
 /**
  * What one base unit of `from` (a chain's gas asset) is worth in base units of `to` (a payout
  * asset), or null when it cannot be priced. Chain adapters use it to state a leg's network fee
- * in the payout asset (DECISIONS.md §9).
+ * in the payout asset (docs/decisions.md §9).
  */
 export type GasPricer = (from: string, to: string) => Promise<Ratio | null>;
 

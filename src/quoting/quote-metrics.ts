@@ -6,9 +6,9 @@ import { allocate } from "../money/rounding";
 import type { PricedLeg } from "./order-pricer";
 import type { Ratio } from "./venue-curves";
 
-/** DECISIONS.md §1: rates and impacts carry up to 18 decimals, rounded down. */
+/** docs/decisions.md §1: rates and impacts carry up to 18 decimals, rounded down. */
 export const RATE_DECIMALS = 18;
-/** DECISIONS.md §1: weights carry 6 decimals and sum to exactly 1. */
+/** docs/decisions.md §1: weights carry 6 decimals and sum to exactly 1. */
 export const WEIGHT_DECIMALS = 6;
 
 const RATE_SCALE = 10n ** BigInt(RATE_DECIMALS);
@@ -30,7 +30,7 @@ export function formatFraction(value: Ratio): string {
 
 /**
  * A decimal string from the API as an exact fraction, refusing more than 18 decimals (rates and
- * fractions carry at most that many, DECISIONS.md §1).
+ * fractions carry at most that many, docs/decisions.md §1).
  */
 export function parseFraction(text: string, param: string): Result<Ratio, ApiError> {
   const [whole, fraction = ""] = text.split(".") as [string, string?];

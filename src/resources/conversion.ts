@@ -162,7 +162,7 @@ export function executionDocs(result: Extract<PlacedExecution, { status: "execut
   }));
 }
 
-/** Executions as the API shows them (DECISIONS.md §12: a swap's `executions`, a fill's). */
+/** Executions as the API shows them (docs/decisions.md §12: a swap's `executions`, a fill's). */
 export function presentExecutions(docs: readonly ExecutionDoc[] | undefined, from: AssetDefinition, to: AssetDefinition): Out<typeof ConversionExecution>[] {
   return (docs ?? []).map((e) => ({
     venue: e.venue,

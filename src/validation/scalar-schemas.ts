@@ -96,7 +96,7 @@ export class EnumSchema<T extends string> extends Schema<T> {
 }
 
 /**
- * A decimal string of DECISIONS.md §1; `amount_invalid` for amounts, `parameter_invalid` else.
+ * A decimal string of docs/decisions.md §1; `amount_invalid` for amounts, `parameter_invalid` else.
  * Yields the shortest exact form ("0.0100" → "0.01"), so a value echoed back in a response is
  * written the way every response writes decimals.
  */

@@ -25,7 +25,7 @@ function run(failures: { latency: number; jitter: number; retryAfter: number | n
   }
 }
 
-describe("the delivery schedule (DECISIONS.md §6)", () => {
+describe("the delivery schedule (docs/decisions.md §6)", () => {
   test.prop([fc.array(failureArb, { minLength: 1, maxLength: 8 })])("at most eight attempts, in order, all within 24 hours of the first", (failures) => {
     const { starts } = run(failures);
     expect(starts.length).toBeLessThanOrEqual(MAX_DELIVERY_ATTEMPTS);

@@ -21,7 +21,7 @@ function at<T>(now: number, fn: () => T): T {
   }
 }
 
-describe("signature schemes (DECISIONS.md §11)", () => {
+describe("signature schemes (docs/decisions.md §11)", () => {
   test.prop([idArb, bodyArb, fc.array(standardSecretArb, { minLength: 1, maxLength: 5 }), fc.integer({ min: -290, max: 290 })])(
     "the standardwebhooks package verifies what the standard scheme signs, with every signing secret, and refuses other secrets",
     (id, body, secrets, skew) => {

@@ -12,7 +12,7 @@ const bodyArb = fc.oneof(
   fc.jsonValue().map((v) => JSON.stringify({ id: "evt_01", object: "event", data: { object: v } })),
 );
 
-describe("webhook signatures (Stripe's scheme, DECISIONS.md §6)", () => {
+describe("webhook signatures (Stripe's scheme, docs/decisions.md §6)", () => {
   test.prop([bodyArb, fc.array(secretArb, { minLength: 1, maxLength: 3 }), fc.integer({ min: -300, max: 300 })])(
     "every secret of the header verifies the body, within five minutes either way",
     (body, secrets, skew) => {

@@ -12,7 +12,7 @@ const LIVE_KEY = "sk_live_hostevmtest0123456789";
 const units = (whole: number) => BigInt(whole) * 1_000_000n;
 
 /**
- * DECISIONS.md §9 end to end: `payrail serve` as its own process, wired from PAYRAIL_CHAINS,
+ * docs/decisions.md §9 end to end: `payrail serve` as its own process, wired from PAYRAIL_CHAINS,
  * PAYRAIL_SIGNER_MNEMONIC and PAYRAIL_LIVE_API_KEY, against `hardhat node` on loopback (mining a
  * block every 250 ms), through HTTP on the live key.
  */

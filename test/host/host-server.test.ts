@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startHost } from "../../adapters/cli/host";
 
-/** DECISIONS.md §8: the runnable host keeps everything across a restart (PGlite in a folder). */
+/** docs/decisions.md §8: the runnable host keeps everything across a restart (PGlite in a folder). */
 describe("the host server", () => {
   const dirs: string[] = [];
   afterAll(async () => {

@@ -6,7 +6,7 @@ import { hostProcess, stopChild } from "../support/evm/processes";
 import { MAGIC } from "../support/magic-values";
 
 /**
- * DECISIONS.md §10 on `npm start`'s host (`payrail serve` as its own process, real-time clock,
+ * docs/decisions.md §10 on `npm start`'s host (`payrail serve` as its own process, real-time clock,
  * embedded storage): each failure state of the seed reached with the test key through /v1 alone,
  * with the magic values docs/testing-your-integration.md lists.
  */

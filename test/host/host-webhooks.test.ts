@@ -4,7 +4,7 @@ import { startHost } from "../../adapters/cli/host";
 import { createMemoryStorage } from "../../adapters/memory";
 import { TestReceiver } from "../support/receiver";
 
-/** DECISIONS.md §8: `npm start` delivers webhooks in real time; PAYRAIL_ALLOW_PRIVATE_WEBHOOKS opens local receivers. */
+/** docs/decisions.md §8: `npm start` delivers webhooks in real time; PAYRAIL_ALLOW_PRIVATE_WEBHOOKS opens local receivers. */
 describe("webhooks on the host server", () => {
   it("delivers a triggered event to a local receiver in real time when private receivers are allowed", async () => {
     const receiver = await TestReceiver.start();

@@ -191,7 +191,11 @@ const commands = [
   fc.nat().map((i) => new RepeatTransition(i)),
 ];
 
-/** The invariants of research/reliability.md 1–3, read through the independent read path. */
+/**
+ * The ledger's invariants (docs/decisions.md §4: double entry), read through the independent read
+ * path: every posting nets to zero, each balance is the sum of its entries and no customer book is
+ * below zero, the books and reservations are the model's.
+ */
 async function checkInvariants(m: Model, r: Real) {
   const { inspect } = r.world.harness;
   const entries = await inspect.entries(r.world.accountId);

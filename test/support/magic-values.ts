@@ -1,4 +1,4 @@
-/** DECISIONS.md §10: addresses whose payout legs fail on the simulated chains (dead…), and good ones. */
+/** docs/decisions.md §10: addresses whose payout legs fail on the simulated chains (dead…), and good ones. */
 export const MAGIC = {
   deadEvm: "0x000000000000000000000000000000000000dEaD",
   deadSolana: "GtdFhnuFLAu1b23Dwuiyg5WQxUeskMziXU1111111111",

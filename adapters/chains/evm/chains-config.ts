@@ -4,7 +4,7 @@ import type { AssetRegistry, Clock, StorageAdapter, GasPricer } from "../../../s
 import type { EvmSigner } from "./evm-signer";
 import { EvmChain } from "./evm-chain";
 
-/** One chain of `PAYRAIL_CHAINS` (DECISIONS.md §9), as written there. */
+/** One chain of `PAYRAIL_CHAINS` (docs/decisions.md §9), as written there. */
 export interface ChainConfigEntry {
   rpc_url: string;
   finality_confirmations?: number;

@@ -89,7 +89,7 @@ function symbolNames(symbol: string, asset: string): boolean {
 const GAS_ESTIMATE_TTL_MS = 600_000;
 
 /**
- * One EVM chain, live (DECISIONS.md §9), on viem: payout legs are ERC-20 `transfer` calls or
+ * One EVM chain, live (docs/decisions.md §9), on viem: payout legs are ERC-20 `transfer` calls or
  * native value transfers from the hot wallet (key 0 of the signer), each made once under its
  * leg id (`evm-sender.ts`); deposit addresses are keys 1 and up, one per intent and chain, never
  * reused; deposits are read from `Transfer` logs and value transfers with reorganisations found

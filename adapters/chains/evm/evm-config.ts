@@ -2,7 +2,7 @@ import type { Transport } from "viem";
 import type { AssetRegistry, Clock, StorageAdapter, GasPricer } from "../../../src/ports/public";
 import type { EvmSigner } from "./evm-signer";
 
-/** One EVM chain as a host configures it (DECISIONS.md §9, `PAYRAIL_CHAINS`). */
+/** One EVM chain as a host configures it (docs/decisions.md §9, `PAYRAIL_CHAINS`). */
 export interface EvmChainOptions {
   /** A chain of the asset registry of family `evm` (`ethereum`, `polygon`, `arbitrum`, `base`). */
   chain: string;

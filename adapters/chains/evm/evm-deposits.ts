@@ -12,7 +12,7 @@ const KEPT_BLOCKS = 256;
 export class ChainMoved extends Error {}
 
 /**
- * Deposits to the wallet's derived addresses on one chain (DECISIONS.md §9): ERC-20 `Transfer`
+ * Deposits to the wallet's derived addresses on one chain (docs/decisions.md §9): ERC-20 `Transfer`
  * logs of the configured tokens, and plain value transfers of the native asset, read from a
  * saved scan tip. Each read first checks the saved tip's hash against the node's block at that
  * height; when they differ, it walks back over the saved block hashes to the fork, marks the

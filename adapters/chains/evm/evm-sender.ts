@@ -27,7 +27,7 @@ const REPLACEMENT_BUMP_PERCENT = 125n;
 class MadeElsewhere extends Error {}
 
 /**
- * Sends a transaction exactly once per id (DECISIONS.md §9). The nonce is taken in a storage
+ * Sends a transaction exactly once per id (docs/decisions.md §9). The nonce is taken in a storage
  * transaction (the node's pending count is only a floor), the transaction is signed inside it
  * and saved before it is sent, so a retry or a process that crashed re-sends the same bytes and
  * nothing is paid twice. While unmined it is re-sent when the node lost it and replaced with

@@ -1,7 +1,7 @@
 /**
  * The EVM signer: the keys of the engine's EVM wallets, behind one interface so a host can
  * keep them in a KMS, an HSM or a custody API instead of a mnemonic in the environment
- * (DECISIONS.md §9). Key `0` is the hot wallet (it sends payouts and pays gas); keys `1` and up
+ * (docs/decisions.md §9). Key `0` is the hot wallet (it sends payouts and pays gas); keys `1` and up
  * are payment-intent deposit addresses, one per intent and chain, never reused. `MnemonicSigner`
  * derives key `i` at m/44'/60'/0'/0/i. A port of the EVM adapter, not of the core: another chain
  * family brings its own signer with its adapter.

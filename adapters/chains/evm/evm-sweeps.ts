@@ -11,7 +11,7 @@ const MAX_ATTEMPTS = 5;
 const TOP_UP_PERCENT = 150n;
 
 /**
- * Moves final deposits from their derived addresses to the hot wallet (DECISIONS.md §9). One
+ * Moves final deposits from their derived addresses to the hot wallet (docs/decisions.md §9). One
  * sweep per address and asset gathers the final deposits not yet swept; a token sweep first
  * tops the address up with gas from the hot wallet, then sends the tokens; a native sweep sends
  * the balance less its own gas. Every transaction goes through the sender under an id derived

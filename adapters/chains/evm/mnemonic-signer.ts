@@ -3,7 +3,7 @@ import { checkMnemonic } from "../mnemonic";
 import type { EvmSigner, EvmTransactionRequest } from "./evm-signer";
 
 /**
- * The signer of DECISIONS.md §9: key `i` is m/44'/60'/0'/0/i of a BIP-39 mnemonic (index 0 the
+ * The signer of docs/decisions.md §9: key `i` is m/44'/60'/0'/0/i of a BIP-39 mnemonic (index 0 the
  * hot wallet, 1 and up deposit addresses). A mnemonic with a word outside the list or a bad
  * checksum is refused (`checkMnemonic`, the same check as the Solana signer's). The mnemonic
  * lives only in a private field; the signer prints as `[mnemonic signer 0x…]` and its errors

@@ -14,7 +14,7 @@ export interface SimulatedChainConfig {
 
 /**
  * Defaults for `npm start` and tests: every chain reaches finality within about 5 seconds
- * (DECISIONS.md §8), fees follow the shape of Circle Gateway's table (fixed per leg, Ethereum
+ * (docs/decisions.md §8), fees follow the shape of Circle Gateway's table (fixed per leg, Ethereum
  * dear, L2s cheap, plus 0.005 %), and USDC on Ethereum carries a 10,000,000 per-transfer cap
  * (CCTP's burn limit).
  */

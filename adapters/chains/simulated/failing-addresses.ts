@@ -2,7 +2,7 @@ import { base58, bech32, bech32m } from "@scure/base";
 import type { ChainFamily } from "../../../src/ports/public";
 
 /**
- * DECISIONS.md §10: in test mode a payout leg to one of these addresses fails on chain (it is
+ * docs/decisions.md §10: in test mode a payout leg to one of these addresses fails on chain (it is
  * mined, then reverts), so an integrator reaches `failed` and `partially_settled` payouts with
  * the simulated chains alone:
  * - EVM: an address ending in `dead` (any case), e.g. `0x000000000000000000000000000000000000dEaD`;

@@ -60,7 +60,7 @@ const GENESIS = Date.UTC(2020, 0, 1);
  * liquidity spent are kept in storage, through the adapter-state seam (`simulated-state.ts` lays
  * them out; a sent transfer's hash carries its height, so a broadcast writes one key). Failures are
  * decided by the seed and the transfer id (`failureRate`), by the recipient's address
- * (`failsOnChain`, DECISIONS.md §10) or forced
+ * (`failsOnChain`, docs/decisions.md §10) or forced
  * (`failNext`, this process only). Deposits arrive through `pay` (test helpers) and are reported
  * by `inboundTransfers`; reorganisations move the engine's own transfers of the replaced blocks
  * into the next block and remove the deposits in them.

@@ -6,7 +6,7 @@ import type { CliCommand } from "../program";
 const STAND_IN_MNEMONIC = "abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about";
 
 /**
- * `payrail doctor` (DECISIONS.md §12): the live configuration (`PAYRAIL_CHAINS`, `PAYRAIL_VENUES`,
+ * `payrail doctor` (docs/decisions.md §12): the live configuration (`PAYRAIL_CHAINS`, `PAYRAIL_VENUES`,
  * `PAYRAIL_SIGNER_MNEMONIC`) checked against the chains as `payrail serve` checks it when it
  * starts: the mnemonic's words and checksum, each node's chain id, each token's decimals and
  * symbol, each Solana mint, a price for gas in each payout asset, the venues' contracts. One

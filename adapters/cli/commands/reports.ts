@@ -123,7 +123,7 @@ async function finish(ctx: { io: CliIo }, report: ReportObject, options: { out?:
   ctx.io.stdout.write(options.json ? jsonLine(report) : reportLine(c, report));
 }
 
-/** `payrail reports …`: asynchronous report exports (DECISIONS.md §4). */
+/** `payrail reports …`: asynchronous report exports (docs/decisions.md §4). */
 export const reportsCommand: CliCommand = {
   register(program, ctx) {
     const reports = program.command("reports").description("asynchronous CSV exports of the account's ledger");

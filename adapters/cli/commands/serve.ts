@@ -14,7 +14,7 @@ function urlPassword(url: string | undefined): string[] {
   }
 }
 
-/** `payrail serve`: the runnable host of DECISIONS.md §8 (what `npm start` runs). */
+/** `payrail serve`: the runnable host of docs/decisions.md §8 (what `npm start` runs). */
 export const serveCommand: CliCommand = {
   register(program, ctx) {
     program

@@ -19,7 +19,7 @@ async function helper(ctx: CommandContext, cmd: Command, json: boolean | undefin
 }
 
 /**
- * `payrail test fund|pay|advance|reorg|halt|clock`: the test helpers of DECISIONS.md §7 and §10
+ * `payrail test fund|pay|advance|reorg|halt|clock`: the test helpers of docs/decisions.md §7 and §10
  * (`/v1/test_helpers/…`, test keys only) as commands.
  */
 export const testHelpersCommand: CliCommand = {

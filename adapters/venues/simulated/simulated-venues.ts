@@ -52,7 +52,7 @@ export interface SimulatedBookSpec extends VenueSpecBase {
 
 export type SimulatedVenueSpec = SimulatedPoolSpec | SimulatedBookSpec;
 
-/** DECISIONS.md §1's assets at round reference prices. */
+/** docs/decisions.md §1's assets at round reference prices. */
 export const DEFAULT_SIMULATED_ASSETS: Record<string, SimulatedAsset> = {
   USDC: { decimals: 6, usdMicros: 1_000_000n, volatility: "stable" },
   USDT: { decimals: 6, usdMicros: 1_000_000n, volatility: "stable" },

@@ -23,7 +23,7 @@ export const Account = o.named(
           max_payout_amount: perAsset("Per asset, the largest payout (above it: 402 policy_limit_exceeded)"),
           approval_threshold: perAsset("Per asset, the amount above which a payout waits in created for approval"),
         },
-        { description: "The account's payout policy (DECISIONS.md §3)" },
+        { description: "The account's payout policy (docs/decisions.md §3)" },
       ),
       created: o.time(),
     },

@@ -141,7 +141,7 @@ export class AccountsService {
   }
 
   /**
-   * `POST /v1/account/policy` (DECISIONS.md §10): each field given replaces that part of the
+   * `POST /v1/account/policy` (docs/decisions.md §10): each field given replaces that part of the
    * policy (`{}` lifts every limit of it); a field left out keeps what it was.
    */
   async updatePolicy(ctx: RequestContext, input: PolicyInput): Promise<Result<AccountObject, ApiError>> {

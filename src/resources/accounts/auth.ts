@@ -37,7 +37,7 @@ export function redactApiKey(key: string): string {
   return `${key.slice(0, 8)}…${key.slice(-4)}`;
 }
 
-/** Bearer-key authentication (DECISIONS.md §3): keys are looked up by their SHA-256 only. */
+/** Bearer-key authentication (docs/decisions.md §3): keys are looked up by their SHA-256 only. */
 export class AuthService {
   constructor(private readonly deps: Pick<ModuleDeps, "clock" | "storage">) {}
 

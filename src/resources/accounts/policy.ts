@@ -5,7 +5,7 @@ import { parseAmount } from "../../money/amount";
 import { s, type Input, type ParseContext } from "../../validation/schema";
 
 /**
- * An account's payout policy (DECISIONS.md §3): per asset, the largest payout allowed
+ * An account's payout policy (docs/decisions.md §3): per asset, the largest payout allowed
  * (`policy_limit_exceeded` above it) and the amount above which a payout waits in `created` for
  * `POST /v1/payouts/{id}/approve`. Kept in the account's settings; set by the host.
  */

@@ -23,7 +23,7 @@ export const ApiKey = o.named(
         }),
       ),
     },
-    { description: "An API key of the account (DECISIONS.md §3)" },
+    { description: "An API key of the account (docs/decisions.md §3)" },
   ),
 );
 export const ApiKeyList = listOf("ApiKey", ApiKey);

@@ -1,7 +1,7 @@
 import { listParamsShape } from "../../lists/list-params";
 import { s, type Input } from "../../validation/schema";
 
-/** Request schemas of API keys (DECISIONS.md §3: scopes such as `payouts:write`; none is full access). */
+/** Request schemas of API keys (docs/decisions.md §3: scopes such as `payouts:write`; none is full access). */
 
 /** More scopes than a key could need (read and write of every resource, each once). */
 const MAX_SCOPES = 256;

@@ -82,7 +82,7 @@ export function presentApiKey(key: ApiKeyRecord, now: number, secret?: string): 
 }
 
 /**
- * API keys of the caller's account (DECISIONS.md §3): create, list, retrieve, roll and revoke.
+ * API keys of the caller's account (docs/decisions.md §3): create, list, retrieve, roll and revoke.
  * Over HTTP only a full-access key may call these (a restricted key gets `permission_denied`).
  * A key's mode is its account's; a new key has the scopes asked for (none: full access).
  */

@@ -7,7 +7,7 @@ import type { ModuleDeps, RequestContext } from "../../engine/context";
 import { type ListEventTypesParams, listEventTypesSchema } from "./event-schemas";
 
 /**
- * `GET /v1/event_types`: the engine's event catalogue (DECISIONS.md §11), each type with its
+ * `GET /v1/event_types`: the engine's event catalogue (docs/decisions.md §11), each type with its
  * description and the JSON Schema of its `data.object`, ordered by type, under the list contract
  * (cursors keyed by type). The same definitions make the OpenAPI document's `webhooks`.
  */

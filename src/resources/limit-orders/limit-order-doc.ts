@@ -142,7 +142,7 @@ export const LIMIT_ORDERS = new DocStore<LimitOrderDoc>({
 
 export type FillObject = Out<typeof LimitOrderFill>;
 
-/** The limit order object of DECISIONS.md §4, plus `destination_chain` and per-fill fees. */
+/** The limit order object of docs/decisions.md §4, plus `destination_chain` and per-fill fees. */
 export type LimitOrderObject = Out<typeof LimitOrder>;
 
 export function presentLimitOrder(assets: AssetRegistry, o: LimitOrderDoc): LimitOrderObject {

@@ -8,7 +8,7 @@ export type LimitOrderEvent = { type: "fill"; complete: boolean } | { type: "can
 export type LimitOrderAnnouncement = "limit_order.working" | "limit_order.partially_filled" | "limit_order.filled" | "limit_order.canceled";
 
 /**
- * A limit order (DECISIONS.md §4): `working` while it watches the venues, `partially_filled`
+ * A limit order (docs/decisions.md §4): `working` while it watches the venues, `partially_filled`
  * after a tranche, `filled` when nothing remains, `canceled` when cancelled or expired. An
  * all-or-nothing order (`partialFills` false) has no partial step: a fill that does not
  * complete it is not handled. The limit-orders service carries out the actions: `watch`

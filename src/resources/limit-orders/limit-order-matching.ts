@@ -41,7 +41,7 @@ export class LimitOrderMatching {
     if (!stored || !isOpen(stored.doc)) return;
     const next = (): WorkOutcome => ({ kind: "reschedule", at: this.deps.clock.now() + this.deps.config.limitOrderMatchIntervalMs });
     const ctx = jobContext(job);
-    // Halted venues (test mode, DECISIONS.md §10) execute nothing: the order waits for the others.
+    // Halted venues (test mode, docs/decisions.md §10) execute nothing: the order waits for the others.
     const halted = await haltedVenues(this.deps, accountId, job.livemode);
     if (stored.doc.pending) {
       if (!fromPricingRecord(stored.doc.pending.pricing).legs.some((leg) => halted(leg.venue))) {

@@ -48,7 +48,7 @@ export const LimitOrder = o.named(
       metadata: metadataObject,
       created: o.time(),
     },
-    { description: "A conversion that waits for a target rate (DECISIONS.md §4)" },
+    { description: "A conversion that waits for a target rate (docs/decisions.md §4)" },
   ),
 );
 

@@ -5,7 +5,7 @@ import { metadataParam } from "../../metadata/metadata";
 
 /** Request schemas of limit orders: validation, the typed inputs below, and the OpenAPI document. */
 
-/** DECISIONS.md §4: 60 s to 30 days; a day when not given (docs/decisions.md). */
+/** docs/decisions.md §4: 60 s to 30 days; a day when not given (docs/decisions.md). */
 export const EXPIRES_IN = { min: 60, max: 2_592_000, default: 86_400 } as const;
 
 export const createLimitOrderSchema = s.object({

@@ -16,7 +16,7 @@ import { newMetadata } from "../../metadata/metadata";
 
 /**
  * `POST/GET/DELETE /v1/limit_orders` and the due work that matches and expires them
- * (DECISIONS.md §4, research §5). Placement reserves the input (it stays in the balance as
+ * (docs/decisions.md §4, research §5). Placement reserves the input (it stays in the balance as
  * `reserved`, not escrowed); a recurring `limit_order.match` job looks at the venues every
  * `limitOrderMatchIntervalMs` and fills what qualifies; `limit_order.expire` runs just after
  * `expires_at`. Cancel and expiry release what is still reserved at once; fills stay.

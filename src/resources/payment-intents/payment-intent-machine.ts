@@ -28,7 +28,7 @@ const paid = (t: DepositTally) => t.final >= t.minimum;
 type OpenState = "requires_payment" | "unsupported_chain" | "processing" | "partially_paid" | "reverted";
 
 /**
- * A payment intent (the seed's states; DECISIONS.md §4).
+ * A payment intent (the seed's states; docs/decisions.md §4).
  *
  * | from                              | event                               | to               | action          |
  * |-----------------------------------|-------------------------------------|------------------|-----------------|

@@ -51,7 +51,7 @@ const paymentIntentShape = o.object(
     metadata: metadataObject,
     created: o.time(),
   },
-  { description: "A request to be paid an amount on chain (DECISIONS.md §4)" },
+  { description: "A request to be paid an amount on chain (docs/decisions.md §4)" },
 );
 /** The payment intent object (an interface: it and its settlements refer to each other). */
 export interface PaymentIntentObject extends Out<typeof paymentIntentShape> {}

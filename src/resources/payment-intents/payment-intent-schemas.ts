@@ -7,7 +7,7 @@ import { metadataParam } from "../../metadata/metadata";
 
 /** Request schemas of payment intents: validation, the typed inputs below, and the OpenAPI document. */
 
-/** DECISIONS.md §4: expires_in defaults to an hour; bounds follow limit orders' (60 s to 30 days). */
+/** docs/decisions.md §4: expires_in defaults to an hour; bounds follow limit orders' (60 s to 30 days). */
 export const DEFAULT_EXPIRES_IN = 3_600;
 
 export const createPaymentIntentSchema = s.object({

@@ -31,7 +31,7 @@ import { updateMetadataOf } from "../../metadata/metadata-update";
 export const PAYMENT_INTENT_EXPIRE = defineWork("payment_intents.expire", s.object({ intent: s.string({ min: 1 }) }));
 
 /**
- * Payment intents (DECISIONS.md §4): an amount to receive, per-chain deposit addresses from the
+ * Payment intents (docs/decisions.md §4): an amount to receive, per-chain deposit addresses from the
  * chain port, deposits watched until final (`chain-watchers.ts`, `deposit-ingestion.ts`).
  */
 export class PaymentIntentsService {

@@ -35,7 +35,7 @@ export const BATCHES = new DocStore<BatchDoc>({
   reference: (doc) => doc.reference,
 });
 
-/** The batch object of DECISIONS.md §4. */
+/** The batch object of docs/decisions.md §4. */
 export type BatchObject = Out<typeof PayoutBatch>;
 
 export function presentBatch(assets: AssetRegistry, doc: BatchDoc): BatchObject {

@@ -5,7 +5,7 @@ import { statesOf, type StateOf } from "../../engine/machine-step";
 export type BatchEvent = { type: "counted"; final: number; total: number };
 
 /**
- * A payout batch (DECISIONS.md §4): `processing` while any of its payouts moves, `completed`
+ * A payout batch (docs/decisions.md §4): `processing` while any of its payouts moves, `completed`
  * once every one is final (settled, partially_settled, failed or canceled).
  *
  * | from       | event                        | to        | actions       |

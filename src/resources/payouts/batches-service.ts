@@ -41,7 +41,7 @@ interface ValidRow {
 }
 
 /**
- * Batches (DECISIONS.md §4): up to 25,000 legs under one Idempotency-Key, validated all or
+ * Batches (docs/decisions.md §4): up to 25,000 legs under one Idempotency-Key, validated all or
  * nothing (every bad row is listed; nothing is created), planned against the account's funds and
  * the chains' liquidity, then accepted: in one transaction with bulk writes when it fits one
  * slice (`EngineConfig.batchSlice`), else slice by slice (`BatchAcceptance`). `dry_run` runs the

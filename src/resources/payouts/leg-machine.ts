@@ -17,7 +17,7 @@ export type LegEvent =
   | { type: "cancel"; reason: string };
 
 /**
- * One transfer of a payout on one chain (DECISIONS.md §4 leg statuses and finality).
+ * One transfer of a payout on one chain (docs/decisions.md §4 leg statuses and finality).
  *
  * | from      | event                       | to        | actions                      |
  * |-----------|-----------------------------|-----------|------------------------------|

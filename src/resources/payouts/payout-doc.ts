@@ -89,7 +89,7 @@ export const PAYOUTS = new DocStore<PayoutDoc>({
   reference: (doc) => doc.reference,
 });
 
-/** The leg object (DECISIONS.md §4 leg extras); `payout` names its payout in `payout.leg.broadcast`. */
+/** The leg object (docs/decisions.md §4 leg extras); `payout` names its payout in `payout.leg.broadcast`. */
 export type LegObject = Out<typeof PayoutLeg>;
 
 export type PayoutObject = Out<typeof Payout>;

@@ -18,7 +18,7 @@ export type PayoutEvent = { type: "approve" } | { type: "cancel" } | ({ type: "l
 const allTerminal = (t: LegTally) => t.confirmed + t.failed === t.total;
 
 /**
- * A payout (the seed's payout table, DECISIONS.md §3 policy).
+ * A payout (the seed's payout table, docs/decisions.md §3 policy).
  *
  * | from      | event                                | to                | actions                    |
  * |-----------|--------------------------------------|-------------------|----------------------------|

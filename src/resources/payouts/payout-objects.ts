@@ -28,7 +28,7 @@ export const PayoutBatch = o.named(
       created: o.time(),
       completed_at: o.nullable(o.time()),
     },
-    { description: "Up to 25,000 payouts submitted at once (DECISIONS.md §4)" },
+    { description: "Up to 25,000 payouts submitted at once (docs/decisions.md §4)" },
   ),
 );
 

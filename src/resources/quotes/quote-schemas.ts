@@ -3,7 +3,7 @@ import { metadataParam } from "../../metadata/metadata";
 
 /** Request schemas of quotes: validation, the typed inputs below, and the OpenAPI document. */
 
-/** DECISIONS.md §4: a quote lives 5 to 600 seconds, 30 by default. */
+/** docs/decisions.md §4: a quote lives 5 to 600 seconds, 30 by default. */
 export const QUOTE_TTL = { min: 5, max: 600, default: 30 } as const;
 
 export const createQuoteSchema = s.object({

@@ -20,7 +20,7 @@ export class QuotesService {
     if (distinct.isErr()) return err(distinct.error);
     const amount = parseAmount(from.amount, from.asset, "from.amount");
     if (amount.isErr()) return err(amount.error);
-    // Venues are asked outside the transaction (DESIGN.md: no I/O inside one).
+    // Venues are asked outside the transaction (docs/architecture.md: adapters do I/O, outside a command's transaction).
     const priced = await priceNow(this.deps, ctx.livemode, from.asset, to.asset, amount.value);
     if (priced.isErr()) return err(priced.error);
     const pricing = priced.value;

@@ -39,7 +39,7 @@ export interface RecipientDoc {
   created: number;
 }
 
-/** The recipient object of DECISIONS.md §4. */
+/** The recipient object of docs/decisions.md §4. */
 export type RecipientObject = Out<typeof Recipient>;
 
 /** Recipients are searched by a prefix of their name (they have no reference) or by exact id. */

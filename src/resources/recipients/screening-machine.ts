@@ -8,7 +8,7 @@ export type ScreeningEvent =
   | { type: "verdict"; status: "cleared" | "flagged" };
 
 /**
- * A recipient's screening (DECISIONS.md §4 `screening_status`). Screening is asked for at
+ * A recipient's screening (docs/decisions.md §4 `screening_status`). Screening is asked for at
  * registration (`screening: true`), else the recipient stays `not_screened`.
  *
  * | from                     | event                       | to           | actions                 |

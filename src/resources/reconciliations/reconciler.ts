@@ -8,7 +8,7 @@ import type { ChainWatchers } from "../payment-intents/chain-watchers";
 import { type BooksReading, booksSide, readBooks } from "./reconciliation-books";
 import { RECONCILIATIONS, type ReconciliationDoc, presentReconciliation } from "./reconciliation-doc";
 
-/** The event a drift emits (DECISIONS.md §12). */
+/** The event a drift emits (docs/decisions.md §12). */
 export const DRIFT_DETECTED = "reconciliation.drift_detected";
 /** Readings of the chain and the books tried before a run gives up on books that keep moving. */
 const READINGS = 3;

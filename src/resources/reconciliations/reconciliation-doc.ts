@@ -87,7 +87,7 @@ export const referenceOf = (chain: string, asset?: string) => (asset === undefin
 export type ReconciliationObject = Out<typeof Reconciliation>;
 export type ReconciliationSummaryObject = Out<typeof ReconciliationSummary>;
 
-/** What a list shows of a record (DECISIONS.md §12). */
+/** What a list shows of a record (docs/decisions.md §12). */
 export function presentSummary(asset: AssetDefinition, d: ReconciliationDoc): ReconciliationSummaryObject {
   const fmt = (units: string) => formatSigned(BigInt(units), asset);
   return {

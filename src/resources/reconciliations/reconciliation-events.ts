@@ -36,7 +36,7 @@ function sampleDrift({ ids, now }: SampleContext) {
   });
 }
 
-/** Reconciliation's event: engine-wide, delivered only to endpoints that name it (DECISIONS.md §12). */
+/** Reconciliation's event: engine-wide, delivered only to endpoints that name it (docs/decisions.md §12). */
 export const RECONCILIATION_EVENTS = [
   defineEvent({
     type: DRIFT_DETECTED,

@@ -17,7 +17,7 @@ const summaryFields = {
   created: o.time(),
 };
 
-/** A reconciliation as lists show it (DECISIONS.md §12). */
+/** A reconciliation as lists show it (docs/decisions.md §12). */
 export const ReconciliationSummary = o.named(
   "ReconciliationSummary",
   o.object(summaryFields, { description: "One reading of a chain's holdings of one asset against the books" }),

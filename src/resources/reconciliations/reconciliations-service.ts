@@ -26,13 +26,13 @@ import {
 /** One chain's reconciliation in one mode, rescheduled every `config.reconcileEveryMs` (live) or `reconcileTestEveryMs` (test). */
 export const RECONCILE = defineEngineWork("reconciliations.run", s.object({ chain: s.string({ min: 1 }), livemode: s.boolean() }));
 
-/** What `POST /v1/reconciliations/run` answers: the records made, as a list (DECISIONS.md §12), and the chains it could not compare now. */
+/** What `POST /v1/reconciliations/run` answers: the records made, as a list (docs/decisions.md §12), and the chains it could not compare now. */
 export interface RunAnswer extends ListEnvelope<ReconciliationObject> {
   deferred: { chain: string; reason: string }[];
 }
 
 /**
- * Reconciliation records (DECISIONS.md §12, docs/reconciliation.md): engine-wide readings of each
+ * Reconciliation records (docs/decisions.md §12, docs/reconciliation.md): engine-wide readings of each
  * chain's holdings against the books, kept under the mode's house account and shown to every
  * account of the mode (the scope `reconciliations` grants them); runs on demand and in the
  * background; a drift accepted as the operator's own joins the float.

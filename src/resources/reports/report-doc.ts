@@ -13,7 +13,7 @@ export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 export type { ReportStatus } from "./report-machine";
 
-/** The report object of DECISIONS.md §4, plus `failure_reason`. */
+/** The report object of docs/decisions.md §4, plus `failure_reason`. */
 export type ReportObject = Out<typeof Report>;
 
 /** A report as stored (its own shape; the API object is derived by `presentReport`). */

@@ -11,7 +11,7 @@ export interface ReportContext {
 export type ReportEvent = { type: "built"; rowCount: number; size: number } | { type: "failed"; reason: string };
 
 /**
- * A report (DECISIONS.md §4 and reports.md): `pending` while its file is built, `ready` once
+ * A report (docs/decisions.md §4 and reports.md): `pending` while its file is built, `ready` once
  * the whole file is stored, `failed` when the build gave up.
  *
  * | from    | event                   | to     | actions   |

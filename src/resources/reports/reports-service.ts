@@ -36,7 +36,7 @@ export const REPORT_URL_TTL_MS = 3_600_000;
 export const REPORT_BUILD_ATTEMPTS = 6;
 
 /**
- * `POST /v1/reports`, `GET /v1/reports[/{id}]` and the build (DECISIONS.md §4). Create records a
+ * `POST /v1/reports`, `GET /v1/reports[/{id}]` and the build (docs/decisions.md §4). Create records a
  * pending report and schedules its build; the build streams the window's ledger entries, page by
  * page, as CSV into the blob store, and only once the whole file is stored marks the report ready
  * (a crashed or failed build leaves it pending and runs again from the start; after

@@ -89,7 +89,7 @@ export const SWAPS = new DocStore<SwapDoc>({
   reference: () => null,
 });
 
-/** The swap object of the seed and DECISIONS.md §4, plus `refreshed`. */
+/** The swap object of the seed and docs/decisions.md §4, plus `refreshed`. */
 export type SwapObject = Out<typeof Swap>;
 
 /**

@@ -6,7 +6,7 @@ export type SwapEvent = { type: "executed" } | { type: "rejected"; code: string 
 export type SwapAnnouncement = "swap.executing" | "swap.settled" | "swap.failed";
 
 /**
- * A swap (DECISIONS.md §4): accepted and sent to the venues (`executing`), then `settled` when
+ * A swap (docs/decisions.md §4): accepted and sent to the venues (`executing`), then `settled` when
  * the output is credited or `failed` when the venues refuse. It only decides; the swaps service
  * carries out the named actions in the same transaction: `execute` (schedule the venue call),
  * `settle` (capture the input, credit the output), `refund` (release the reservation, with the

@@ -27,7 +27,7 @@ const SWAP_EXPANDABLE: Expandable = { fields: { quote: docField("quote", QUOTES,
 export const SWAP_EXECUTE = defineWork("swap.execute", s.object({ swap: s.string({ min: 1 }) }));
 
 /**
- * `POST /v1/swaps` and its execution (DECISIONS.md §4). Create consumes the quote, reserves the
+ * `POST /v1/swaps` and its execution (docs/decisions.md §4). Create consumes the quote, reserves the
  * input and schedules the venue call; the worker executes the quote's legs (idempotent by the
  * swap id, outside any transaction) and then settles or fails the swap in one transaction.
  */
@@ -144,7 +144,7 @@ export class SwapsService {
     if (!stored || !executable(stored.doc)) return;
     const doc = stored.doc;
     const pricing = fromPricingRecord(doc.pricing);
-    // A venue halted for this test-mode account (DECISIONS.md §10) refuses, as a halted venue would.
+    // A venue halted for this test-mode account (docs/decisions.md §10) refuses, as a halted venue would.
     const halted = await haltedVenues(this.deps, accountId, job.livemode);
     const stopped = pricing.legs.find((leg) => halted(leg.venue));
     const result: PlacedExecution = stopped

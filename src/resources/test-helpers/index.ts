@@ -15,7 +15,7 @@ export type {
 export type { TestChainObject, TestClockObject } from "./test-helpers-service";
 export type { TestHelpersApi } from "./routes";
 
-/** DECISIONS.md §7: what drives the simulated world in test mode. */
+/** docs/decisions.md §7: what drives the simulated world in test mode. */
 export const testHelpersModule = defineModule({
   name: "test_helpers",
   scopes: ["test_helpers"],

@@ -24,6 +24,6 @@ export const TestVenueHalt = o.named(
       venue: o.string({ description: 'The venue (as quotes name it in venues[].name), or "all"', example: "all" }),
       halted_until: o.nullable(o.time({ description: "Until when it refuses to execute for this account; null once lifted" })),
     },
-    { description: "A venue halted for this test-mode account (DECISIONS.md §10)" },
+    { description: "A venue halted for this test-mode account (docs/decisions.md §10)" },
   ),
 );

@@ -1,6 +1,6 @@
 import { s, type Input } from "../../validation/schema";
 
-/** Request schemas of the test helpers (DECISIONS.md §7). */
+/** Request schemas of the test helpers (docs/decisions.md §7). */
 
 export const payPaymentIntentSchema = s.object({
   chain: s.chain(),

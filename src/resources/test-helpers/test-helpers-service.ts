@@ -40,7 +40,7 @@ export type TestClockObject = Out<typeof TestClock>;
 export type TestVenueHaltObject = Out<typeof TestVenueHalt>;
 
 /**
- * DECISIONS.md §7: what drives the simulated world, for test-mode accounts only (the same
+ * docs/decisions.md §7: what drives the simulated world, for test-mode accounts only (the same
  * helpers answer the `/v1/test_helpers/…` routes). Every helper refuses a live context with
  * `resource_missing`, as the routes answer live keys.
  */
@@ -164,7 +164,7 @@ export class TestHelpersService {
   }
 
   /**
-   * DECISIONS.md §10: `venue` (or `all`) refuses to execute this account's conversions for
+   * docs/decisions.md §10: `venue` (or `all`) refuses to execute this account's conversions for
    * `seconds` (0 lifts it): swaps fail with `swap.failed`, limit orders wait. Unknown venue
    * names are refused (`parameter_invalid`), as far as the venues' snapshots of the account's
    * pairs show them.

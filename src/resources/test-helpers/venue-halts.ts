@@ -2,7 +2,7 @@ import type { ModuleDeps } from "../../engine/context";
 import type { Json } from "../../ports/storage";
 
 /**
- * DECISIONS.md §10: `POST /v1/test_helpers/venues/halt` makes venues refuse to execute for one
+ * docs/decisions.md §10: `POST /v1/test_helpers/venues/halt` makes venues refuse to execute for one
  * test-mode account until a moment (swaps fail with `swap.failed`, limit orders wait). Kept in
  * the account's settings (`test_venue_halts`: venue name, or `all`, to epoch ms), so it holds
  * across restarts and engine processes; the venues themselves are untouched, and live accounts

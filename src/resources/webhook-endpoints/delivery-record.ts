@@ -45,7 +45,7 @@ const HAND_ON = 224;
 /** Items handed on and not yet run, kept at most (the runner runs them at once). */
 const HANDED_ON = 1024;
 
-/** An attempt's delivery log entry (DECISIONS.md §4). */
+/** An attempt's delivery log entry (docs/decisions.md §4). */
 export function logEntry(job: DeliveryJob, { prepared, result, outcome, at }: SentAttempt): DeliveryLogRecord {
   return {
     accountId: job.accountId,

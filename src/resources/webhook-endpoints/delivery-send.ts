@@ -32,7 +32,7 @@ export interface SentAttempt {
   at: number;
 }
 
-/** What an attempt's result means (pure; DECISIONS.md §6). */
+/** What an attempt's result means (pure; docs/decisions.md §6). */
 export interface AttemptOutcome {
   status: "succeeded" | "failed";
   responseStatus: number | null;

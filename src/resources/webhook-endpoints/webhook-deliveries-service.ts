@@ -20,7 +20,7 @@ const DELIVERY_EXPANDABLE: Expandable = {
   },
 };
 
-/** A delivery log entry as the API shows it (DECISIONS.md §4). */
+/** A delivery log entry as the API shows it (docs/decisions.md §4). */
 export type WebhookDeliveryObject = Out<typeof WebhookDelivery>;
 
 /** What a replay answers: the endpoint, the window and how many events it scheduled. */

@@ -33,7 +33,7 @@ export interface WebhookEndpointDoc {
   created: number;
   /** The current one first, then rotated ones still in their overlap. */
   secrets: EndpointSecret[];
-  /** How deliveries are signed (DECISIONS.md §11); absent on documents written before the choice existed: stripe. */
+  /** How deliveries are signed (docs/decisions.md §11); absent on documents written before the choice existed: stripe. */
   signatureScheme?: SignatureScheme;
   /** Custom headers sent on every delivery, names lower-case (absent on older documents: none). */
   headers?: Record<string, string>;
@@ -57,7 +57,7 @@ interface WebhookEndpointDocV1 {
   secrets: { secret: string; expires_at: number | null }[];
 }
 
-/** The API object (DECISIONS.md §4); `secret` only in the answers to create and rotate_secret. */
+/** The API object (docs/decisions.md §4); `secret` only in the answers to create and rotate_secret. */
 export type WebhookEndpointObject = Out<typeof WebhookEndpoint>;
 
 export type DeletedWebhookEndpoint = Out<typeof DeletedWebhookEndpointSchema>;

@@ -3,7 +3,7 @@ import { statesOf, type PersistedState, type StateOf } from "../../engine/machin
 
 /**
  * A webhook endpoint's life (seed: "Answering a delivery with 410 Gone disables it
- * permanently"; DECISIONS.md §4: `status` enabled|disabled with `disabled_reason`):
+ * permanently"; docs/decisions.md §4: `status` enabled|disabled with `disabled_reason`):
  *
  * - `enabled` receives deliveries;
  * - `disabled` by its owner (`disabled_reason: "manual"`) receives nothing until enabled again;

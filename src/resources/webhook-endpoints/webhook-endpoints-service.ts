@@ -42,7 +42,7 @@ const SECRET_SHOWN_ONCE = {
 };
 
 /**
- * Webhook endpoints (seed: webhook endpoint; DECISIONS.md §4): register (the secret is shown
+ * Webhook endpoints (seed: webhook endpoint; docs/decisions.md §4): register (the secret is shown
  * once), read, list, update, delete, rotate the secret. Deliveries to them are the delivery
  * stages' (`delivery-handlers.ts`); their log and replay are `WebhookDeliveriesService`'s.
  */

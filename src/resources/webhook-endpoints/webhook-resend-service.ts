@@ -31,7 +31,7 @@ export function recoverable(entries: readonly Pick<DeliveryLogRecord, "eventId" 
 }
 
 /**
- * Sending again by hand (DECISIONS.md §11): one event to one endpoint (`resend`, logged with
+ * Sending again by hand (docs/decisions.md §11): one event to one endpoint (`resend`, logged with
  * trigger `manual`), or every event whose deliveries to an endpoint failed since a moment
  * (`recover`, logged with trigger `replay`, as a replay). Both queue delivery items in the
  * request's transaction; the events keep their ids and are signed afresh when sent.

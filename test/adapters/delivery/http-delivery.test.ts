@@ -62,7 +62,7 @@ describe("the HTTP delivery adapter against real receivers", () => {
     expect(await send(delivery, `http://127.0.0.1:${port}/`)).toMatchObject({ kind: "error", error: "connection refused" });
   });
 
-  it("cuts at the 10 s default of DECISIONS.md §6 by the clock it is given, without waiting 10 s", async () => {
+  it("cuts at the 10 s default of docs/decisions.md §6 by the clock it is given, without waiting 10 s", async () => {
     const clock = new ManualClock();
     const timed = createHttpDelivery({ allowPrivateNetworks: true, clock });
     try {

@@ -26,7 +26,7 @@ describe("request log lines", () => {
     });
     expect(res.status).toBe(200);
     const requestId = res.headers.get("request-id")!;
-    expect(requestId).toMatch(/^req_[0-9a-z]+$/); // DECISIONS.md §2: the request id stays the engine's
+    expect(requestId).toMatch(/^req_[0-9a-z]+$/); // docs/decisions.md §2: the request id stays the engine's
     expect(res.headers.get("x-request-id")).toBe("0b5e3c1a-7f3e-4c2b-9d1e-2a6f8e9c1d0b");
     const [line] = requests();
     expect(line).toMatchObject({

@@ -12,7 +12,7 @@ import { closeSharedStorage, storageKinds } from "../../support/storage";
  * `POST /v1/test_helpers/events/trigger` samples are consistent with their type: the object is in
  * the state the event announces, and its parts agree with that state the way the engine's own
  * objects do (a partially_settled payout has final and failed legs only, amounts add up, …).
- * The rules here are written from DECISIONS.md, not from the sample builder.
+ * The rules here are written from docs/decisions.md, not from the sample builder.
  */
 const SCALE = 18;
 const units = (d: string): bigint => {

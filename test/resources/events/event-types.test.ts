@@ -7,7 +7,7 @@ import { closeSharedStorage, storageKinds } from "../../support/storage";
 import { trigger } from "../../support/webhooks";
 
 /**
- * `GET /v1/event_types` (DECISIONS.md §11): the list contract over the engine's catalogue, each
+ * `GET /v1/event_types` (docs/decisions.md §11): the list contract over the engine's catalogue, each
  * type with its description and a standalone JSON Schema of its `data.object` that the objects
  * of real events of the type satisfy.
  */

@@ -112,7 +112,7 @@ const EXAMPLES: [Step[]][] = [
 ];
 
 /**
- * DECISIONS.md §9's promise under random schedules: payouts and deposits (transactions paying one
+ * docs/decisions.md §9's promise under random schedules: payouts and deposits (transactions paying one
  * intent, or several at once through a multisend contract, an intent possibly twice) on the EVM adapter
  * against hardhat in process, with sends that never reach the node, answers lost after the node
  * took the transaction, an engine that crashes right after a broadcast, engine and adapter
