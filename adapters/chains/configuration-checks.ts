@@ -64,13 +64,20 @@ export async function gasPriceChecks(
   return checks;
 }
 
+const HOT_WALLET_SUBJECT = ": hot wallet";
+
+/** Whether a check is a `hotWalletCheck` (it says which wallet the signer's keys make). */
+export function isHotWalletCheck(check: ConfigurationCheck): boolean {
+  return check.subject.endsWith(HOT_WALLET_SUBJECT);
+}
+
 /**
  * The signer's hot wallet against the one the adapter's state was made with (recorded at the first
  * check): another mnemonic, or a typo that is still a valid one, would be a new, empty wallet
  * beside the funds and deposit addresses of the old. A fail: the adapter refuses to work.
  */
 export function hotWalletCheck(chain: string, signer: string, recorded: string): ConfigurationCheck {
-  const subject = `${chain}: hot wallet`;
+  const subject = `${chain}${HOT_WALLET_SUBJECT}`;
   return signer.toLowerCase() === recorded.toLowerCase()
     ? { subject, outcome: "ok", message: `${chain}: hot wallet ${signer}` }
     : {

@@ -51,12 +51,9 @@ export async function liveChainAdapters(options: LiveChainsOptions, deps: { stor
  * of their own and nothing is signed or sent. Every check in order (`checkLiveAdapters`); a
  * setting that cannot even be read is a `LiveConfigurationError`.
  */
-export async function checkLiveConfiguration(
-  options: LiveChainsOptions,
-  clock: Clock,
-): Promise<{ checks: ConfigurationCheck[]; hotWallets: Record<string, string> }> {
+export async function checkLiveConfiguration(options: LiveChainsOptions, clock: Clock): Promise<ConfigurationCheck[]> {
   const live = await liveChainAdapters(options, { storage: new MemoryStorage(), clock });
-  return { checks: await checkLiveAdapters([...live.adapters, ...live.venues]), hotWallets: live.hotWallets };
+  return checkLiveAdapters([...live.adapters, ...live.venues]);
 }
 
 export interface LiveChains {

@@ -163,6 +163,7 @@ export function executionDocs(result: Extract<PlacedExecution, { status: "execut
 }
 
 /** Executions as the API shows them (docs/decisions.md §12: a swap's `executions`, a fill's). */
+/** A swap's or fill's executions as the API shows them (`executions`): amounts in the conversion's assets, none when none were kept. */
 export function presentExecutions(docs: readonly ExecutionDoc[] | undefined, from: AssetDefinition, to: AssetDefinition): Out<typeof ConversionExecution>[] {
   return (docs ?? []).map((e) => ({
     venue: e.venue,

@@ -200,8 +200,7 @@ export class EvmChain implements ChainAdapter {
     }
     const token = this.ctx.tokens.get(asset);
     if (!token) return 0n;
-    const data = `0x70a08231${hot.slice(2).toLowerCase().padStart(64, "0")}`; // balanceOf(hot)
-    return BigInt(await this.ctx.rpc.call({ to: token, data }, "pending"));
+    return this.ctx.rpc.tokenBalance(token, hot, "pending");
   }
 
   async broadcast(transfer: OutboundTransfer): Promise<{ txHash: string } | { rejected: string }> {

@@ -5,6 +5,11 @@ import type { EvmContext } from "./evm-context";
 
 export const TRANSFER_TOPIC = keccak256(toBytes("Transfer(address,address,uint256)"));
 
+/** A token deposit's id: the chain, the block and the log it arrived by (one output, docs/decisions.md). */
+export function tokenDepositId(chain: string, blockHash: string, logIndex: number): string {
+  return `${chain}:${blockHash}:${logIndex}`;
+}
+
 /** Block hashes kept below the scan tip, to find where a reorganisation forked. */
 const KEPT_BLOCKS = 256;
 
@@ -144,7 +149,7 @@ export class EvmDeposits {
       }
       deposits.push({
         chain: ctx.chain,
-        transferId: `${ctx.chain}:${log.blockHash}:${log.logIndex}`,
+        transferId: tokenDepositId(ctx.chain, log.blockHash, log.logIndex),
         address: owner.address,
         asset,
         amount,

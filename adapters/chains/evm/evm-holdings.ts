@@ -1,6 +1,6 @@
 import type { ChainHoldings, HoldingsRequest } from "../../../src/ports/public";
 import type { EvmContext } from "./evm-context";
-import { TRANSFER_TOPIC, type EvmDeposits } from "./evm-deposits";
+import { TRANSFER_TOPIC, type EvmDeposits, tokenDepositId } from "./evm-deposits";
 import type { EvmTransactionRecord } from "./evm-state";
 
 /** How far back explanations look when nothing balanced yet (blocks). */
@@ -9,6 +9,8 @@ const FIRST_SEARCH_BLOCKS = 5_000;
 const LOG_RANGE = 2_000;
 /** Reads of the deposit reader a reading makes at most to catch it up with the head (500 blocks each). */
 const CATCH_UP_READS = 20;
+/** Balance calls a reading keeps in flight at once (one per deposit address). */
+const BALANCE_CALLS_AT_ONCE = 16;
 
 /** A transaction of the adapter's as the chain has it at the reading's block. */
 interface Carried {
@@ -54,29 +56,24 @@ export class EvmHoldings {
       records: await tx.listTransactions(ctx.chain),
       deposits: (await tx.listDeposits(ctx.chain, { minBlock: 0 })).filter((d) => d.asset === request.asset),
     }));
-    const balanceOf = (address: string) =>
-      native
-        ? ctx.rpc.balance(address, at)
-        : ctx.rpc.call({ to: token!, data: `0x70a08231${address.slice(2).toLowerCase().padStart(64, "0")}` }, at).then((r) => BigInt(r));
+    const balanceOf = (address: string) => (native ? ctx.rpc.balance(address, at) : ctx.rpc.tokenBalance(token!, address, at));
     const carried = await Promise.all(records.map((r) => this.carried(r, at)));
     const feesPaid = native ? carried.reduce((sum, c) => sum + (c.mined ? c.gasCost : 0n), 0n) : 0n;
     const unbooked = new Set(request.unbooked);
+    const amounts: bigint[] = [];
+    for (let i = 0; i < addresses.length; i += BALANCE_CALLS_AT_ONCE) {
+      amounts.push(...(await Promise.all(addresses.slice(i, i + BALANCE_CALLS_AT_ONCE).map((a) => balanceOf(a.address)))));
+    }
+    // per address (lowercase): the token deposits read on it up to the block, less the sweeps out of it
+    const expectedOn = new Map<string, bigint>();
+    const add = (address: string, amount: bigint) => expectedOn.set(address.toLowerCase(), (expectedOn.get(address.toLowerCase()) ?? 0n) + amount);
+    for (const d of deposits) if (d.revertedAt === null && d.blockNumber <= at) add(d.address, d.amount);
+    for (const c of carried) if (c.succeeded && c.record.kind === "sweep" && c.record.asset === request.asset) add(c.record.from, -c.record.amount);
     const depositAddresses: ChainHoldings["depositAddresses"] = [];
-    for (const a of addresses) {
-      const amount = await balanceOf(a.address);
+    for (const [i, a] of addresses.entries()) {
+      const amount = amounts[i]!;
       if (amount === 0n) continue;
-      let expected: bigint | null = null;
-      if (!native) {
-        const key = a.address.toLowerCase();
-        const read = deposits
-          .filter((d) => d.address.toLowerCase() === key && d.revertedAt === null && d.blockNumber <= at)
-          .reduce((sum, d) => sum + d.amount, 0n);
-        const swept = carried
-          .filter((c) => c.succeeded && c.record.kind === "sweep" && c.record.asset === request.asset && c.record.from.toLowerCase() === key)
-          .reduce((sum, c) => sum + c.record.amount, 0n);
-        expected = read - swept;
-      }
-      depositAddresses.push({ address: a.address, amount, expected });
+      depositAddresses.push({ address: a.address, amount, expected: native ? null : (expectedOn.get(a.address.toLowerCase()) ?? 0n) });
     }
     const hotAmount = await balanceOf(hot);
     const excess = depositAddresses.filter((d) => d.expected !== null && d.amount > d.expected).map((d) => d.address);
@@ -154,7 +151,7 @@ export class EvmHoldings {
       const into = await ctx.rpc.logs({ ...range, topics: [TRANSFER_TOPIC, null, [hot, ...watched].map(topic)] });
       const out = await ctx.rpc.logs({ ...range, topics: [TRANSFER_TOPIC, topic(hot)] });
       for (const log of [...into, ...out]) {
-        if (log.removed || ours.has(log.transactionHash.toLowerCase()) || read.has(`${ctx.chain}:${log.blockHash}:${log.logIndex}`)) continue;
+        if (log.removed || ours.has(log.transactionHash.toLowerCase()) || read.has(tokenDepositId(ctx.chain, log.blockHash, log.logIndex))) continue;
         const to = `0x${log.topics[2]!.slice(-40)}`.toLowerCase();
         const fromHot = `0x${log.topics[1]!.slice(-40)}`.toLowerCase() === hot.toLowerCase();
         const amount = BigInt(log.data);

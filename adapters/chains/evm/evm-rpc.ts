@@ -1,4 +1,4 @@
-import { createPublicClient, type Transport } from "viem";
+import { createPublicClient, encodeFunctionData, erc20Abi, type Transport } from "viem";
 
 /** A block as the adapter reads it. */
 export interface RpcBlock {
@@ -179,6 +179,12 @@ export class EvmRpc {
   /** `eth_call` (`tag`: a block number calls as of that block); a revert is an `ExecutionReverted`. */
   async call(tx: { from?: string; to: string; data: string }, tag: number | "latest" | "pending" = "latest"): Promise<string> {
     return revertsAsValue(() => this.request<string>("eth_call", [tx, typeof tag === "number" ? hex(tag) : tag]));
+  }
+
+  /** What `holder` holds of the ERC-20 `token` (`balanceOf`, base units; `tag`: a block number reads it as of that block). */
+  async tokenBalance(token: string, holder: string, tag: number | "latest" | "pending" = "latest"): Promise<bigint> {
+    const data = encodeFunctionData({ abi: erc20Abi, functionName: "balanceOf", args: [holder as `0x${string}`] });
+    return BigInt(await this.call({ to: token, data }, tag));
   }
 
   /** `eth_estimateGas`; a revert is an `ExecutionReverted`. */

@@ -93,7 +93,7 @@ export class EvmSweeps {
     const hot = await ctx.hotWallet();
     const token = ctx.tokens.get(sweep.asset);
     if (!token) return this.update(sweep, { status: "abandoned", reason: `no token of ${sweep.asset} is configured` });
-    const held = await this.tokenBalance(token, sweep.address);
+    const held = await this.ctx.rpc.tokenBalance(token, sweep.address);
     if (held === 0n) return this.update(sweep, { status: "abandoned", reason: "nothing to move (the deposits were reverted)" });
     let gas: bigint;
     try {
@@ -165,14 +165,9 @@ export class EvmSweeps {
       return { ...base, amount: value, call: { to: hot, data: "0x", value } };
     }
     const token = ctx.tokens.get(sweep.asset)!;
-    const amount = min(await this.tokenBalance(token, sweep.address), sweep.amount);
+    const amount = min(await this.ctx.rpc.tokenBalance(token, sweep.address), sweep.amount);
     if (amount === 0n) return null;
     return { ...base, amount, call: { to: token, data: transferData(hot, amount), value: 0n } };
-  }
-
-  private async tokenBalance(token: string, holder: string): Promise<bigint> {
-    const data = encodeFunctionData({ abi: erc20Abi, functionName: "balanceOf", args: [holder as `0x${string}`] });
-    return BigInt(await this.ctx.rpc.call({ to: token, data }));
   }
 
   private retry(sweep: EvmSweepRecord, status: EvmSweepRecord["status"], reason: string): Promise<void> {

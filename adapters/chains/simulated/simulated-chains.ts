@@ -349,7 +349,10 @@ export class SimulatedChains implements ChainAdapter, ChainSimulationControl {
         depositAddresses: [...byAddress].map(([address, held]) => ({ address, amount: held.amount, expected: held.expected })),
         feesPaid: 0n,
         carried,
-        unknownTransfers: outside.map((t) => ({ txHash: t.txHash, address: t.address ?? this.hotWallet(chain), amount: t.amount, at: String(t.at) })),
+        // explained: those since the last balanced reading (`since`), as the port asks
+        unknownTransfers: outside
+          .filter((t) => request.since === null || t.at > Number(request.since))
+          .map((t) => ({ txHash: t.txHash, address: t.address ?? this.hotWallet(chain), amount: t.amount, at: String(t.at) })),
       };
     });
   }

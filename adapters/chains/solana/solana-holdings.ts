@@ -67,20 +67,22 @@ export class SolanaHoldings {
     const ours = await this.atSlot(records, slot);
     const byId = new Map(ours.map((t) => [t.record.transferId, t]));
     const feesPaid = native ? await this.feesPaid(ours, hot) : 0n;
+    // per deposit account: the deposits read on it up to the slot that no landed sweep moved out
+    const expectedOn = new Map<string, bigint>();
+    for (const d of deposits) {
+      if (d.status === "reverted" || d.slot > slot || (d.sweep !== null && byId.get(d.sweep)?.succeeded)) continue;
+      expectedOn.set(d.account, (expectedOn.get(d.account) ?? 0n) + BigInt(d.amount));
+    }
     const depositAddresses: ChainHoldings["depositAddresses"] = [];
+    const excess: typeof watches = [];
     watches.forEach((w, i) => {
       const amount = held(i + 1);
       if (amount === 0n) return;
-      const mine = deposits.filter((d) => d.account === w.account && d.status !== "reverted" && d.slot <= slot);
-      const swept = mine.filter((d) => d.sweep !== null && byId.get(d.sweep)?.succeeded).reduce((sum, d) => sum + BigInt(d.amount), 0n);
-      const expected = mine.reduce((sum, d) => sum + BigInt(d.amount), 0n) - swept;
+      const expected = expectedOn.get(w.account) ?? 0n;
       depositAddresses.push({ address: w.owner, amount, expected });
+      if (amount > expected) excess.push(w);
     });
     const unbooked = new Set(request.unbooked);
-    const excess = watches.filter((_, i) => {
-      const d = depositAddresses.find((a) => a.address === watches[i]!.owner);
-      return d !== undefined && d.expected !== null && d.amount > d.expected;
-    });
     const unknownTransfers: ChainHoldings["unknownTransfers"] = [];
     for (const { account, owner } of [{ account: hotAccount, owner: hot }, ...excess]) {
       unknownTransfers.push(...(await this.unknownTransfers(account, owner, request.since === null ? null : Number(request.since), slot)));

@@ -16,6 +16,11 @@ export class ProgramRefused extends Error {}
 
 const INSTRUCTION_ERROR = "InstructionError";
 
+/** An SPL token account's amount (mint 32 bytes, owner 32, amount u64), or null when the data is no token account. */
+function tokenAmountOf(data: Buffer): bigint | null {
+  return data.length < 72 ? null : data.readBigUInt64LE(64);
+}
+
 /**
  * The JSON-RPC calls the adapter makes, on `@solana/kit`'s HTTP client, with u64s as bigints
  * turned into what the adapter keeps (numbers for slots and heights, bigints for amounts).
@@ -48,9 +53,7 @@ export class SolanaRpc {
   async tokenBalance(account: string, commitment: Commitment): Promise<bigint | null> {
     const info = await this.rpc.getAccountInfo(address(account), { commitment, encoding: "base64" }).send();
     if (!info.value) return null;
-    const data = Buffer.from(info.value.data[0], "base64");
-    if (data.length < 72) return null;
-    return data.readBigUInt64LE(64); // SPL Token account: mint (32), owner (32), amount (u64)
+    return tokenAmountOf(Buffer.from(info.value.data[0], "base64"));
   }
 
   /**
@@ -79,8 +82,7 @@ export class SolanaRpc {
           values.push(null);
           continue;
         }
-        const data = Buffer.from(v.data[0], "base64");
-        values.push({ lamports: BigInt(v.lamports), tokenAmount: data.length === 165 ? data.readBigUInt64LE(64) : null });
+        values.push({ lamports: BigInt(v.lamports), tokenAmount: tokenAmountOf(Buffer.from(v.data[0], "base64")) });
       }
     }
     return { slot, lowest, values };

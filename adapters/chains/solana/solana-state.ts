@@ -115,12 +115,12 @@ export class SolanaState {
     return (await this.tx.get([`tx/${transferId}`], { lock })).get(`tx/${transferId}`) as SolanaTransactionRecord | undefined;
   }
 
-  /** Inserts a record unless one exists; true when this call inserted it. */
   /** Records `address` as the hot wallet unless one is; answers the one recorded (the first). */
   async claimHotWallet(address: string): Promise<string> {
     return (await this.tx.insert([["hot-wallet", address]])).get("hot-wallet")!.value as string;
   }
 
+  /** Inserts a record unless one exists; true when this call inserted it. */
   async insertTransaction(record: SolanaTransactionRecord): Promise<boolean> {
     const answer = (await this.tx.insert([[`tx/${record.transferId}`, record as unknown as Json]])).get(`tx/${record.transferId}`)!;
     if (!answer.inserted) return false;

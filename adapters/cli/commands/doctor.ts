@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import type { ConfigurationCheck } from "../../../src/ports/chain";
+import { isHotWalletCheck } from "../../chains/configuration-checks";
 import type { CliCommand } from "../program";
 
 /** Words of a mnemonic that is never a key of anyone's: stands in for a refused one so the chains can still be checked. */
@@ -73,13 +74,13 @@ refuses to start). Exit 1 when a check fails.`,
           }
         }
         try {
-          const { checks } = await checkLiveConfiguration(
+          const checks = await checkLiveConfiguration(
             // the chains are checked even when the mnemonic is refused: nothing here signs
             { chains: env.PAYRAIL_CHAINS, mnemonic: mnemonic ?? STAND_IN_MNEMONIC, ...(env.PAYRAIL_VENUES ? { venues: env.PAYRAIL_VENUES } : {}) },
             new SystemClock(),
           );
           // a refused mnemonic's stand-in wallet says nothing of the real one
-          for (const check of checks) if (mnemonic || !check.subject.endsWith(": hot wallet")) print(check);
+          for (const check of checks) if (mnemonic || !isHotWalletCheck(check)) print(check);
         } catch (e) {
           print({ subject: "PAYRAIL_CHAINS", outcome: "fail", message: e instanceof Error ? e.message : String(e) });
         }

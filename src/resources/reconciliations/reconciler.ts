@@ -129,20 +129,19 @@ export class Reconciler {
         await uow.tx.meta.setIfAbsent(key, "");
         const floatText = await uow.tx.meta.get(key, { lock: true });
         const doc = this.reading(chain, livemode, asset, books, holdings, ours, floatText ? BigInt(floatText) : null, uow.now);
-        const difference = BigInt(doc.difference);
-        this.deps.observer.domainObserved?.({
-          type: "reconciliation",
-          chain,
-          asset: asset.code,
-          livemode,
-          difference: Number(formatAmount(abs(difference), asset)) * (difference < 0n ? -1 : 1),
-          drift: doc.status === "drift",
-        });
         if (doc.opening) await uow.tx.meta.set(key, doc.parts.float);
         const latestText = await uow.tx.meta.get(latestKey(livemode, chain, asset.code), { lock: true });
         const latest = latestText ? (JSON.parse(latestText) as Latest) : null;
         // a run that read the chain before another's but commits after it is not the latest reading
         if (latest?.at !== undefined && isLater(latest.at, doc.at)) continue;
+        this.deps.observer.domainObserved?.({
+          type: "reconciliation",
+          chain,
+          asset: asset.code,
+          livemode,
+          difference: Number(formatAmount(BigInt(doc.difference), asset)),
+          drift: doc.status === "drift",
+        });
         if (doc.status === "balanced") await uow.tx.meta.set(balancedAtKey(livemode, chain, asset.code), doc.at);
         const worthKeeping =
           keepAll ||
@@ -253,5 +252,3 @@ export class Reconciler {
     return result.value;
   }
 }
-
-const abs = (n: bigint) => (n < 0n ? -n : n);

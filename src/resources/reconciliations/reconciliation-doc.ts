@@ -89,7 +89,7 @@ export type ReconciliationSummaryObject = Out<typeof ReconciliationSummary>;
 
 /** What a list shows of a record (docs/decisions.md §12). */
 export function presentSummary(asset: AssetDefinition, d: ReconciliationDoc): ReconciliationSummaryObject {
-  const fmt = (units: string) => formatSigned(BigInt(units), asset);
+  const fmt = (units: string) => formatAmount(BigInt(units), asset);
   return {
     id: d.id,
     object: "reconciliation",
@@ -106,7 +106,7 @@ export function presentSummary(asset: AssetDefinition, d: ReconciliationDoc): Re
 
 /** The record with what explains its difference (`GET /v1/reconciliations/{id}`). */
 export function presentReconciliation(asset: AssetDefinition, d: ReconciliationDoc): ReconciliationObject {
-  const fmt = (units: string) => formatSigned(BigInt(units), asset);
+  const fmt = (units: string) => formatAmount(BigInt(units), asset);
   return {
     ...presentSummary(asset, d),
     explanation: {
@@ -127,9 +127,4 @@ export function presentReconciliation(asset: AssetDefinition, d: ReconciliationD
       accepted: d.accepted ? { at: isoTime(d.accepted.at), reason: d.accepted.reason } : null,
     },
   };
-}
-
-/** A signed amount in the shortest exact form (`-3`, `0.5`): differences and some parts go below zero. */
-export function formatSigned(units: bigint, asset: AssetDefinition): string {
-  return units < 0n ? `-${formatAmount(-units, asset)}` : formatAmount(units, asset);
 }

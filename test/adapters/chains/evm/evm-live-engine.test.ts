@@ -5,8 +5,8 @@ import type { EvmChain } from "../../../../adapters/chains/evm";
 import { evmChainOn, evmWorld, HOT_TOKENS, randomAddress, type EvmWorld } from "../../../support/evm/evm-harness";
 import { testWorld, type TestWorld } from "../../../support/engine";
 import { closeSharedStorage, storageKinds } from "../../../support/storage";
+import { type LiveClient, liveClient } from "../../../support/live-client";
 
-const json = (res: Response): Promise<any> => res.json();
 const FINALITY = 3;
 
 /**
@@ -20,8 +20,7 @@ for (const kind of storageKinds()) {
     let w: TestWorld;
     let chain: EvmWorld;
     let evm: EvmChain;
-    let liveKey: string;
-    let n = 0;
+    let live: LiveClient;
 
     beforeEach(async () => {
       chain = await evmWorld();
@@ -30,13 +29,12 @@ for (const kind of storageKinds()) {
       const clock = new ManualClock(Date.now());
       ({ adapter: evm } = evmChainOn(chain, { storage: harness.storage, clock, finalityConfirmations: FINALITY }));
       w = await testWorld(kind, { clock, chainAdapters: [new SimulatedChains({ clock }), evm], harness });
-      const live = await w.engine.accounts.create({ name: "Live", livemode: true });
-      liveKey = (await w.engine.accounts.createApiKey(live.id))._unsafeUnwrap().key;
+      live = await liveClient(w);
     });
     afterEach(() => w.close());
 
-    const post = async (path: string, body: unknown) => json(await w.request("POST", path, { body, key: liveKey, headers: { "Idempotency-Key": `k-${n++}` } }));
-    const get = async (path: string) => json(await w.request("GET", path, { key: liveKey }));
+    const post = (path: string, body: unknown = {}) => live.post(path, body);
+    const get = (path: string) => live.get(path);
     const usdc = async () => (await get("/v1/balances")).data.find((b: any) => b.asset === "USDC");
     /** Mines blocks and lets the engine's work run (a few seconds of its clock per block). */
     const settle = async (blocks: number) => {
@@ -141,7 +139,7 @@ for (const kind of storageKinds()) {
       const rcpLive = await post("/v1/recipients", { name: "Sol", chain_addresses: { solana: "So11111111111111111111111111111111111111112" } });
       const refused = await w.request("POST", "/v1/payouts", {
         body: { amount: "1", asset: "USDC", recipient: rcpLive.id },
-        key: liveKey,
+        key: live.key,
         headers: { "Idempotency-Key": "live-sol" },
       });
       expect(refused.status).toBe(402);

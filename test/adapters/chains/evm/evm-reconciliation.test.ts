@@ -8,8 +8,8 @@ import { disperseArtifact } from "../../../support/evm/evm-node";
 import { evmChainOn, evmWorld, randomAddress, type EvmWorld } from "../../../support/evm/evm-harness";
 import { testWorld, type TestWorld } from "../../../support/engine";
 import { closeSharedStorage, storageKinds } from "../../../support/storage";
+import { type LiveClient, liveClient, reconcileNow } from "../../../support/live-client";
 
-const json = (res: Response): Promise<any> => res.json();
 const FINALITY = 3;
 const units = (whole: number) => BigInt(whole) * 1_000_000n;
 
@@ -28,8 +28,7 @@ for (const kind of storageKinds()) {
     let w: TestWorld;
     let chain: EvmWorld;
     let evm: EvmChain;
-    let liveKey: string;
-    let n = 0;
+    let live: LiveClient;
 
     beforeEach(async () => {
       chain = await evmWorld();
@@ -38,14 +37,12 @@ for (const kind of storageKinds()) {
       const clock = new ManualClock(Date.now());
       ({ adapter: evm } = evmChainOn(chain, { storage: harness.storage, clock, finalityConfirmations: FINALITY }));
       w = await testWorld(kind, { clock, chainAdapters: [new SimulatedChains({ clock }), evm], harness });
-      const live = await w.engine.accounts.create({ name: "Live", livemode: true });
-      liveKey = (await w.engine.accounts.createApiKey(live.id))._unsafeUnwrap().key;
+      live = await liveClient(w);
     });
     afterEach(() => w.close());
 
-    const post = async (path: string, body: unknown = {}) =>
-      json(await w.request("POST", path, { body, key: liveKey, headers: { "Idempotency-Key": `k-${n++}` } }));
-    const get = async (path: string) => json(await w.request("GET", path, { key: liveKey }));
+    const post = (path: string, body: unknown = {}) => live.post(path, body);
+    const get = (path: string) => live.get(path);
     const settle = async (blocks: number) => {
       for (let i = 0; i < blocks; i++) {
         await chain.node.mine(1);
@@ -53,11 +50,7 @@ for (const kind of storageKinds()) {
       }
     };
     /** A reading of base now: per asset. */
-    const reading = async () => {
-      const answer = await post("/v1/reconciliations/run", { chain: "base" });
-      expect(answer.deferred).toEqual([]);
-      return Object.fromEntries(answer.data.map((r: any) => [r.asset, r]));
-    };
+    const reading = () => reconcileNow(live, "base");
     /** A deposit of `amount` USDC credited and swept, and a payout of `paid` settled. */
     const activity = async (amount: number, paid: number) => {
       const pi = await post("/v1/payment_intents", { amount: String(amount), asset: "USDC", chains: ["base"] });

@@ -6,8 +6,8 @@ import { type TestWorld, testWorld } from "../../../support/engine";
 import { expectLedgerConsistent } from "../../../support/ledger-checks";
 import { HOT_USDC, type SolanaWorld, randomSolanaAddress, solanaChainOn, solanaWorld } from "../../../support/solana/solana-harness";
 import { closeSharedStorage, storageKinds } from "../../../support/storage";
+import { type LiveClient, liveClient } from "../../../support/live-client";
 
-const json = (res: Response): Promise<any> => res.json();
 const units = (whole: number) => BigInt(whole) * 1_000_000n;
 
 /**
@@ -21,9 +21,7 @@ for (const kind of storageKinds()) {
     let w: TestWorld;
     let chain: SolanaWorld;
     let solana: SolanaChain;
-    let liveKey: string;
-    let liveId: string;
-    let n = 0;
+    let live: LiveClient;
 
     beforeEach(async () => {
       chain = await solanaWorld();
@@ -32,17 +30,15 @@ for (const kind of storageKinds()) {
       const clock = new ManualClock(Date.now());
       ({ adapter: solana } = solanaChainOn(chain, { storage: harness.storage, clock }));
       w = await testWorld(kind, { clock, chainAdapters: [new SimulatedChains({ clock }), solana], harness });
-      const live = await w.engine.accounts.create({ name: "Live", livemode: true });
-      liveId = live.id;
-      liveKey = (await w.engine.accounts.createApiKey(live.id))._unsafeUnwrap().key;
+      live = await liveClient(w);
     });
     afterEach(async () => {
       await w.close();
       await chain.close();
     });
 
-    const post = async (path: string, body: unknown) => json(await w.request("POST", path, { body, key: liveKey, headers: { "Idempotency-Key": `k-${n++}` } }));
-    const get = async (path: string) => json(await w.request("GET", path, { key: liveKey }));
+    const post = (path: string, body: unknown = {}) => live.post(path, body);
+    const get = (path: string) => live.get(path);
     const usdc = async () => (await get("/v1/balances")).data.find((b: { asset: string }) => b.asset === "USDC");
     /** Builds blocks and lets the engine's work run (a few seconds of its clock per block). */
     const settle = async (blocks: number) => {
@@ -79,7 +75,7 @@ for (const kind of storageKinds()) {
       expect(reverted).toMatchObject({ status: "requires_payment", amount_received: "0", amount_pending: "0" });
       expect(reverted.settlements[0]).toMatchObject({ finality: "reverted", status: "reversed" });
       expect(await usdc()).toMatchObject({ available: "100", pending: "0" });
-      await expectLedgerConsistent(w.harness.inspect, liveId, w.engine.accounts.house(true));
+      await expectLedgerConsistent(w.harness.inspect, live.id, w.engine.accounts.house(true));
     });
 
     it("pays USDC out to a fresh address: the ATA is created, its rent is in the fee, the deposit is swept, and the ledger equals the chain", async () => {
@@ -123,7 +119,7 @@ for (const kind of storageKinds()) {
       const custody = hotUsdc + (await chain.usdcOf(deposit)) - HOT_USDC;
       expect(custody).toBe(units(100) - units(40));
       expect(BigInt(Math.round((Number(balance.available) + fee) * 1e6))).toBe(custody);
-      await expectLedgerConsistent(w.harness.inspect, liveId, w.engine.accounts.house(true));
+      await expectLedgerConsistent(w.harness.inspect, live.id, w.engine.accounts.house(true));
     });
 
     it("fails a leg the Token program refuses and releases its reservation", async () => {

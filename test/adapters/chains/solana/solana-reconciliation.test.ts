@@ -7,8 +7,8 @@ import { SolanaState } from "../../../../adapters/chains/solana/solana-state";
 import { type TestWorld, testWorld } from "../../../support/engine";
 import { type SolanaWorld, randomSolanaAddress, solanaChainOn, solanaSigner, solanaWorld } from "../../../support/solana/solana-harness";
 import { closeSharedStorage, storageKinds } from "../../../support/storage";
+import { type LiveClient, liveClient, reconcileNow } from "../../../support/live-client";
 
-const json = (res: Response): Promise<any> => res.json();
 const units = (whole: number) => BigInt(whole) * 1_000_000n;
 
 afterAll(closeSharedStorage);
@@ -26,8 +26,7 @@ for (const kind of storageKinds()) {
     let w: TestWorld;
     let chain: SolanaWorld;
     let solana: SolanaChain;
-    let liveKey: string;
-    let n = 0;
+    let live: LiveClient;
 
     beforeEach(async () => {
       chain = await solanaWorld();
@@ -36,28 +35,22 @@ for (const kind of storageKinds()) {
       const clock = new ManualClock(Date.now());
       ({ adapter: solana } = solanaChainOn(chain, { storage: harness.storage, clock }));
       w = await testWorld(kind, { clock, chainAdapters: [new SimulatedChains({ clock }), solana], harness });
-      const live = await w.engine.accounts.create({ name: "Live", livemode: true });
-      liveKey = (await w.engine.accounts.createApiKey(live.id))._unsafeUnwrap().key;
+      live = await liveClient(w);
     });
     afterEach(async () => {
       await w.close();
       await chain.close();
     });
 
-    const post = async (path: string, body: unknown = {}) =>
-      json(await w.request("POST", path, { body, key: liveKey, headers: { "Idempotency-Key": `k-${n++}` } }));
-    const get = async (path: string) => json(await w.request("GET", path, { key: liveKey }));
+    const post = (path: string, body: unknown = {}) => live.post(path, body);
+    const get = (path: string) => live.get(path);
     const settle = async (blocks: number) => {
       for (let i = 0; i < blocks; i++) {
         chain.node.mine(1);
         (await w.engine.testHelpers.advanceClock(w.ctx, { seconds: 2 }))._unsafeUnwrap();
       }
     };
-    const reading = async () => {
-      const answer = await post("/v1/reconciliations/run", { chain: "solana" });
-      expect(answer.deferred).toEqual([]);
-      return Object.fromEntries(answer.data.map((r: any) => [r.asset, r]));
-    };
+    const reading = () => reconcileNow(live, "solana");
     /** The hot wallet's key, used outside the engine (a wallet app holding the same mnemonic). */
     const hotOutside = (): TransactionPartialSigner => ({
       address: address(chain.hot),
